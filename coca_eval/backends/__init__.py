@@ -1,0 +1,1 @@
+"""Backends turn token windows into log-probabilities (and later, generations)."""

@@ -1,0 +1,1 @@
+"""Documents: the embedded books, PG-19 through `datasets`, and local files."""

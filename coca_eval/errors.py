@@ -1,0 +1,9 @@
+"""The one exception type the CLI turns into a one-line message and exit code 2.
+
+Library code raises :class:`CocaEvalError` for anything the user can fix (bad input, missing model,
+corrupt results file). Everything else is a bug and keeps its traceback.
+"""
+
+
+class CocaEvalError(Exception):
+    """A problem with the user's input or environment, reported without a traceback."""

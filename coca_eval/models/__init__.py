@@ -1,0 +1,1 @@
+"""Model presets, rope patches and (later) the CoCA architectures."""
