@@ -1,0 +1,135 @@
+"""Hugging Face transformers backend: AutoModelForCausalLM with SDPA attention.
+
+Scoring never builds [L x vocab] logits: the decoder runs once, then the LM head is applied only to
+the scored positions, a chunk of rows at a time, and each chunk is reduced to NLLs at once. At load a
+short probe checks that this path equals the model's own ``forward`` logits; models whose head does
+something unusual fall back to ``forward(logits_to_keep=...)``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.methods import MethodSpec
+
+HEAD_CHUNK_ROWS = 256
+_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def _dynamic_rope_modules(model: torch.nn.Module) -> list[tuple[torch.nn.Module, str]]:
+    """Rotary modules that rescale with sequence length, with their buffer-name prefixes."""
+    found = []
+    for module in model.modules():
+        rope_type = getattr(module, "rope_type", None)
+        types = rope_type.values() if isinstance(rope_type, dict) else [rope_type]
+        if not any(isinstance(t, str) and "dynamic" in t for t in types):
+            continue
+        for name in list(vars(module)) + [n for n, _ in module.named_buffers(recurse=False)]:
+            if name.endswith("original_inv_freq"):
+                found.append((module, name[: -len("original_inv_freq")]))
+    return found
+
+
+class HFBackend:
+    """A loaded transformers model and tokenizer, scoring windows as :class:`ScoringBackend` says."""
+
+    def __init__(self, model: Any, tokenizer: Any, fingerprint: str, trained_context: int | None) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.fingerprint = fingerprint
+        self.trained_context = trained_context
+        self.device = next(model.parameters()).device
+        self._dynamic = _dynamic_rope_modules(model)
+        self._softcap = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
+        self._use_split_head = self._split_head_matches_forward()
+
+    @property
+    def bos_token_id(self) -> int | None:
+        return self.tokenizer.bos_token_id
+
+    @property
+    def adds_bos(self) -> bool:
+        ids = self.tokenizer("a").input_ids
+        return self.bos_token_id is not None and len(ids) > 0 and ids[0] == self.bos_token_id
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False).input_ids
+
+    def _reset_dynamic_rope(self) -> None:
+        """transformers' dynamic rope only grows its cache; reset so each forward scales for its own length."""
+        for module, prefix in self._dynamic:
+            original = getattr(module, f"{prefix}original_inv_freq")
+            module.register_buffer(f"{prefix}inv_freq", original.clone(), persistent=False)
+            setattr(module, f"{prefix}max_seq_len_cached", module.original_max_seq_len)
+
+    def _head_nll(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        head = self.model.get_output_embeddings()
+        out = []
+        for lo in range(0, hidden.shape[1], HEAD_CHUNK_ROWS):
+            logits = head(hidden[:, lo : lo + HEAD_CHUNK_ROWS]).float()  # [B, c, V]
+            if self._softcap:
+                logits = torch.tanh(logits / self._softcap) * self._softcap
+            chunk_targets = targets[:, lo : lo + HEAD_CHUNK_ROWS]  # [B, c]
+            nll = F.cross_entropy(logits.transpose(1, 2), chunk_targets, reduction="none")  # [B, c]
+            out.append(nll)
+        return torch.cat(out, dim=1)  # [B, n]
+
+    @torch.inference_mode()
+    def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
+        self._reset_dynamic_rope()
+        input_ids, targets = input_ids.to(self.device), targets.to(self.device)
+        n = targets.shape[1]
+        if self._use_split_head:
+            hidden = self.model.get_decoder()(input_ids=input_ids).last_hidden_state  # [B, N, H]
+            nll = self._head_nll(hidden[:, first_logit : first_logit + n], targets)  # [B, n]
+        else:
+            keep = input_ids.shape[1] - first_logit
+            logits = self.model(input_ids=input_ids, logits_to_keep=keep).logits[:, :n].float()  # [B, n, V]
+            nll = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")  # [B, n]
+        return nll.double().cpu()
+
+    @torch.inference_mode()
+    def _split_head_matches_forward(self) -> bool:
+        probe = torch.arange(3, 11, device=self.device).unsqueeze(0) % self.model.config.get_text_config().vocab_size
+        self._reset_dynamic_rope()
+        reference = self.model(input_ids=probe).logits.float()  # [1, 8, V]
+        if self._softcap is None and getattr(self.model.config, "final_logit_softcapping", None):
+            return False
+        hidden = self.model.get_decoder()(input_ids=probe).last_hidden_state  # [1, 8, H]
+        split = self.model.get_output_embeddings()(hidden).float()  # [1, 8, V]
+        if self._softcap:
+            split = torch.tanh(split / self._softcap) * self._softcap
+        return torch.allclose(split, reference, rtol=1e-3, atol=1e-3)
+
+
+def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | None = None) -> HFBackend:
+    """Load the method's model with its rope patch applied to the config before the weights."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    from coca_eval.models.presets import resolve_model
+    from coca_eval.models.rope import apply_rope_patch
+
+    hf_logging.disable_progress_bar()
+    path, fingerprint = resolve_model(method.model)
+    try:
+        config = AutoConfig.from_pretrained(path)
+        trained = getattr(config.get_text_config(), "max_position_embeddings", None)
+        config = apply_rope_patch(config, method.rope)
+        model = AutoModelForCausalLM.from_pretrained(
+            path, config=config, dtype=_DTYPES[method.dtype], attn_implementation="sdpa",
+            device_map=device_map,
+        )
+        tokenizer = AutoTokenizer.from_pretrained(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise CocaEvalError(f"cannot load model {method.model!r}: {str(exc).splitlines()[0]}") from None
+    if device_map is None:
+        model.to(device)
+    model.eval()
+    return HFBackend(model, tokenizer, fingerprint, trained)

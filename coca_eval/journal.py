@@ -1,0 +1,102 @@
+"""Append-only JSONL journal of finished work, so a rerun after a crash or Ctrl-C recomputes nothing.
+
+Two kinds of lines: ``cell`` (a finished :class:`Cell`) and ``part`` (a finished piece of a cell, such
+as one document's NLL sum, so that even a long cell resumes where it stopped). Every line carries the
+cell key: a hash of everything that changes a number, so a changed option never reuses a stale value.
+
+A crash can cut the last line short; that line is dropped on load (its work is simply redone). Any
+other unreadable line means the file is not ours or was damaged, and loading stops with a clear error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.results import Cell
+
+JOURNAL_VERSION = 1
+
+
+def cell_key(identity: dict[str, Any]) -> str:
+    """Stable hash of a cell's identity (method spec, weights, task params, length, code version)."""
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+class Journal:
+    """Finished cells and parts, loaded from ``path`` and appended to as work completes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.cells: dict[str, Cell] = {}
+        self.parts: dict[str, dict[str, dict[str, Any]]] = {}
+        self._good_size = 0
+        if self.path.exists():
+            self._load()
+
+    def _load(self) -> None:
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise CocaEvalError(f"cannot read journal {self.path}: {exc.strerror}") from None
+        lines = data.split(b"\n")
+        complete, tail = lines[:-1], lines[-1]
+        for number, line in enumerate(complete, start=1):
+            if line.strip():
+                self._apply(line, number)
+        self._good_size = len(data) - len(tail)
+        if tail.strip():  # a crash cut this line short: forget it, its work is redone
+            try:
+                self._apply(tail, len(lines))
+                self._good_size = len(data)
+            except CocaEvalError:
+                pass
+
+    def _apply(self, line: bytes, number: int) -> None:
+        try:
+            entry = json.loads(line)
+            kind, key = entry["kind"], entry["key"]
+            if entry.get("v") != JOURNAL_VERSION:
+                raise ValueError(f"unsupported journal version {entry.get('v')!r}")
+            if kind == "cell":
+                self.cells[key] = Cell.model_validate(entry["cell"])
+            elif kind == "part":
+                self.parts.setdefault(key, {})[str(entry["part"])] = dict(entry["data"])
+            else:
+                raise ValueError(f"unknown entry kind {kind!r}")
+        except (ValueError, KeyError, TypeError, ValidationError) as exc:
+            reason = str(exc).splitlines()[0]
+            raise CocaEvalError(
+                f"journal {self.path} is corrupt at line {number} ({reason}); move it away to start over"
+            ) from None
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and self.path.stat().st_size != self._good_size:
+            os.truncate(self.path, self._good_size)  # drop a cut-off line before appending
+        line = (json.dumps({"v": JOURNAL_VERSION, **entry}, allow_nan=False) + "\n").encode()
+        with open(self.path, "ab") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+        self._good_size += len(line)
+
+    def record_part(self, key: str, part: str, data: dict[str, Any]) -> None:
+        self.parts.setdefault(key, {})[part] = data
+        self._append({"kind": "part", "key": key, "part": part, "data": data})
+
+    def record_cell(self, key: str, cell: Cell) -> None:
+        self.cells[key] = cell
+        self._append({"kind": "cell", "key": key, "cell": cell.model_dump(mode="json")})
+
+    def finished(self, key: str) -> Cell | None:
+        """The journaled cell for ``key`` if it finished successfully (OOM/error cells are retried)."""
+        cell = self.cells.get(key)
+        return cell if cell is not None and cell.status in ("ok", "inf") else None

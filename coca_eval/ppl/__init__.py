@@ -1,0 +1,1 @@
+"""Sliding-window perplexity (the paper's Table 1)."""

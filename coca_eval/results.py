@@ -1,0 +1,115 @@
+"""The result contract (schema ``coca-eval/1``): typed cells, runs, atomic JSON writes.
+
+Other tools and the CI gate read these files, so the models validate on the way in as well as out:
+a corrupt or hand-edited results file is a one-line :class:`CocaEvalError`, not a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from coca_eval import __version__
+from coca_eval.errors import CocaEvalError
+
+SCHEMA = "coca-eval/1"
+Status = Literal["ok", "oom", "inf", "error"]
+
+
+class Cell(BaseModel):
+    """One number of one table: (task, method, length or dataset, metric) -> value."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    method: str
+    metric: str
+    length: int | None = None
+    dataset: str | None = None
+    value: float | None = None
+    status: Status = "ok"
+    n: int | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _value_matches_status(self) -> Cell:
+        if self.status == "ok" and (self.value is None or not math.isfinite(self.value)):
+            raise ValueError("an ok cell needs a finite value (infinite perplexity is status 'inf')")
+        if self.status != "ok" and self.value is not None:
+            raise ValueError(f"a cell with status {self.status!r} must have value null")
+        return self
+
+
+class Run(BaseModel):
+    """The cells of one invocation plus everything needed to reproduce them."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: Literal["coca-eval/1"] = Field(default=SCHEMA, alias="schema")
+    created: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    coca_eval_version: str = __version__
+    git: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    cells: list[Cell] = Field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json", by_alias=True), indent=2, allow_nan=False) + "\n"
+
+
+def git_revision() -> str | None:
+    """The checkout's commit when coca-eval runs from git (None for an installed wheel)."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temp file in the same directory and rename, so readers never see half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_run(run: Run, path: Path) -> None:
+    write_atomic(Path(path), run.to_json())
+
+
+def load_run(path: Path) -> Run:
+    """Read and validate a results file; any problem is a one-line user error."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CocaEvalError(f"results file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CocaEvalError(f"results file {path} is not readable JSON: {exc}") from None
+    if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
+        raise CocaEvalError(f"results file {path} is not a {SCHEMA} document")
+    try:
+        return Run.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise CocaEvalError(f"results file {path} is invalid at {where}: {first['msg']}") from None

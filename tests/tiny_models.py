@@ -1,0 +1,61 @@
+"""Tiny random LLaMA models with trained byte-level BPE tokenizers, saved like any checkpoint."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+WORDS = (
+    "the of and to in a was he that it his her with as had for she you not on be at by i which have "
+    "or from this him but all they were my are me one their so an said them we who would been will "
+    "no when there if more out up into do any your what has man could other than our some very time "
+    "upon about may its only now like little then can should made did us such great before must two"
+).split()
+
+
+def tiny_corpus_text(n_docs: int = 6, words_per_doc: int = 1500, seed: int = 0) -> list[str]:
+    """Deterministic pseudo-English documents long enough for multi-window plans."""
+    rng = random.Random(seed)
+    docs = []
+    for _ in range(n_docs):
+        sentences = []
+        while sum(len(s.split()) for s in sentences) < words_per_doc:
+            words = rng.choices(WORDS, k=rng.randint(5, 14))
+            sentences.append(" ".join(words).capitalize() + ".")
+        docs.append(" ".join(sentences))
+    return docs
+
+
+def make_tokenizer(add_bos: bool):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE(unk_token=None))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=320, special_tokens=["<s>", "</s>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tok.train_from_iterator(tiny_corpus_text(n_docs=2, seed=1), trainer=trainer)
+    if add_bos:
+        tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>")
+
+
+def make_tiny_llama(directory: Path, add_bos: bool, seed: int = 0, **overrides) -> Path:
+    """Save a 2-layer LLaMA (GQA, head_dim 16) and its tokenizer to ``directory``."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tokenizer = make_tokenizer(add_bos)
+    settings = dict(
+        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+        bos_token_id=0, eos_token_id=1, tie_word_embeddings=False,
+    )
+    settings.update(overrides)
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(LlamaConfig(**settings))
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return Path(directory)
