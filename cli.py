@@ -1,0 +1,146 @@
+"""The ``coca-eval`` command: parse options, call :mod:`coca_eval.api`, render with rich.
+
+No evaluation logic lives here. Every user-facing problem is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from coca_eval import __version__
+from coca_eval.errors import CocaEvalError
+
+stdout = Console()
+stderr = Console(stderr=True)
+
+PPL_PRESET_KEYS = ("dataset", "num_docs", "doc_tokens", "lengths", "stride", "mode", "bos", "seed", "limit",
+                   "text_field")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(__version__, prog_name="coca-eval")
+def cli() -> None:
+    """Long-context evaluation: sliding-window perplexity (and more) for CoCA and RoPE-scaled models.
+
+    \b
+    coca-eval ppl --stride 512                    # embedded books, SmolLM2-135M, 512..2k
+    coca-eval ppl --preset pg19 --model DIR --rope none --rope dynamic:4
+    coca-eval tasks | coca-eval models
+    """
+
+
+def method_options(func):
+    """Options shared by every task that evaluates methods (model x rope patch)."""
+    options = [
+        click.option("--model", "models", multiple=True,
+                     help="Model preset, local directory or hub id (repeatable). Default: smollm2-135m."),
+        click.option("--rope", "ropes", multiple=True,
+                     help="Position patch: none, linear:F, dynamic:F, ntk:F, yarn:F, base:THETA (repeatable)."),
+        click.option("--methods", "methods_file", type=click.Path(dir_okay=False, path_type=Path),
+                     help="YAML file with a 'methods:' list of {model, rope, label, dtype}."),
+        click.option("--dtype", default="float32", show_default=True, help="float32 | bfloat16 | float16."),
+        click.option("--device", default="cpu", show_default=True, help="cpu | cuda | cuda:N."),
+        click.option("--device-map", default=None, help="transformers device_map (e.g. auto) for multi-GPU."),
+        click.option("--batch-size", default=1, show_default=True, type=int, help="Windows per forward pass."),
+        click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write the results JSON here (journal beside it)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@cli.command()
+@click.option("--preset", default="embedded", show_default=True, help="Task preset (see `coca-eval tasks`).")
+@click.option("--dataset", help="embedded | pg19 | hf:ID[:SPLIT] | path to .txt/.jsonl/.parquet or a directory.")
+@click.option("--num-docs", type=int, help="Documents to sample (each must have >= --doc-tokens tokens).")
+@click.option("--doc-tokens", type=int, help="Tokens kept per document.")
+@click.option("--lengths", help="Window lengths: 512..32k (powers of two), 512,1024,4096 or 1k..8k.")
+@click.option("--stride", type=int, help="Sliding stride S; S >= L means disjoint windows.")
+@click.option("--mode", type=click.Choice(["sliding", "truncated"]), help="truncated: first L tokens only.")
+@click.option("--bos", type=click.Choice(["auto", "always", "never", "first"]), help="BOS per window.")
+@click.option("--seed", type=int, help="Document sampling seed.")
+@click.option("--limit", type=int, help="Evaluate only the first N sampled documents (quick checks).")
+@click.option("--text-field", help="Text field of .jsonl/.parquet/hub rows.")
+@method_options
+def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, **overrides):
+    """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
+    from coca_eval.api import evaluate_ppl
+    from coca_eval.methods import build_methods
+    from coca_eval.ppl.params import make_params
+    from coca_eval.presets import get_preset
+    from coca_eval.tables import methods_by_lengths, rich_table
+
+    if batch_size < 1:
+        raise CocaEvalError(f"--batch-size must be a positive integer (got {batch_size})")
+    values = dict(get_preset(preset, task="ppl").params)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    params = make_params(values)
+    methods = build_methods(list(models) or ([] if methods_file else ["smollm2-135m"]), list(ropes),
+                            methods_file, dtype, "hf")
+    run = evaluate_ppl(methods, params, output, device, device_map, batch_size, stderr)
+    docs = max(len(c.detail.get("docs", [])) for c in run.cells)
+    stdout.print(f"[bold]Perplexity[/bold] on {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
+                 f"{params.mode} windows, stride {params.stride}, BOS {params.bos}")
+    stdout.print(rich_table(methods_by_lengths(run.cells), title=""))
+    if output is not None:
+        stderr.print(f"results written to {output}")
+
+
+@cli.command()
+def tasks() -> None:
+    """List registered tasks and their presets."""
+    from rich.table import Table
+
+    from coca_eval.presets import list_presets
+
+    table = Table(title="Tasks and presets")
+    for column in ("task", "preset", "description"):
+        table.add_column(column)
+    for preset in list_presets():
+        table.add_row(preset.task, preset.name, preset.description)
+    stdout.print(table)
+
+
+@cli.command()
+def models() -> None:
+    """List model presets (any local directory or hub id works too)."""
+    from rich.table import Table
+
+    from coca_eval.models.presets import MODEL_PRESETS
+
+    table = Table(title="Model presets")
+    for column in ("name", "model", "params", "trained context", "source"):
+        table.add_column(column)
+    for name, preset in MODEL_PRESETS.items():
+        table.add_row(name, preset.display_name, preset.params, str(preset.trained_context), preset.description)
+    stdout.print(table)
+
+
+_NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: click in non-standalone mode so every error is exactly one line."""
+    try:
+        cli.main(args=argv, prog_name="coca-eval", standalone_mode=False)
+    except CocaEvalError as exc:
+        stderr.print(f"coca-eval: error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except _NoArgsIsHelp as exc:
+        stdout.print(exc.ctx.get_help() if exc.ctx else "", markup=False, highlight=False)
+        sys.exit(0)
+    except click.ClickException as exc:
+        stderr.print(f"coca-eval: error: {exc.format_message()}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code if exc.exit_code != 1 else 2)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        stderr.print("coca-eval: interrupted; finished work is journaled, rerun the same command to resume")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""The library entry points the CLI calls (and notebooks or other tools can call directly)."""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+
+from coca_eval.journal import Journal, cell_key
+from coca_eval.methods import MethodSpec
+from coca_eval.ppl.params import PplParams
+from coca_eval.progress import CellProgress
+from coca_eval.results import Run, git_revision, save_run
+
+
+def journal_path_for(output: Path | None, task: str, identity: dict) -> Path:
+    """Next to ``--output`` when given; otherwise in the cache, keyed by the run's configuration."""
+    if output is not None:
+        return Path(output).with_suffix(".journal.jsonl")
+    from coca_eval.assets import cache_dir
+
+    base = Path(os.environ.get("COCA_EVAL_JOURNAL_DIR") or cache_dir() / "journals")
+    return base / f"{task}-{cell_key(identity)[:16]}.journal.jsonl"
+
+
+def _environment(device: str, batch_size: int) -> dict:
+    import torch
+    import transformers
+
+    return {"device": device, "batch_size": batch_size, "torch": torch.__version__,
+            "transformers": transformers.__version__, "python": platform.python_version()}
+
+
+def evaluate_ppl(
+    methods: Sequence[MethodSpec],
+    params: PplParams,
+    output: Path | None = None,
+    device: str = "cpu",
+    device_map: str | None = None,
+    batch_size: int = 1,
+    console=None,
+) -> Run:
+    """Run (or resume) the perplexity task and return the typed run; writes ``output`` atomically."""
+    from coca_eval.backends.hf import load_hf_backend
+    from coca_eval.data.sources import check_source
+    from coca_eval.models.presets import resolve_model
+    from coca_eval.ppl.task import PplRun
+
+    check_source(params.dataset)
+    weights = {m.model: resolve_model(m.model)[1] for m in methods}  # fails fast on a missing model
+    identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
+    journal = Journal(journal_path_for(output, "ppl", identity))
+    runner = PplRun(params, journal, lambda m: load_hf_backend(m, device, device_map), batch_size)
+    with CellProgress(len(methods) * len(params.lengths), console) as progress:
+        cells = runner.run(methods, lambda m: weights[m.model], progress)
+    config = {"task": "ppl", "params": params.identity(), "weights": weights, "journal": str(journal.path),
+              "methods": [{"label": m.label, **m.identity()} for m in methods],
+              "environment": _environment(device, batch_size)}
+    if runner._documents is not None:
+        config["documents"] = sorted({d.doc_id: d.source for d in runner.documents()}.items())[:200]
+    run = Run(git=git_revision(), config=config, cells=cells)
+    if output is not None:
+        save_run(run, Path(output))
+    return run

@@ -1,0 +1,71 @@
+"""Parameters of the perplexity task, validated before any model loads."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.lengths import parse_lengths
+
+MODES = ("sliding", "truncated")
+BOS_CHOICES = ("auto", "always", "never", "first")
+
+
+@dataclass(frozen=True)
+class PplParams:
+    """Everything that changes a perplexity number (batch size and device do not)."""
+
+    dataset: str = "embedded"
+    num_docs: int | None = 4
+    doc_tokens: int = 4096
+    lengths: tuple[int, ...] = field(default=(512, 1024, 2048))
+    stride: int = 512
+    mode: str = "sliding"
+    bos: str = "auto"
+    seed: int = 0
+    limit: int | None = None
+    text_field: str = "text"
+
+    def effective_stride(self, length: int) -> int:
+        """A stride at or beyond the window length means disjoint windows (lm-eval's rolling)."""
+        return min(self.stride, length)
+
+    def identity(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _positive(name: str, value: Any, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise CocaEvalError(f"{name} must be a positive integer (got {value!r})")
+
+
+def make_params(values: dict[str, Any]) -> PplParams:
+    """Build and check :class:`PplParams` from preset values overlaid with command-line options."""
+    values = dict(values)
+    unknown = set(values) - set(PplParams.__dataclass_fields__)
+    if unknown:
+        raise CocaEvalError(f"unknown ppl parameter(s): {', '.join(sorted(unknown))}")
+    if isinstance(values.get("lengths"), str):
+        values["lengths"] = tuple(parse_lengths(values["lengths"]))
+    elif values.get("lengths") is not None:
+        values["lengths"] = tuple(sorted({int(v) for v in values["lengths"]}))
+    params = PplParams(**values)
+    for name in ("doc_tokens", "stride"):
+        _positive(f"--{name.replace('_', '-')}", getattr(params, name))
+    _positive("--num-docs", params.num_docs, allow_none=True)
+    _positive("--limit", params.limit, allow_none=True)
+    if params.mode not in MODES:
+        raise CocaEvalError(f"--mode must be one of {', '.join(MODES)}")
+    if params.bos not in BOS_CHOICES:
+        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
+    if min(params.lengths) < 2:
+        raise CocaEvalError("window lengths must be at least 2 tokens")
+    if max(params.lengths) > params.doc_tokens:
+        raise CocaEvalError(
+            f"length {max(params.lengths)} exceeds --doc-tokens {params.doc_tokens}: longer windows "
+            "would silently be cut to the document; raise --doc-tokens"
+        )
+    return params

@@ -1,0 +1,141 @@
+"""The ``ppl`` task: methods x lengths of sliding-window perplexity over sampled documents.
+
+Each cell is journaled per document as it finishes, so an interrupted run resumes mid-cell. A cell that
+runs out of memory becomes an ``oom`` cell and the run goes on with the next one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from coca_eval.backends.base import ScoringBackend, is_out_of_memory
+from coca_eval.data.sampling import TokenDoc, sample_documents
+from coca_eval.data.sources import load_documents, source_fingerprint
+from coca_eval.errors import CocaEvalError
+from coca_eval.journal import Journal, cell_key
+from coca_eval.methods import MethodSpec
+from coca_eval.ppl.engine import score_tokens
+from coca_eval.ppl.params import PplParams
+from coca_eval.ppl.windows import plan_windows
+from coca_eval.progress import CellProgress
+from coca_eval.results import Cell
+
+PPL_TASK_VERSION = 1
+BackendLoader = Callable[[MethodSpec], ScoringBackend]
+
+
+def resolve_bos(policy: str, backend: ScoringBackend) -> str:
+    """``auto``: BOS on every window when the tokenizer adds one by default (LLaMA, Gemma), else never."""
+    if policy == "auto":
+        return "always" if backend.adds_bos else "never"
+    if policy != "never" and backend.bos_token_id is None:
+        raise CocaEvalError(f"--bos {policy} needs a BOS token, and this tokenizer has none")
+    return policy
+
+
+def ppl_cell_key(method: MethodSpec, weights: str, params: PplParams, length: int) -> str:
+    identity = {
+        "task": "ppl", "version": PPL_TASK_VERSION, "method": method.identity(), "weights": weights,
+        "params": {**params.identity(), "lengths": None, "dataset": source_fingerprint(params.dataset)},
+        "length": length, "stride": params.effective_stride(length),
+    }
+    return cell_key(identity)
+
+
+def _doc_part(doc: TokenDoc, nll: np.ndarray) -> dict[str, Any]:
+    scored = nll[~np.isnan(nll)]
+    total = float(scored.sum())
+    return {"doc_id": doc.doc_id, "nll_sum": total if math.isfinite(total) else None, "tokens": int(scored.size)}
+
+
+def _cell_from_parts(method: MethodSpec, params: PplParams, length: int, parts: list[dict], policy: str) -> Cell:
+    tokens = sum(p["tokens"] for p in parts)
+    detail = {"docs": parts, "stride": params.effective_stride(length), "mode": params.mode, "bos": policy,
+              "doc_tokens": params.doc_tokens}
+    base = dict(task="ppl", method=method.label, metric="ppl", length=length, dataset=params.dataset, n=tokens)
+    if any(p["nll_sum"] is None for p in parts):
+        return Cell(**base, status="inf", detail=detail)
+    nll = sum(p["nll_sum"] for p in parts)
+    per_doc = [math.exp(p["nll_sum"] / p["tokens"]) for p in parts]
+    detail["ppl_macro"] = float(np.mean(per_doc)) if all(map(math.isfinite, per_doc)) else None
+    detail["nll_per_token"] = nll / tokens
+    value = math.exp(nll / tokens) if nll / tokens < 700 else math.inf
+    if not math.isfinite(value):
+        return Cell(**base, status="inf", detail=detail)
+    return Cell(**base, value=value, detail=detail)
+
+
+class PplRun:
+    """Evaluates ``methods`` x ``params.lengths``, reusing whatever the journal already holds."""
+
+    def __init__(self, params: PplParams, journal: Journal, load_backend: BackendLoader, batch_size: int = 1):
+        self.params, self.journal, self.load_backend, self.batch_size = params, journal, load_backend, batch_size
+        self._documents = None
+
+    def documents(self):
+        if self._documents is None:
+            self._documents = load_documents(self.params.dataset, self.params.text_field)
+        return self._documents
+
+    def _sample(self, backend: ScoringBackend) -> list[TokenDoc]:
+        docs = sample_documents(
+            self.documents(), backend.encode, self.params.num_docs, self.params.doc_tokens, self.params.seed
+        )
+        return docs[: self.params.limit] if self.params.limit else docs
+
+    def run(self, methods: Sequence[MethodSpec], weights_of: Callable[[MethodSpec], str],
+            progress: CellProgress) -> list[Cell]:
+        cells = []
+        for method in methods:
+            keys = {n: ppl_cell_key(method, weights_of(method), self.params, n) for n in self.params.lengths}
+            backend = docs = None
+            for length in self.params.lengths:
+                done = self.journal.finished(keys[length])
+                if done is None:
+                    if backend is None:
+                        progress.log(f"loading {method.label} ...")
+                        backend = self.load_backend(method)
+                        docs = self._sample(backend)
+                    done = self._evaluate_cell(method, backend, docs, length, keys[length], progress)
+                    self.journal.record_cell(keys[length], done)
+                else:
+                    progress.finish_cell()
+                cells.append(done.model_copy(update={"method": method.label}))
+        return cells
+
+    def _evaluate_cell(self, method, backend, docs, length, key, progress) -> Cell:
+        policy = resolve_bos(self.params.bos, backend)
+        try:
+            plans = [plan_windows(len(d.ids), length, self.params.effective_stride(length), policy,
+                                  self.params.mode) for d in docs]
+        except ValueError as exc:
+            raise CocaEvalError(str(exc)) from None
+        finished = self.journal.parts.get(key, {})
+        progress.start_cell(f"{method.label} @ {length}", sum(map(len, plans)),
+                            sum(len(p) for i, p in enumerate(plans) if str(i) in finished))
+        try:
+            for i, (doc, plan) in enumerate(zip(docs, plans)):
+                if str(i) not in finished:
+                    nll = score_tokens(backend, doc.ids, plan, self.batch_size, progress.advance)
+                    self.journal.record_part(key, str(i), _doc_part(doc, nll))
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                raise
+            _free_cuda_memory()
+            progress.finish_cell("[red]OOM")
+            return Cell(task="ppl", method=method.label, metric="ppl", length=length, dataset=self.params.dataset,
+                        status="oom", detail={"error": str(exc).splitlines()[0][:200]})
+        progress.finish_cell()
+        parts = [self.journal.parts[key][str(i)] for i in range(len(docs))]
+        return _cell_from_parts(method, self.params, length, parts, policy)
+
+
+def _free_cuda_memory() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
