@@ -17,8 +17,18 @@ from coca_eval.errors import CocaEvalError
 stdout = Console()
 stderr = Console(stderr=True)
 
-PPL_PRESET_KEYS = ("dataset", "num_docs", "doc_tokens", "lengths", "stride", "mode", "bos", "seed", "limit",
-                   "text_field")
+PPL_PRESET_KEYS = (
+    "dataset",
+    "num_docs",
+    "doc_tokens",
+    "lengths",
+    "stride",
+    "mode",
+    "bos",
+    "seed",
+    "limit",
+    "text_field",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -36,18 +46,35 @@ def cli() -> None:
 def method_options(func):
     """Options shared by every task that evaluates methods (model x rope patch)."""
     options = [
-        click.option("--model", "models", multiple=True,
-                     help="Model preset, local directory or hub id (repeatable). Default: smollm2-135m."),
-        click.option("--rope", "ropes", multiple=True,
-                     help="Position patch: none, linear:F, dynamic:F, ntk:F, yarn:F, base:THETA (repeatable)."),
-        click.option("--methods", "methods_file", type=click.Path(dir_okay=False, path_type=Path),
-                     help="YAML file with a 'methods:' list of {model, rope, label, dtype}."),
+        click.option(
+            "--model",
+            "models",
+            multiple=True,
+            help="Model preset, local directory or hub id (repeatable). Default: smollm2-135m.",
+        ),
+        click.option(
+            "--rope",
+            "ropes",
+            multiple=True,
+            help="Position patch: none, linear:F, dynamic:F, ntk:F, yarn:F, base:THETA (repeatable).",
+        ),
+        click.option(
+            "--methods",
+            "methods_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="YAML file with a 'methods:' list of {model, rope, label, dtype}.",
+        ),
         click.option("--dtype", default="float32", show_default=True, help="float32 | bfloat16 | float16."),
         click.option("--device", default="cpu", show_default=True, help="cpu | cuda | cuda:N."),
         click.option("--device-map", default=None, help="transformers device_map (e.g. auto) for multi-GPU."),
-        click.option("--batch-size", default=1, show_default=True, type=int, help="Windows per forward pass."),
-        click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write the results JSON here (journal beside it)."),
+        click.option(
+            "--batch-size", default=1, show_default=True, type=int, help="Windows per forward pass."
+        ),
+        click.option(
+            "--output",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Write the results JSON here (journal beside it).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -56,7 +83,9 @@ def method_options(func):
 
 @cli.command()
 @click.option("--preset", default="embedded", show_default=True, help="Task preset (see `coca-eval tasks`).")
-@click.option("--dataset", help="embedded | pg19 | hf:ID[:SPLIT] | path to .txt/.jsonl/.parquet or a directory.")
+@click.option(
+    "--dataset", help="embedded | pg19 | hf:ID[:SPLIT] | path to .txt/.jsonl/.parquet or a directory."
+)
 @click.option("--num-docs", type=int, help="Documents to sample (each must have >= --doc-tokens tokens).")
 @click.option("--doc-tokens", type=int, help="Tokens kept per document.")
 @click.option("--lengths", help="Window lengths: 512..32k (powers of two), 512,1024,4096 or 1k..8k.")
@@ -80,12 +109,15 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     values = dict(get_preset(preset, task="ppl").params)
     values.update({k: v for k, v in overrides.items() if v is not None})
     params = make_params(values)
-    methods = build_methods(list(models) or ([] if methods_file else ["smollm2-135m"]), list(ropes),
-                            methods_file, dtype, "hf")
+    methods = build_methods(
+        list(models) or ([] if methods_file else ["smollm2-135m"]), list(ropes), methods_file, dtype, "hf"
+    )
     run = evaluate_ppl(methods, params, output, device, device_map, batch_size, stderr)
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
-    stdout.print(f"[bold]Perplexity[/bold] on {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
-                 f"{params.mode} windows, stride {params.stride}, BOS {params.bos}")
+    stdout.print(
+        f"[bold]Perplexity[/bold] on {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
+        f"{params.mode} windows, stride {params.stride}, BOS {params.bos}"
+    )
     stdout.print(rich_table(methods_by_lengths(run.cells), title=""))
     if output is not None:
         stderr.print(f"results written to {output}")
@@ -117,7 +149,9 @@ def models() -> None:
     for column in ("name", "model", "params", "trained context", "source"):
         table.add_column(column)
     for name, preset in MODEL_PRESETS.items():
-        table.add_row(name, preset.display_name, preset.params, str(preset.trained_context), preset.description)
+        table.add_row(
+            name, preset.display_name, preset.params, str(preset.trained_context), preset.description
+        )
     stdout.print(table)
 
 
@@ -135,7 +169,9 @@ def main(argv: list[str] | None = None) -> None:
         stdout.print(exc.ctx.get_help() if exc.ctx else "", markup=False, highlight=False)
         sys.exit(0)
     except click.ClickException as exc:
-        stderr.print(f"coca-eval: error: {exc.format_message()}", markup=False, highlight=False, soft_wrap=True)
+        stderr.print(
+            f"coca-eval: error: {exc.format_message()}", markup=False, highlight=False, soft_wrap=True
+        )
         sys.exit(exc.exit_code if exc.exit_code != 1 else 2)
     except (KeyboardInterrupt, click.exceptions.Abort):
         stderr.print("coca-eval: interrupted; finished work is journaled, rerun the same command to resume")

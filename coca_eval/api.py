@@ -28,8 +28,13 @@ def _environment(device: str, batch_size: int) -> dict:
     import torch
     import transformers
 
-    return {"device": device, "batch_size": batch_size, "torch": torch.__version__,
-            "transformers": transformers.__version__, "python": platform.python_version()}
+    return {
+        "device": device,
+        "batch_size": batch_size,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "python": platform.python_version(),
+    }
 
 
 def evaluate_ppl(
@@ -44,19 +49,24 @@ def evaluate_ppl(
     """Run (or resume) the perplexity task and return the typed run; writes ``output`` atomically."""
     from coca_eval.backends.hf import load_hf_backend
     from coca_eval.data.sources import check_source
-    from coca_eval.models.presets import resolve_model
+    from coca_eval.models.presets import model_fingerprint
     from coca_eval.ppl.task import PplRun
 
     check_source(params.dataset)
-    weights = {m.model: resolve_model(m.model)[1] for m in methods}  # fails fast on a missing model
+    weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
     journal = Journal(journal_path_for(output, "ppl", identity))
     runner = PplRun(params, journal, lambda m: load_hf_backend(m, device, device_map), batch_size)
     with CellProgress(len(methods) * len(params.lengths), console) as progress:
         cells = runner.run(methods, lambda m: weights[m.model], progress)
-    config = {"task": "ppl", "params": params.identity(), "weights": weights, "journal": str(journal.path),
-              "methods": [{"label": m.label, **m.identity()} for m in methods],
-              "environment": _environment(device, batch_size)}
+    config = {
+        "task": "ppl",
+        "params": params.identity(),
+        "weights": weights,
+        "journal": str(journal.path),
+        "methods": [{"label": m.label, **m.identity()} for m in methods],
+        "environment": _environment(device, batch_size),
+    }
     if runner._documents is not None:
         config["documents"] = sorted({d.doc_id: d.source for d in runner.documents()}.items())[:200]
     run = Run(git=git_revision(), config=config, cells=cells)

@@ -35,7 +35,9 @@ def preset_dirs() -> list[Path]:
 def _read_preset(path: Path) -> TaskPreset:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return TaskPreset(raw["name"], raw["task"], raw.get("description", ""), dict(raw.get("params") or {}), path)
+        return TaskPreset(
+            raw["name"], raw["task"], raw.get("description", ""), dict(raw.get("params") or {}), path
+        )
     except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
         raise CocaEvalError(f"preset file {path} is malformed: {str(exc).splitlines()[0]}") from None
 

@@ -16,8 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*args, env=None, **kwargs):
-    return subprocess.run([sys.executable, str(ROOT / "cli.py"), *map(str, args)], capture_output=True,
-                          text=True, env={**os.environ, **(env or {})}, **kwargs)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        **kwargs,
+    )
 
 
 def ppl_args(model, dataset, output, *extra):
@@ -26,14 +31,33 @@ def ppl_args(model, dataset, output, *extra):
 
 def test_contract_is_written(tiny_llama_dir, corpus_file, tmp_path):
     out = tmp_path / "out.json"
-    result = run_cli(*ppl_args(tiny_llama_dir, corpus_file, out, "--lengths", "64,128", "--stride", "32",
-                               "--doc-tokens", "512", "--num-docs", "3", "--rope", "none", "--rope", "dynamic:2"))
+    result = run_cli(
+        *ppl_args(
+            tiny_llama_dir,
+            corpus_file,
+            out,
+            "--lengths",
+            "64,128",
+            "--stride",
+            "32",
+            "--doc-tokens",
+            "512",
+            "--num-docs",
+            "3",
+            "--rope",
+            "none",
+            "--rope",
+            "dynamic:2",
+        )
+    )
     assert result.returncode == 0, result.stderr
     raw = json.loads(out.read_text())
     assert raw["schema"] == "coca-eval/1" and raw["config"]["params"]["stride"] == 32
     run = load_run(out)
     assert [(c.method, c.length) for c in run.cells] == [
-        ("tiny-llama0", 64), ("tiny-llama0", 128), ("tiny-llama0 + dynamic NTK x2", 64),
+        ("tiny-llama0", 64),
+        ("tiny-llama0", 128),
+        ("tiny-llama0 + dynamic NTK x2", 64),
         ("tiny-llama0 + dynamic NTK x2", 128),
     ]
     for cell in run.cells:
@@ -45,17 +69,27 @@ def test_contract_is_written(tiny_llama_dir, corpus_file, tmp_path):
 @pytest.mark.parametrize(
     "args",
     [
-        ["--lengths", "32k..512"], ["--lengths", "abc"], ["--lengths", "1.5k"], ["--stride", "0"],
-        ["--stride", "-3"], ["--stride", "2.5"], ["--num-docs", "-1"], ["--doc-tokens", "0"],
-        ["--preset", "no-such-preset"], ["--model", "/no/such/model/dir"], ["--dataset", "/no/such/file.jsonl"],
-        ["--rope", "linear:x"], ["--batch-size", "0"], ["--lengths", "8k", "--doc-tokens", "4096"],
+        ["--lengths", "32k..512"],
+        ["--lengths", "abc"],
+        ["--lengths", "1.5k"],
+        ["--stride", "0"],
+        ["--stride", "-3"],
+        ["--stride", "2.5"],
+        ["--num-docs", "-1"],
+        ["--doc-tokens", "0"],
+        ["--preset", "no-such-preset"],
+        ["--model", "/no/such/model/dir"],
+        ["--dataset", "/no/such/file.jsonl"],
+        ["--rope", "linear:x"],
+        ["--batch-size", "0"],
+        ["--lengths", "8k", "--doc-tokens", "4096"],
     ],
 )
 def test_bad_input_is_one_line_exit_2(args, tmp_path, tiny_llama_dir, corpus_file):
     out = tmp_path / "out.json"
     base = ["--model", tiny_llama_dir, "--dataset", corpus_file]
     given = {a for a in args if a.startswith("--")}
-    base = [x for pair in zip(base[::2], base[1::2]) if pair[0] not in given for x in pair]
+    base = [x for pair in zip(base[::2], base[1::2], strict=False) if pair[0] not in given for x in pair]
     result = run_cli("ppl", *base, *args, "--output", out)
     assert result.returncode == 2
     assert result.stderr.startswith("coca-eval: error:") and len(result.stderr.strip().splitlines()) == 1
@@ -107,7 +141,9 @@ def test_kill_midway_then_resume_gives_identical_cells(tiny_llama_dir, corpus_fi
 
 def test_rerun_after_finish_loads_no_model(tiny_llama_dir, corpus_file, tmp_path):
     out = tmp_path / "out.json"
-    args = ppl_args(tiny_llama_dir, corpus_file, out, "--lengths", "64", "--doc-tokens", "256", "--num-docs", "2")
+    args = ppl_args(
+        tiny_llama_dir, corpus_file, out, "--lengths", "64", "--doc-tokens", "256", "--num-docs", "2"
+    )
     assert run_cli(*args).returncode == 0
     first = load_run(out)
     again = run_cli(*args)

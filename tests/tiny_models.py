@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-WORDS = (
+WORDS = (  # noqa: SIM905 (a word list reads better as one string)
     "the of and to in a was he that it his her with as had for she you not on be at by i which have "
     "or from this him but all they were my are me one their so an said them we who would been will "
     "no when there if more out up into do any your what has man could other than our some very time "
@@ -49,9 +49,16 @@ def make_tiny_llama(directory: Path, add_bos: bool, seed: int = 0, **overrides) 
 
     tokenizer = make_tokenizer(add_bos)
     settings = dict(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-        bos_token_id=0, eos_token_id=1, tie_word_embeddings=False,
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        bos_token_id=0,
+        eos_token_id=1,
+        tie_word_embeddings=False,
     )
     settings.update(overrides)
     torch.manual_seed(seed)

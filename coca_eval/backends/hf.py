@@ -61,7 +61,11 @@ class HFBackend:
         return self.tokenizer(text, add_special_tokens=False).input_ids
 
     def _reset_dynamic_rope(self) -> None:
-        """transformers' dynamic rope only grows its cache; reset so each forward scales for its own length."""
+        """Make each forward scale dynamic rope for its own length.
+
+        transformers only grows its cached scaling, so without this a 16k window followed by a 10k one
+        would reuse the 16k frequencies and results would depend on evaluation order.
+        """
         for module, prefix in self._dynamic:
             original = getattr(module, f"{prefix}original_inv_freq")
             module.register_buffer(f"{prefix}inv_freq", original.clone(), persistent=False)
@@ -95,7 +99,10 @@ class HFBackend:
 
     @torch.inference_mode()
     def _split_head_matches_forward(self) -> bool:
-        probe = torch.arange(3, 11, device=self.device).unsqueeze(0) % self.model.config.get_text_config().vocab_size
+        probe = (
+            torch.arange(3, 11, device=self.device).unsqueeze(0)
+            % self.model.config.get_text_config().vocab_size
+        )
         self._reset_dynamic_rope()
         reference = self.model(input_ids=probe).logits.float()  # [1, 8, V]
         if self._softcap is None and getattr(self.model.config, "final_logit_softcapping", None):
@@ -123,7 +130,10 @@ def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | N
         trained = getattr(config.get_text_config(), "max_position_embeddings", None)
         config = apply_rope_patch(config, method.rope)
         model = AutoModelForCausalLM.from_pretrained(
-            path, config=config, dtype=_DTYPES[method.dtype], attn_implementation="sdpa",
+            path,
+            config=config,
+            dtype=_DTYPES[method.dtype],
+            attn_implementation="sdpa",
             device_map=device_map,
         )
         tokenizer = AutoTokenizer.from_pretrained(path)

@@ -33,8 +33,10 @@ def source_fingerprint(source: str) -> str:
     if source in ("embedded", "pg19") or source.startswith("hf:") or not path.exists():
         return source
     files = _local_files(path)
-    stats = [(str(f.relative_to(path) if path.is_dir() else f.name), f.stat().st_size, f.stat().st_mtime_ns)
-             for f in files]
+    stats = [
+        (str(f.relative_to(path) if path.is_dir() else f.name), f.stat().st_size, f.stat().st_mtime_ns)
+        for f in files
+    ]
     return "local:" + hashlib.sha256(json.dumps(stats).encode()).hexdigest()[:16]
 
 
@@ -64,7 +66,9 @@ def _load_hub(hub_id: str, split: str, text_field: str) -> list[Document]:
         raise CocaEvalError(f"dataset {hub_id} has no field {text_field!r} (fields: {table.column_names})")
     titles = table["short_book_title"] if "short_book_title" in table.column_names else None
     return [
-        Document(f"{hub_id}:{i}", text, titles[i] if titles else "", {"hub_id": hub_id, "split": split, "row": i})
+        Document(
+            f"{hub_id}:{i}", text, titles[i] if titles else "", {"hub_id": hub_id, "split": split, "row": i}
+        )
         for i, text in enumerate(table[text_field])
     ]
 

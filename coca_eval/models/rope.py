@@ -94,7 +94,10 @@ def apply_rope_patch(config: Any, patch: RopePatch) -> Any:
     if "rope_theta" in params:
         config.rope_parameters = _patched_table(patch, params, config)
     elif "full_attention" in params:
-        config.rope_parameters = {**params, "full_attention": _patched_table(patch, params["full_attention"], config)}
+        config.rope_parameters = {
+            **params,
+            "full_attention": _patched_table(patch, params["full_attention"], config),
+        }
     else:
         raise CocaEvalError(f"cannot find the rope table of model type {config.model_type!r}")
     return config

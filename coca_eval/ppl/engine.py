@@ -52,7 +52,7 @@ def score_tokens(
     for batch in _batches(plan, max(1, batch_size)):
         input_ids, targets = _inputs(ids, batch, backend.bos_token_id)
         nll = backend.score(input_ids, batch[0].first_logit, targets).numpy()  # [B, n]
-        for w, row in zip(batch, nll):
+        for w, row in zip(batch, nll, strict=False):
             out[w.score_from : w.score_to] = row
         if on_windows is not None:
             on_windows(len(batch))

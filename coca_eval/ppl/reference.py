@@ -79,7 +79,9 @@ def hf_guide_loop(model, ids: Sequence[int], max_length: int, stride: int) -> tu
     return math.exp(guide_sum / guide_count), math.exp(exact_sum / exact_count), exact_count
 
 
-def lm_eval_rolling_windows(ids: Sequence[int], prefix: int, max_len: int) -> list[tuple[list[int], list[int]]]:
+def lm_eval_rolling_windows(
+    ids: Sequence[int], prefix: int, max_len: int
+) -> list[tuple[list[int], list[int]]]:
     """(input, predicted) pairs: first ``[prefix] + ids[:L-1]`` -> ``ids[:L]``; then each next ``L``
     tokens predicted from the ``L`` tokens right before the window's last prediction."""
     ids = list(ids)

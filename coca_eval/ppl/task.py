@@ -39,9 +39,13 @@ def resolve_bos(policy: str, backend: ScoringBackend) -> str:
 
 def ppl_cell_key(method: MethodSpec, weights: str, params: PplParams, length: int) -> str:
     identity = {
-        "task": "ppl", "version": PPL_TASK_VERSION, "method": method.identity(), "weights": weights,
+        "task": "ppl",
+        "version": PPL_TASK_VERSION,
+        "method": method.identity(),
+        "weights": weights,
         "params": {**params.identity(), "lengths": None, "dataset": source_fingerprint(params.dataset)},
-        "length": length, "stride": params.effective_stride(length),
+        "length": length,
+        "stride": params.effective_stride(length),
     }
     return cell_key(identity)
 
@@ -49,14 +53,27 @@ def ppl_cell_key(method: MethodSpec, weights: str, params: PplParams, length: in
 def _doc_part(doc: TokenDoc, nll: np.ndarray) -> dict[str, Any]:
     scored = nll[~np.isnan(nll)]
     total = float(scored.sum())
-    return {"doc_id": doc.doc_id, "nll_sum": total if math.isfinite(total) else None, "tokens": int(scored.size)}
+    return {
+        "doc_id": doc.doc_id,
+        "nll_sum": total if math.isfinite(total) else None,
+        "tokens": int(scored.size),
+    }
 
 
-def _cell_from_parts(method: MethodSpec, params: PplParams, length: int, parts: list[dict], policy: str) -> Cell:
+def _cell_from_parts(
+    method: MethodSpec, params: PplParams, length: int, parts: list[dict], policy: str
+) -> Cell:
     tokens = sum(p["tokens"] for p in parts)
-    detail = {"docs": parts, "stride": params.effective_stride(length), "mode": params.mode, "bos": policy,
-              "doc_tokens": params.doc_tokens}
-    base = dict(task="ppl", method=method.label, metric="ppl", length=length, dataset=params.dataset, n=tokens)
+    detail = {
+        "docs": parts,
+        "stride": params.effective_stride(length),
+        "mode": params.mode,
+        "bos": policy,
+        "doc_tokens": params.doc_tokens,
+    }
+    base = dict(
+        task="ppl", method=method.label, metric="ppl", length=length, dataset=params.dataset, n=tokens
+    )
     if any(p["nll_sum"] is None for p in parts):
         return Cell(**base, status="inf", detail=detail)
     nll = sum(p["nll_sum"] for p in parts)
@@ -73,7 +90,12 @@ class PplRun:
     """Evaluates ``methods`` x ``params.lengths``, reusing whatever the journal already holds."""
 
     def __init__(self, params: PplParams, journal: Journal, load_backend: BackendLoader, batch_size: int = 1):
-        self.params, self.journal, self.load_backend, self.batch_size = params, journal, load_backend, batch_size
+        self.params, self.journal, self.load_backend, self.batch_size = (
+            params,
+            journal,
+            load_backend,
+            batch_size,
+        )
         self._documents = None
 
     def documents(self):
@@ -87,8 +109,9 @@ class PplRun:
         )
         return docs[: self.params.limit] if self.params.limit else docs
 
-    def run(self, methods: Sequence[MethodSpec], weights_of: Callable[[MethodSpec], str],
-            progress: CellProgress) -> list[Cell]:
+    def run(
+        self, methods: Sequence[MethodSpec], weights_of: Callable[[MethodSpec], str], progress: CellProgress
+    ) -> list[Cell]:
         cells = []
         for method in methods:
             keys = {n: ppl_cell_key(method, weights_of(method), self.params, n) for n in self.params.lengths}
@@ -110,15 +133,22 @@ class PplRun:
     def _evaluate_cell(self, method, backend, docs, length, key, progress) -> Cell:
         policy = resolve_bos(self.params.bos, backend)
         try:
-            plans = [plan_windows(len(d.ids), length, self.params.effective_stride(length), policy,
-                                  self.params.mode) for d in docs]
+            plans = [
+                plan_windows(
+                    len(d.ids), length, self.params.effective_stride(length), policy, self.params.mode
+                )
+                for d in docs
+            ]
         except ValueError as exc:
             raise CocaEvalError(str(exc)) from None
         finished = self.journal.parts.get(key, {})
-        progress.start_cell(f"{method.label} @ {length}", sum(map(len, plans)),
-                            sum(len(p) for i, p in enumerate(plans) if str(i) in finished))
+        progress.start_cell(
+            f"{method.label} @ {length}",
+            sum(map(len, plans)),
+            sum(len(p) for i, p in enumerate(plans) if str(i) in finished),
+        )
         try:
-            for i, (doc, plan) in enumerate(zip(docs, plans)):
+            for i, (doc, plan) in enumerate(zip(docs, plans, strict=False)):
                 if str(i) not in finished:
                     nll = score_tokens(backend, doc.ids, plan, self.batch_size, progress.advance)
                     self.journal.record_part(key, str(i), _doc_part(doc, nll))
@@ -127,8 +157,15 @@ class PplRun:
                 raise
             _free_cuda_memory()
             progress.finish_cell("[red]OOM")
-            return Cell(task="ppl", method=method.label, metric="ppl", length=length, dataset=self.params.dataset,
-                        status="oom", detail={"error": str(exc).splitlines()[0][:200]})
+            return Cell(
+                task="ppl",
+                method=method.label,
+                metric="ppl",
+                length=length,
+                dataset=self.params.dataset,
+                status="oom",
+                detail={"error": str(exc).splitlines()[0][:200]},
+            )
         progress.finish_cell()
         parts = [self.journal.parts[key][str(i)] for i in range(len(docs))]
         return _cell_from_parts(method, self.params, length, parts, policy)

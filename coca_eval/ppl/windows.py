@@ -68,7 +68,9 @@ def plan_strided(total: int, length: int, stride: int, policy: str) -> list[Wind
         end = min(start + length - int(bos), total)
         if end > scored_until:
             if scored_until < start + int(not bos):
-                raise ValueError(f"stride {stride} leaves token {scored_until} without context at length {length}")
+                raise ValueError(
+                    f"stride {stride} leaves token {scored_until} without context at length {length}"
+                )
             windows.append(Window(start, end, scored_until, end, bos))
             scored_until = end
         if end == total:

@@ -32,8 +32,16 @@ def ids(backend, corpus_file):
 
 @pytest.mark.parametrize(
     ("length", "stride", "policy"),
-    [(16, 4, "never"), (16, 4, "always"), (16, 5, "first"), (12, 12, "never"), (12, 12, "always"),
-     (12, 12, "first"), (9, 1, "always"), (32, 31, "never")],
+    [
+        (16, 4, "never"),
+        (16, 4, "always"),
+        (16, 5, "first"),
+        (12, 12, "never"),
+        (12, 12, "always"),
+        (12, 12, "first"),
+        (9, 1, "always"),
+        (32, 31, "never"),
+    ],
 )
 def test_engine_equals_brute_force(backend, ids, length, stride, policy):
     plan = plan_windows(len(ids), length, stride, policy)
@@ -61,7 +69,9 @@ def test_strided_equals_hf_guide_definition(backend, ids, length, stride):
     assert guide_ppl == pytest.approx(exact_ppl, rel=2e-2)
 
 
-@pytest.mark.parametrize(("length", "stride", "policy"), [(16, 4, "always"), (16, 16, "never"), (24, 8, "first")])
+@pytest.mark.parametrize(
+    ("length", "stride", "policy"), [(16, 4, "always"), (16, 16, "never"), (24, 8, "first")]
+)
 def test_batch_size_changes_nothing(backend, ids, length, stride, policy):
     plan = plan_windows(len(ids), length, stride, policy)
     single = score_tokens(backend, ids, plan, batch_size=1)

@@ -23,7 +23,9 @@ def test_every_target_scored_exactly_once(policy, total, length, stride, mode):
     for w in plan:
         assert w.length <= length
         assert w.first_logit >= 0  # the first target has a predecessor (a token or BOS) in the window
-        assert w.score_to <= w.end + 1  # the last target is predicted by the window's last position or earlier
+        assert (
+            w.score_to <= w.end + 1
+        )  # the last target is predicted by the window's last position or earlier
 
 
 def test_strided_matches_guide_layout():
@@ -36,7 +38,9 @@ def test_disjoint_matches_lm_eval_layout():
     plan = plan_windows(20, 8, 8, "first")
     assert plan[0].bos and not plan[1].bos
     assert [(w.start, w.end, w.score_from, w.score_to) for w in plan] == [
-        (0, 7, 0, 8), (7, 15, 8, 16), (11, 19, 16, 20)
+        (0, 7, 0, 8),
+        (7, 15, 8, 16),
+        (11, 19, 16, 20),
     ]
 
 

@@ -1,0 +1,133 @@
+"""Pinned PyPI downloads: cache hits, sha256 checks and pip failures, with pip faked (no network)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import subprocess
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from coca_eval import assets
+from coca_eval.assets import (
+    PypiFile,
+    atomic_write_bytes,
+    cache_dir,
+    fetch_pypi_file,
+    read_member,
+    sha256_file,
+)
+from coca_eval.errors import CocaEvalError
+
+PAYLOAD = b"pinned payload\n"
+FILE = PypiFile("demo", "1.0", "demo-1.0.tar.gz", hashlib.sha256(PAYLOAD).hexdigest(), sdist=True)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("COCA_EVAL_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def fake_pip(monkeypatch, content: bytes | None = PAYLOAD, name: str = FILE.filename, stderr: str = ""):
+    """Stand in for ``pip download``: write ``content`` as ``name`` into the -d dir, or fail."""
+    calls: list[list[str]] = []
+
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        if content is None:
+            return subprocess.CompletedProcess(cmd, 1, "", stderr)
+        (Path(cmd[cmd.index("-d") + 1]) / name).write_bytes(content)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(assets.subprocess, "run", run)
+    return calls
+
+
+def test_cache_dir_honours_env(cache):
+    assert cache_dir() == cache
+
+
+def test_cache_dir_default_is_per_user(monkeypatch):
+    monkeypatch.delenv("COCA_EVAL_CACHE", raising=False)
+    assert "coca-eval" in str(cache_dir())
+
+
+def test_sha256_file_streams_the_whole_file(tmp_path):
+    data = b"x" * (3 << 20)
+    (tmp_path / "f").write_bytes(data)
+    assert sha256_file(tmp_path / "f") == hashlib.sha256(data).hexdigest()
+
+
+def test_download_verifies_and_caches(cache, monkeypatch):
+    calls = fake_pip(monkeypatch)
+    path = fetch_pypi_file(FILE)
+    assert path == cache / "pypi" / FILE.filename and path.read_bytes() == PAYLOAD
+    assert "--no-binary" in calls[0] and "demo==1.0" in calls[0]
+    assert fetch_pypi_file(FILE) == path and len(calls) == 1  # second call is a cache hit
+    assert [p.name for p in path.parent.iterdir()] == [FILE.filename]  # no temp dirs left behind
+
+
+def test_wheels_ask_pip_for_binaries_only(cache, monkeypatch):
+    wheel = PypiFile("demo", "1.0", "demo-1.0-py3-none-any.whl", FILE.sha256)
+    calls = fake_pip(monkeypatch, name=wheel.filename)
+    fetch_pypi_file(wheel)
+    assert "--only-binary" in calls[0] and "--no-binary" not in calls[0]
+
+
+def test_sha256_mismatch_is_a_user_error_and_caches_nothing(cache, monkeypatch):
+    fake_pip(monkeypatch, content=b"tampered")
+    with pytest.raises(CocaEvalError, match="sha256"):
+        fetch_pypi_file(FILE)
+    assert not (cache / "pypi" / FILE.filename).exists()
+
+
+def test_corrupt_cached_file_is_downloaded_again(cache, monkeypatch):
+    (cache / "pypi").mkdir(parents=True)
+    (cache / "pypi" / FILE.filename).write_bytes(b"truncated")
+    calls = fake_pip(monkeypatch)
+    assert fetch_pypi_file(FILE).read_bytes() == PAYLOAD and len(calls) == 1
+
+
+def test_pip_failure_reports_its_last_error_line(cache, monkeypatch):
+    stderr = (
+        "WARNING: Location 'file:///x' is ignored\n"
+        "ERROR: No matching distribution found for demo==1.0\nWARNING: trailing chatter\n"
+    )
+    fake_pip(monkeypatch, content=None, stderr=stderr)
+    with pytest.raises(CocaEvalError) as err:
+        fetch_pypi_file(FILE)
+    assert str(err.value).endswith("ERROR: No matching distribution found for demo==1.0")
+    assert "\n" not in str(err.value)
+
+
+def test_unexpected_file_name_from_pip_is_reported(cache, monkeypatch):
+    fake_pip(monkeypatch, name="Demo-1.0.tar.gz")
+    with pytest.raises(CocaEvalError, match="gave Demo-1.0.tar.gz"):
+        fetch_pypi_file(FILE)
+
+
+def test_read_member_from_wheel_and_tarball(tmp_path):
+    wheel = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("pkg/data.bin", b"zip bytes")
+    sdist = tmp_path / "pkg-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tf:
+        info = tarfile.TarInfo("pkg-1.0/data.txt")
+        info.size = 9
+        tf.addfile(info, io.BytesIO(b"tar bytes"))
+    assert read_member(wheel, "pkg/data.bin") == b"zip bytes"
+    assert read_member(sdist, "pkg-1.0/data.txt") == b"tar bytes"
+    for archive in (wheel, sdist):
+        with pytest.raises(CocaEvalError, match="not found"):
+            read_member(archive, "missing.txt")
+
+
+def test_atomic_write_leaves_only_the_target(tmp_path):
+    target = tmp_path / "sub" / "out.txt"
+    atomic_write_bytes(target, b"one")
+    atomic_write_bytes(target, b"two")
+    assert target.read_bytes() == b"two" and [p.name for p in target.parent.iterdir()] == ["out.txt"]
