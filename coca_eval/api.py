@@ -50,15 +50,24 @@ def evaluate_ppl(
     from coca_eval.backends.hf import load_hf_backend
     from coca_eval.data.sources import check_source
     from coca_eval.models.presets import model_fingerprint
-    from coca_eval.ppl.task import PplRun
+    from coca_eval.ppl.task import PplTask
+    from coca_eval.runner import run_cells
 
     check_source(params.dataset)
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
     journal = Journal(journal_path_for(output, "ppl", identity))
-    runner = PplRun(params, journal, lambda m: load_hf_backend(m, device, device_map), batch_size)
     with CellProgress(len(methods) * len(params.lengths), console) as progress:
-        cells = runner.run(methods, lambda m: weights[m.model], progress)
+        task = PplTask(params, journal, progress, batch_size)
+        cells = run_cells(
+            task,
+            methods,
+            params.lengths,
+            journal,
+            lambda m: load_hf_backend(m, device, device_map),
+            lambda m: weights[m.model],
+            progress,
+        )
     config = {
         "task": "ppl",
         "params": params.identity(),
@@ -67,8 +76,9 @@ def evaluate_ppl(
         "methods": [{"label": m.label, **m.identity()} for m in methods],
         "environment": _environment(device, batch_size),
     }
-    if runner._documents is not None:
-        config["documents"] = sorted({d.doc_id: d.source for d in runner.documents()}.items())[:200]
+    if task._documents is not None:  # provenance of the documents the cells average over
+        used = {d["doc_id"] for c in cells for d in c.detail.get("docs", [])}
+        config["documents"] = {d.doc_id: d.source for d in task.documents() if d.doc_id in used}
     run = Run(git=git_revision(), config=config, cells=cells)
     if output is not None:
         save_run(run, Path(output))

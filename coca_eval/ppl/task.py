@@ -7,12 +7,11 @@ runs out of memory becomes an ``oom`` cell and the run goes on with the next one
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from coca_eval.backends.base import ScoringBackend, is_out_of_memory
+from coca_eval.backends.base import ScoringBackend
 from coca_eval.data.sampling import TokenDoc, sample_documents
 from coca_eval.data.sources import load_documents, source_fingerprint
 from coca_eval.errors import CocaEvalError
@@ -25,7 +24,6 @@ from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
 
 PPL_TASK_VERSION = 1
-BackendLoader = Callable[[MethodSpec], ScoringBackend]
 
 
 def resolve_bos(policy: str, backend: ScoringBackend) -> str:
@@ -86,16 +84,14 @@ def _cell_from_parts(
     return Cell(**base, value=value, detail=detail)
 
 
-class PplRun:
-    """Evaluates ``methods`` x ``params.lengths``, reusing whatever the journal already holds."""
+class PplTask:
+    """Sliding-window perplexity as a :class:`~coca_eval.runner.CellTask`."""
 
-    def __init__(self, params: PplParams, journal: Journal, load_backend: BackendLoader, batch_size: int = 1):
-        self.params, self.journal, self.load_backend, self.batch_size = (
-            params,
-            journal,
-            load_backend,
-            batch_size,
-        )
+    name, metric = "ppl", "ppl"
+
+    def __init__(self, params: PplParams, journal: Journal, progress: CellProgress, batch_size: int = 1):
+        self.params, self.journal, self.progress, self.batch_size = params, journal, progress, batch_size
+        self.dataset = params.dataset
         self._documents = None
 
     def documents(self):
@@ -103,76 +99,28 @@ class PplRun:
             self._documents = load_documents(self.params.dataset, self.params.text_field)
         return self._documents
 
-    def _sample(self, backend: ScoringBackend) -> list[TokenDoc]:
+    def cell_key(self, method: MethodSpec, weights: str, length: int) -> str:
+        return ppl_cell_key(method, weights, self.params, length)
+
+    def prepare(self, method: MethodSpec, backend: ScoringBackend) -> list[TokenDoc]:
         docs = sample_documents(
             self.documents(), backend.encode, self.params.num_docs, self.params.doc_tokens, self.params.seed
         )
         return docs[: self.params.limit] if self.params.limit else docs
 
-    def run(
-        self, methods: Sequence[MethodSpec], weights_of: Callable[[MethodSpec], str], progress: CellProgress
-    ) -> list[Cell]:
-        cells = []
-        for method in methods:
-            keys = {n: ppl_cell_key(method, weights_of(method), self.params, n) for n in self.params.lengths}
-            backend = docs = None
-            for length in self.params.lengths:
-                done = self.journal.finished(keys[length])
-                if done is None:
-                    if backend is None:
-                        progress.log(f"loading {method.label} ...")
-                        backend = self.load_backend(method)
-                        docs = self._sample(backend)
-                    done = self._evaluate_cell(method, backend, docs, length, keys[length], progress)
-                    self.journal.record_cell(keys[length], done)
-                else:
-                    progress.finish_cell()
-                cells.append(done.model_copy(update={"method": method.label}))
-        return cells
-
-    def _evaluate_cell(self, method, backend, docs, length, key, progress) -> Cell:
+    def evaluate(self, method, backend, docs: list[TokenDoc], length: int, key: str) -> Cell:
         policy = resolve_bos(self.params.bos, backend)
+        stride = self.params.effective_stride(length)
         try:
-            plans = [
-                plan_windows(
-                    len(d.ids), length, self.params.effective_stride(length), policy, self.params.mode
-                )
-                for d in docs
-            ]
+            plans = [plan_windows(len(d.ids), length, stride, policy, self.params.mode) for d in docs]
         except ValueError as exc:
             raise CocaEvalError(str(exc)) from None
         finished = self.journal.parts.get(key, {})
-        progress.start_cell(
-            f"{method.label} @ {length}",
-            sum(map(len, plans)),
-            sum(len(p) for i, p in enumerate(plans) if str(i) in finished),
-        )
-        try:
-            for i, (doc, plan) in enumerate(zip(docs, plans, strict=False)):
-                if str(i) not in finished:
-                    nll = score_tokens(backend, doc.ids, plan, self.batch_size, progress.advance)
-                    self.journal.record_part(key, str(i), _doc_part(doc, nll))
-        except Exception as exc:
-            if not is_out_of_memory(exc):
-                raise
-            _free_cuda_memory()
-            progress.finish_cell("[red]OOM")
-            return Cell(
-                task="ppl",
-                method=method.label,
-                metric="ppl",
-                length=length,
-                dataset=self.params.dataset,
-                status="oom",
-                detail={"error": str(exc).splitlines()[0][:200]},
-            )
-        progress.finish_cell()
+        done = sum(len(p) for i, p in enumerate(plans) if str(i) in finished)
+        self.progress.start_cell(f"{method.label} @ {length}", sum(map(len, plans)), done)
+        for i, (doc, plan) in enumerate(zip(docs, plans, strict=True)):
+            if str(i) not in finished:
+                nll = score_tokens(backend, doc.ids, plan, self.batch_size, self.progress.advance)
+                self.journal.record_part(key, str(i), _doc_part(doc, nll))
         parts = [self.journal.parts[key][str(i)] for i in range(len(docs))]
         return _cell_from_parts(method, self.params, length, parts, policy)
-
-
-def _free_cuda_memory() -> None:
-    import torch
-
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()

@@ -12,9 +12,10 @@ from coca_eval.journal import Journal
 from coca_eval.methods import make_method
 from coca_eval.ppl.engine import score_tokens
 from coca_eval.ppl.params import make_params
-from coca_eval.ppl.task import PplRun
+from coca_eval.ppl.task import PplTask
 from coca_eval.ppl.windows import plan_windows
 from coca_eval.progress import CellProgress
+from coca_eval.runner import run_cells
 
 
 class OomAbove:
@@ -32,27 +33,28 @@ class OomAbove:
         return self._backend.score(input_ids, first_logit, targets)
 
 
-def _run(tmp_path, model_dir, corpus_file, methods, loader, **params):
+def _run(tmp_path, corpus_file, methods, loader, batch_size=1, journal="j.jsonl", **params):
     values = dict(dataset=str(corpus_file), num_docs=2, doc_tokens=256, lengths="32,64,128", stride=16)
     values.update(params)
-    run = PplRun(make_params(values), Journal(tmp_path / "j.jsonl"), loader)
+    ppl_params, journal = make_params(values), Journal(tmp_path / journal)
     with CellProgress(len(methods) * 3) as progress:
-        return run.run(methods, lambda m: "w", progress)
+        task = PplTask(ppl_params, journal, progress, batch_size)
+        return run_cells(task, methods, ppl_params.lengths, journal, loader, lambda m: "w", progress)
 
 
 def test_oom_cell_is_recorded_and_run_goes_on(tmp_path, tiny_llama_dir, corpus_file):
     methods = [make_method(str(tiny_llama_dir), r, None, "float32", "hf") for r in ("none", "linear:2")]
-    cells = _run(tmp_path, tiny_llama_dir, corpus_file, methods, lambda m: OomAbove(load_hf_backend(m), 64))
+    cells = _run(tmp_path, corpus_file, methods, lambda m: OomAbove(load_hf_backend(m), 64))
     assert [(c.length, c.status) for c in cells] == [(32, "ok"), (64, "ok"), (128, "oom")] * 2
     assert cells[2].value is None and "out of memory" in cells[2].detail["error"]
-    again = _run(tmp_path, tiny_llama_dir, corpus_file, methods, load_hf_backend)  # OOM cells are retried
+    again = _run(tmp_path, corpus_file, methods, load_hf_backend)  # OOM cells are retried
     assert [c.status for c in again] == ["ok"] * 6
     assert [c.value for c in again if c.length < 128] == [c.value for c in cells if c.length < 128]
 
 
 def test_cell_detail_has_per_document_sums(tmp_path, tiny_llama_dir, corpus_file):
     method = make_method(str(tiny_llama_dir), "none", "tiny", "float32", "hf")
-    cells = _run(tmp_path, tiny_llama_dir, corpus_file, [method], load_hf_backend)
+    cells = _run(tmp_path, corpus_file, [method], load_hf_backend)
     for cell in cells:
         docs = cell.detail["docs"]
         assert len(docs) == 2 and cell.n == sum(d["tokens"] for d in docs) == 2 * 255
@@ -64,14 +66,10 @@ def test_cell_detail_has_per_document_sums(tmp_path, tiny_llama_dir, corpus_file
 
 def test_batch_size_changes_no_cell(tmp_path, tiny_llama_bos_dir, corpus_file):
     method = make_method(str(tiny_llama_bos_dir), "none", "tiny", "float32", "hf")
-    values = dict(dataset=str(corpus_file), num_docs=2, doc_tokens=256, lengths="32,64,128", stride=16)
-    results = []
-    for batch_size in (1, 5):
-        run = PplRun(
-            make_params(values), Journal(tmp_path / f"j{batch_size}.jsonl"), load_hf_backend, batch_size
-        )
-        with CellProgress(3) as progress:
-            results.append(run.run([method], lambda m: "w", progress))
+    results = [
+        _run(tmp_path, corpus_file, [method], load_hf_backend, batch_size=b, journal=f"j{b}.jsonl")
+        for b in (1, 5)
+    ]
     for a, b in zip(*results, strict=True):
         assert a.detail["bos"] == "always"
         assert abs(a.value - b.value) <= 1e-5 * a.value

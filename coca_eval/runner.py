@@ -1,0 +1,88 @@
+"""The loop every task shares: methods x lengths, journal reuse, lazy model loading, OOM cells.
+
+A task supplies three things (:class:`CellTask`): the key of a cell, what to prepare once per loaded
+model (documents, prompt builders), and how to evaluate one cell. The runner loads a model only when
+one of its cells is not already in the journal, and turns an out-of-memory failure into an ``oom``
+cell so the run goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from coca_eval.backends.base import is_out_of_memory
+from coca_eval.journal import Journal
+from coca_eval.methods import MethodSpec
+from coca_eval.progress import CellProgress
+from coca_eval.results import Cell
+
+
+class CellTask(Protocol):
+    name: str
+    metric: str
+    dataset: str | None
+
+    def cell_key(self, method: MethodSpec, weights: str, length: int) -> str: ...
+
+    def prepare(self, method: MethodSpec, backend: Any) -> Any:
+        """Per-model state reused by every length (e.g. sampled documents)."""
+        ...
+
+    def evaluate(self, method: MethodSpec, backend: Any, state: Any, length: int, key: str) -> Cell: ...
+
+
+def oom_cell(task: CellTask, method: MethodSpec, length: int, exc: BaseException) -> Cell:
+    return Cell(
+        task=task.name,
+        method=method.label,
+        metric=task.metric,
+        length=length,
+        dataset=task.dataset,
+        status="oom",
+        detail={"error": str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__},
+    )
+
+
+def _free_cuda_memory() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def run_cells(
+    task: CellTask,
+    methods: Sequence[MethodSpec],
+    lengths: Sequence[int],
+    journal: Journal,
+    load_backend: Callable[[MethodSpec], Any],
+    weights_of: Callable[[MethodSpec], str],
+    progress: CellProgress,
+) -> list[Cell]:
+    """Every (method, length) cell, from the journal when finished there, else computed and journaled."""
+    cells = []
+    for method in methods:
+        keys = {n: task.cell_key(method, weights_of(method), n) for n in lengths}
+        backend = state = None
+        for length in lengths:
+            cell = journal.finished(keys[length])
+            if cell is None:
+                if backend is None:
+                    progress.log(f"loading {method.label} ...")
+                    backend = load_backend(method)
+                    state = task.prepare(method, backend)
+                try:
+                    cell = task.evaluate(method, backend, state, length, keys[length])
+                    progress.finish_cell()
+                except Exception as exc:
+                    if not is_out_of_memory(exc):
+                        raise
+                    _free_cuda_memory()
+                    progress.finish_cell("[red]OOM")
+                    cell = oom_cell(task, method, length, exc)
+                journal.record_cell(keys[length], cell)
+            else:
+                progress.finish_cell()
+            cells.append(cell.model_copy(update={"method": method.label}))
+    return cells
