@@ -1,8 +1,12 @@
 """coca-eval: long-context evaluation (sliding-window perplexity, passkey, OpenCompass) for CoCA
 and RoPE-scaled models.
 
-Importing this package is cheap: it pulls in neither vLLM nor OpenCompass, and torch/transformers only
-when a backend or model is actually used.
+Importing this package registers the CoCA decoders with transformers' Auto classes, so it loads torch
+and transformers; it never pulls in vLLM or OpenCompass.
 """
 
 __version__ = "0.1.0"
+
+from coca_eval.models.coca import register as _register_coca  # noqa: E402
+
+_register_coca()
