@@ -81,6 +81,34 @@ def method_options(func):
     return func
 
 
+def _preset_values(preset: str, task: str, overrides: dict) -> dict:
+    """The preset's parameters with every option the user actually gave laid over them."""
+    from coca_eval.presets import get_preset
+
+    values = dict(get_preset(preset, task=task).params)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return values
+
+
+def _methods(models, ropes, methods_file, dtype, batch_size=1):
+    from coca_eval.methods import build_methods
+
+    if batch_size < 1:
+        raise CocaEvalError(f"--batch-size must be a positive integer (got {batch_size})")
+    return build_methods(
+        list(models) or ([] if methods_file else ["smollm2-135m"]), list(ropes), methods_file, dtype, "hf"
+    )
+
+
+def _print_table(run, heading: str, digits: int, output) -> None:
+    from coca_eval.tables import methods_by_lengths, rich_table
+
+    stdout.print(heading)
+    stdout.print(rich_table(methods_by_lengths(run.cells, digits), title=""))
+    if output is not None:
+        stderr.print(f"results written to {output}")
+
+
 @cli.command()
 @click.option("--preset", default="embedded", show_default=True, help="Task preset (see `coca-eval tasks`).")
 @click.option(
@@ -99,28 +127,66 @@ def method_options(func):
 def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, **overrides):
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
     from coca_eval.api import evaluate_ppl
-    from coca_eval.methods import build_methods
     from coca_eval.ppl.params import make_params
-    from coca_eval.presets import get_preset
-    from coca_eval.tables import methods_by_lengths, rich_table
 
-    if batch_size < 1:
-        raise CocaEvalError(f"--batch-size must be a positive integer (got {batch_size})")
-    values = dict(get_preset(preset, task="ppl").params)
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    params = make_params(values)
-    methods = build_methods(
-        list(models) or ([] if methods_file else ["smollm2-135m"]), list(ropes), methods_file, dtype, "hf"
-    )
+    params = make_params(_preset_values(preset, "ppl", overrides))
+    methods = _methods(models, ropes, methods_file, dtype, batch_size)
     run = evaluate_ppl(methods, params, output, device, device_map, batch_size, stderr)
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
-    stdout.print(
-        f"[bold]Perplexity[/bold] on {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
-        f"{params.mode} windows, stride {params.stride}, BOS {params.bos}"
+    heading = (
+        f"[bold]Perplexity[/bold], {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
+        f"{params.mode}, S={params.stride}, BOS {params.bos}"
     )
-    stdout.print(rich_table(methods_by_lengths(run.cells), title=""))
-    if output is not None:
-        stderr.print(f"results written to {output}")
+    _print_table(run, heading, 2, output)
+
+
+@cli.command()
+@click.option(
+    "--preset", default="passkey-quick", show_default=True, help="Task preset (see `coca-eval tasks`)."
+)
+@click.option("--lengths", help="Prompt lengths in tokens: 512..32k, 512,1024 or 1k..8k.")
+@click.option("--samples", type=int, help="Samples per length (the paper uses 100).")
+@click.option("--seed", type=int, help="Seed of keys and depths (same samples for every method).")
+@click.option("--max-new-tokens", type=int, help="Greedy tokens at most (paper: 64); stops once decided.")
+@click.option("--depths", help="stratified | random | comma list of fractions, e.g. 0,0.25,0.5,0.75,1.")
+@click.option("--template", type=click.Choice(["landmark", "coca"]), help="Prompt wording.")
+@click.option(
+    "--dump-samples",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every sample (prompt ids, key, depth, distance, output, correct) as JSONL.",
+)
+@click.option(
+    "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
+)
+@method_options
+def passkey(
+    preset,
+    models,
+    ropes,
+    methods_file,
+    dtype,
+    device,
+    device_map,
+    batch_size,
+    output,
+    dump_samples,
+    no_prefix_reuse,
+    **overrides,
+):
+    """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2)."""
+    from coca_eval.api import evaluate_passkey
+    from coca_eval.passkey.params import make_passkey_params
+
+    params = make_passkey_params(_preset_values(preset, "passkey", overrides))
+    methods = _methods(models, ropes, methods_file, dtype, batch_size)
+    run = evaluate_passkey(
+        methods, params, output, device, device_map, not no_prefix_reuse, dump_samples, stderr
+    )
+    heading = (
+        f"[bold]Passkey accuracy[/bold], {params.samples} samples per length, template {params.template}, "
+        f"greedy <= {params.max_new_tokens} tokens"
+    )
+    _print_table(run, heading, 2, output)
 
 
 @cli.command()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import platform
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
+from coca_eval.passkey.params import PasskeyParams
 from coca_eval.ppl.params import PplParams
 from coca_eval.progress import CellProgress
-from coca_eval.results import Run, git_revision, save_run
+from coca_eval.results import Cell, Run, git_revision, save_run
 
 
 def journal_path_for(output: Path | None, task: str, identity: dict) -> Path:
@@ -24,17 +26,56 @@ def journal_path_for(output: Path | None, task: str, identity: dict) -> Path:
     return base / f"{task}-{cell_key(identity)[:16]}.journal.jsonl"
 
 
-def _environment(device: str, batch_size: int) -> dict:
+def _environment(device: str, **extra: Any) -> dict:
     import torch
     import transformers
 
     return {
         "device": device,
-        "batch_size": batch_size,
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "python": platform.python_version(),
+        **extra,
     }
+
+
+def _run_task(
+    name: str,
+    make_task: Callable[[Journal, CellProgress], Any],
+    methods: Sequence[MethodSpec],
+    params: Any,
+    output: Path | None,
+    device: str,
+    device_map: str | None,
+    console,
+) -> tuple[list[Cell], dict, Any]:
+    """Shared by every task: fingerprints (fail fast), journal, progress, the cell loop, run config."""
+    from coca_eval.backends.hf import load_hf_backend
+    from coca_eval.models.presets import model_fingerprint
+    from coca_eval.runner import run_cells
+
+    weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
+    identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
+    journal = Journal(journal_path_for(output, name, identity))
+    with CellProgress(len(methods) * len(params.lengths), console) as progress:
+        task = make_task(journal, progress)
+        cells = run_cells(
+            task,
+            methods,
+            params.lengths,
+            journal,
+            lambda m: load_hf_backend(m, device, device_map),
+            lambda m: weights[m.model],
+            progress,
+        )
+    config = {
+        "task": name,
+        "params": params.identity(),
+        "weights": weights,
+        "journal": str(journal.path),
+        "methods": [{"label": m.label, **m.identity()} for m in methods],
+    }
+    return cells, config, task
 
 
 def evaluate_ppl(
@@ -47,39 +88,59 @@ def evaluate_ppl(
     console=None,
 ) -> Run:
     """Run (or resume) the perplexity task and return the typed run; writes ``output`` atomically."""
-    from coca_eval.backends.hf import load_hf_backend
     from coca_eval.data.sources import check_source
-    from coca_eval.models.presets import model_fingerprint
     from coca_eval.ppl.task import PplTask
-    from coca_eval.runner import run_cells
 
     check_source(params.dataset)
-    weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
-    identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
-    journal = Journal(journal_path_for(output, "ppl", identity))
-    with CellProgress(len(methods) * len(params.lengths), console) as progress:
-        task = PplTask(params, journal, progress, batch_size)
-        cells = run_cells(
-            task,
-            methods,
-            params.lengths,
-            journal,
-            lambda m: load_hf_backend(m, device, device_map),
-            lambda m: weights[m.model],
-            progress,
-        )
-    config = {
-        "task": "ppl",
-        "params": params.identity(),
-        "weights": weights,
-        "journal": str(journal.path),
-        "methods": [{"label": m.label, **m.identity()} for m in methods],
-        "environment": _environment(device, batch_size),
-    }
+    cells, config, task = _run_task(
+        "ppl",
+        lambda journal, progress: PplTask(params, journal, progress, batch_size),
+        methods,
+        params,
+        output,
+        device,
+        device_map,
+        console,
+    )
+    config["environment"] = _environment(device, batch_size=batch_size)
     if task._documents is not None:  # provenance of the documents the cells average over
         used = {d["doc_id"] for c in cells for d in c.detail.get("docs", [])}
         config["documents"] = {d.doc_id: d.source for d in task.documents() if d.doc_id in used}
     run = Run(git=git_revision(), config=config, cells=cells)
+    if output is not None:
+        save_run(run, Path(output))
+    return run
+
+
+def evaluate_passkey(
+    methods: Sequence[MethodSpec],
+    params: PasskeyParams,
+    output: Path | None = None,
+    device: str = "cpu",
+    device_map: str | None = None,
+    fast: bool = True,
+    dump_samples: Path | None = None,
+    console=None,
+) -> Run:
+    """Run (or resume) passkey retrieval; ``dump_samples`` writes every sample with its prompt ids."""
+    from coca_eval.passkey.task import PasskeyTask
+
+    cells, config, _ = _run_task(
+        "passkey",
+        lambda journal, progress: PasskeyTask(params, journal, progress, fast),
+        methods,
+        params,
+        output,
+        device,
+        device_map,
+        console,
+    )
+    config["environment"] = _environment(device, prefix_reuse=fast)
+    run = Run(git=git_revision(), config=config, cells=cells)
+    if dump_samples is not None:
+        from coca_eval.passkey.dump import write_sample_dump
+
+        write_sample_dump(run, methods, params, Path(dump_samples))
     if output is not None:
         save_run(run, Path(output))
     return run

@@ -66,6 +66,17 @@ class HFBackend:
         ids = self.tokenizer("a").input_ids
         return self.bos_token_id is not None and len(ids) > 0 and ids[0] == self.bos_token_id
 
+    @property
+    def position_limit(self) -> int | None:
+        """Hard position limit of models with learned absolute positions; rotary and ALiBi models have none
+        (running them past their trained length is what long-context evaluation measures)."""
+        config = self.model.config.get_text_config()
+        if getattr(config, "rope_parameters", None) or getattr(config, "alibi", False):
+            return None
+        if config.model_type in ("bloom", "mpt", "falcon") or not hasattr(config, "max_position_embeddings"):
+            return None
+        return config.max_position_embeddings
+
     def encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False).input_ids
 

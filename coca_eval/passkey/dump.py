@@ -1,0 +1,52 @@
+"""``--dump-samples``: one JSONL line per sample with its prompt token ids, for inspection and for
+re-running a sample elsewhere. Prompts are rebuilt from the tokenizer alone (no model load)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from coca_eval.methods import MethodSpec
+from coca_eval.passkey.params import PasskeyParams
+from coca_eval.passkey.task import build_prompts, prompt_builder
+from coca_eval.results import Run, write_atomic
+
+
+class _TokenizerOnly:
+    """What :func:`prompt_builder` needs from a backend, without loading weights."""
+
+    def __init__(self, path: str) -> None:
+        from transformers import AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.bos_token_id = self.tokenizer.bos_token_id
+        ids = self.tokenizer("a").input_ids
+        self.adds_bos = self.bos_token_id is not None and bool(ids) and ids[0] == self.bos_token_id
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False).input_ids
+
+
+def write_sample_dump(run: Run, methods: Sequence[MethodSpec], params: PasskeyParams, path: Path) -> None:
+    from coca_eval.models.presets import resolve_model
+
+    by_label = {m.label: m for m in methods}
+    builders = {}
+    lines = []
+    for cell in run.cells:
+        if cell.status != "ok":
+            continue
+        method = by_label[cell.method]
+        if method.model not in builders:
+            builders[method.model] = prompt_builder(params, _TokenizerOnly(resolve_model(method.model)[0]))
+        prompts = build_prompts(params, builders[method.model], cell.length)
+        for sample in cell.detail["samples"]:
+            record = {
+                "method": cell.method,
+                "length": cell.length,
+                **sample,
+                "prompt_ids": prompts[sample["index"]].ids,
+            }
+            lines.append(json.dumps(record))
+    write_atomic(path, "\n".join(lines) + "\n")

@@ -1,0 +1,106 @@
+"""Greedy decoding for passkey prompts, with the early stop and the shared-prefix fast path.
+
+* Early stop: the answer is decided once the output's first integer is complete (a non-digit follows
+  it), or at EOS, or at ``max_new_tokens``: the tokens after that cannot change the score.
+* Shared prefix: all samples of one length share BOS + intro + the filler before their key line.
+  One forward over the longest such prefix fills a KV cache; samples run from the deepest key to the
+  shallowest, each cropping the cache back to its own prefix and computing only the rest. A crop only
+  drops positions, so the next (shorter) prefix is still intact.
+
+The fast path is exact only where a position's keys do not depend on the total length. It is refused
+(naive per-sample decoding is used) for dynamic rope scaling once the sequence can exceed the trained
+length, and for sliding-window caches, which cannot be cropped back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import torch
+
+_FIRST_INTEGER = re.compile(r"\d+")
+
+
+def first_integer(text: str) -> int | None:
+    match = _FIRST_INTEGER.search(text)
+    return int(match.group()) if match else None
+
+
+def answer_decided(text: str) -> bool:
+    """True once the first integer in ``text`` is followed by something that is not a digit."""
+    match = _FIRST_INTEGER.search(text)
+    return match is not None and match.end() < len(text)
+
+
+class GreedyDecoder:
+    """Greedy generation on an :class:`~coca_eval.backends.hf.HFBackend` with the stop rule above."""
+
+    def __init__(self, backend, max_new_tokens: int) -> None:
+        self.backend, self.model, self.max_new_tokens = backend, backend.model, max_new_tokens
+        eos = self.model.generation_config.eos_token_id if self.model.generation_config else None
+        self.eos = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+        if backend.tokenizer.eos_token_id is not None:
+            self.eos.add(backend.tokenizer.eos_token_id)
+
+    def _forward(self, ids: Sequence[int], cache=None):
+        input_ids = torch.tensor([list(ids)], device=self.backend.device)  # [1, n]
+        out = self.model(input_ids=input_ids, past_key_values=cache, use_cache=True, logits_to_keep=1)
+        return out.logits[0, -1], out.past_key_values  # [V], cache
+
+    def _continue(self, logits: torch.Tensor, cache) -> list[int]:
+        generated: list[int] = []
+        while True:
+            token = int(logits.argmax())
+            generated.append(token)
+            if token in self.eos or len(generated) >= self.max_new_tokens:
+                return generated
+            if answer_decided(self.backend.tokenizer.decode(generated, skip_special_tokens=True)):
+                return generated
+            logits, cache = self._forward([token], cache)
+
+    @torch.inference_mode()
+    def naive(self, prompt: Sequence[int]) -> list[int]:
+        """One sample from scratch: prefill the whole prompt, then decode."""
+        self.backend._reset_dynamic_rope()
+        logits, cache = self._forward(prompt)
+        return self._continue(logits, cache)
+
+    @torch.inference_mode()
+    def shared_prefix(
+        self,
+        prompts: Sequence[Sequence[int]],
+        prefix_lengths: Sequence[int],
+        on_done: Callable[[int, list[int]], None],
+    ) -> None:
+        """Decode every prompt, reusing the KV cache of their common prefix; calls ``on_done(i, tokens)``."""
+        order = sorted(range(len(prompts)), key=lambda i: -prefix_lengths[i])
+        longest = order[0]
+        self.backend._reset_dynamic_rope()
+        _, cache = self._forward(prompts[longest][: max(1, prefix_lengths[longest])])
+        for i in order:
+            keep = max(1, prefix_lengths[i])
+            _crop_to(cache, keep)
+            logits, cache = self._forward(prompts[i][keep:], cache)
+            on_done(i, self._continue(logits, cache))
+
+
+def _crop_to(cache, keep: int) -> None:
+    """Drop cached positions beyond ``keep`` (a negative ``crop`` removes that many, in every version)."""
+    surplus = cache.get_seq_length() - keep
+    if surplus > 0:
+        cache.crop(-surplus)
+
+
+def prefix_reuse_is_exact(backend, total_length: int) -> bool:
+    """Whether cached prefixes give the very outputs a fresh per-sample run gives (see module doc)."""
+    config = backend.model.config.get_text_config()
+    if getattr(config, "sliding_window", None) and "sliding_attention" in (
+        getattr(config, "layer_types", None) or []
+    ):
+        return False
+    if getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True):
+        return False
+    return not (
+        backend._dynamic and (backend.trained_context is None or total_length > backend.trained_context)
+    )

@@ -1,0 +1,103 @@
+"""The ``passkey`` task: methods x lengths of retrieval accuracy, journaled per sample."""
+
+from __future__ import annotations
+
+from coca_eval.journal import Journal, cell_key
+from coca_eval.methods import MethodSpec
+from coca_eval.passkey.generation import GreedyDecoder, prefix_reuse_is_exact
+from coca_eval.passkey.params import PasskeyParams
+from coca_eval.passkey.prompts import PasskeyPrompt, PromptBuilder, draw_samples, parse_depths
+from coca_eval.passkey.scoring import accuracy_detail, score_output
+from coca_eval.passkey.templates import TEMPLATES
+from coca_eval.progress import CellProgress
+from coca_eval.results import Cell
+
+PASSKEY_TASK_VERSION = 1
+
+
+def prompt_builder(params: PasskeyParams, backend) -> PromptBuilder:
+    """BOS goes in front when the model's tokenizer puts it there by default."""
+    bos = backend.bos_token_id if backend.adds_bos else None
+    return PromptBuilder(TEMPLATES.get(params.template), backend.encode, bos)
+
+
+def build_prompts(params: PasskeyParams, builder: PromptBuilder, length: int) -> list[PasskeyPrompt]:
+    samples = draw_samples(params.seed, length, params.samples, parse_depths(params.depths))
+    return [builder.build(sample, length) for sample in samples]
+
+
+class PasskeyTask:
+    """Passkey retrieval as a :class:`~coca_eval.runner.CellTask`."""
+
+    name, metric, dataset = "passkey", "accuracy", None
+
+    def __init__(self, params: PasskeyParams, journal: Journal, progress: CellProgress, fast: bool = True):
+        self.params, self.journal, self.progress, self.fast = params, journal, progress, fast
+
+    def cell_key(self, method: MethodSpec, weights: str, length: int) -> str:
+        identity = {
+            "task": "passkey",
+            "version": PASSKEY_TASK_VERSION,
+            "method": method.identity(),
+            "weights": weights,
+            "params": {**self.params.identity(), "lengths": None},
+            "length": length,
+        }
+        return cell_key(identity)
+
+    def prepare(self, method: MethodSpec, backend) -> PromptBuilder:
+        return prompt_builder(self.params, backend)
+
+    def evaluate(self, method: MethodSpec, backend, builder: PromptBuilder, length: int, key: str) -> Cell:
+        base = dict(task="passkey", method=method.label, metric="accuracy", length=length)
+        limit = backend.position_limit
+        if limit is not None and length + self.params.max_new_tokens > limit:
+            reason = (
+                f"{length} + {self.params.max_new_tokens} new tokens exceed the model's {limit} positions"
+            )
+            return Cell(**base, status="error", detail={"error": reason})
+        prompts = build_prompts(self.params, builder, length)
+        samples = draw_samples(
+            self.params.seed, length, self.params.samples, parse_depths(self.params.depths)
+        )
+        done = self.journal.parts.get(key, {})
+        todo = [i for i in range(len(prompts)) if str(i) not in done]
+        self.progress.start_cell(f"{method.label} @ {length}", len(prompts), len(prompts) - len(todo))
+        decoder = GreedyDecoder(backend, self.params.max_new_tokens)
+
+        def record(position: int, tokens: list[int]) -> None:
+            i, prompt = todo[position], prompts[todo[position]]
+            output = backend.tokenizer.decode(tokens, skip_special_tokens=True)
+            entry = {
+                "index": i,
+                "key": samples[i].key,
+                "depth": samples[i].depth,
+                "key_position": prompt.key_start / length,
+                "distance": prompt.distance,
+                "output": output,
+                **score_output(output, samples[i].key),
+            }
+            self.journal.record_part(key, str(i), entry)
+            self.progress.advance()
+
+        fast = (
+            self.fast
+            and len(todo) > 1
+            and prefix_reuse_is_exact(backend, length + self.params.max_new_tokens)
+        )
+        if fast:
+            decoder.shared_prefix(
+                [prompts[i].ids for i in todo], [prompts[i].shared_prefix for i in todo], record
+            )
+        else:
+            for position, i in enumerate(todo):
+                record(position, decoder.naive(prompts[i].ids))
+        records = [self.journal.parts[key][str(i)] for i in range(len(prompts))]
+        detail = {
+            **accuracy_detail(records),
+            "samples": records,
+            "template": self.params.template,
+            "max_new_tokens": self.params.max_new_tokens,
+            "prefix_reuse": fast,
+        }
+        return Cell(**base, value=detail["accuracy"], n=len(records), detail=detail)
