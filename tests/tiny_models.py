@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import string
 from pathlib import Path
 
 WORDS = (  # noqa: SIM905 (a word list reads better as one string)
@@ -66,3 +67,20 @@ def make_tiny_llama(directory: Path, add_bos: bool, seed: int = 0, **overrides) 
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return Path(directory)
+
+
+def make_sentencepiece_like_tokenizer():
+    """A Metaspace (SentencePiece-style, dummy-prefix) BPE tokenizer that puts BOS in front, like LLaMA."""
+    from tokenizers import SentencePieceBPETokenizer, processors
+    from transformers import PreTrainedTokenizerFast
+
+    tok = SentencePieceBPETokenizer()
+    tok.train_from_iterator(
+        tiny_corpus_text(n_docs=2, seed=2),
+        vocab_size=400,
+        special_tokens=["<s>", "</s>", "<unk>"],
+        initial_alphabet=list(string.ascii_letters + string.digits + string.punctuation),
+    )
+    tok = tok._tokenizer
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>")

@@ -85,6 +85,24 @@ class GreedyDecoder:
             on_done(i, self._continue(logits, cache))
 
 
+def decode_prompts(
+    decoder: GreedyDecoder,
+    prompts: Sequence[Sequence[int]],
+    prefix_lengths: Sequence[int],
+    on_done: Callable[[int, list[int]], None],
+    allow_reuse: bool = True,
+) -> bool:
+    """Decode every prompt by the fastest exact route; returns whether the shared prefix was reused."""
+    total = max(map(len, prompts)) + decoder.max_new_tokens
+    reuse = allow_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, total)
+    if reuse:
+        decoder.shared_prefix(prompts, prefix_lengths, on_done)
+    else:
+        for i, prompt in enumerate(prompts):
+            on_done(i, decoder.naive(prompt))
+    return reuse
+
+
 def _crop_to(cache, keep: int) -> None:
     """Drop cached positions beyond ``keep`` (a negative ``crop`` removes that many, in every version)."""
     surplus = cache.get_seq_length() - keep

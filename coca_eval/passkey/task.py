@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.passkey.generation import GreedyDecoder, prefix_reuse_is_exact
+from coca_eval.passkey.generation import GreedyDecoder, decode_prompts
 from coca_eval.passkey.params import PasskeyParams
-from coca_eval.passkey.prompts import PasskeyPrompt, PromptBuilder, draw_samples, parse_depths
+from coca_eval.passkey.prompts import PasskeyPrompt, PasskeySample, PromptBuilder, draw_samples, parse_depths
 from coca_eval.passkey.scoring import accuracy_detail, score_output
 from coca_eval.passkey.templates import TEMPLATES
 from coca_eval.progress import CellProgress
@@ -22,8 +22,11 @@ def prompt_builder(params: PasskeyParams, backend) -> PromptBuilder:
 
 
 def build_prompts(params: PasskeyParams, builder: PromptBuilder, length: int) -> list[PasskeyPrompt]:
-    samples = draw_samples(params.seed, length, params.samples, parse_depths(params.depths))
-    return [builder.build(sample, length) for sample in samples]
+    return [builder.build(sample, length) for sample in draw_samples_for(params, length)]
+
+
+def draw_samples_for(params: PasskeyParams, length: int) -> list[PasskeySample]:
+    return draw_samples(params.seed, length, params.samples, parse_depths(params.depths))
 
 
 class PasskeyTask:
@@ -56,10 +59,8 @@ class PasskeyTask:
                 f"{length} + {self.params.max_new_tokens} new tokens exceed the model's {limit} positions"
             )
             return Cell(**base, status="error", detail={"error": reason})
-        prompts = build_prompts(self.params, builder, length)
-        samples = draw_samples(
-            self.params.seed, length, self.params.samples, parse_depths(self.params.depths)
-        )
+        samples = draw_samples_for(self.params, length)
+        prompts = [builder.build(sample, length) for sample in samples]
         done = self.journal.parts.get(key, {})
         todo = [i for i in range(len(prompts)) if str(i) not in done]
         self.progress.start_cell(f"{method.label} @ {length}", len(prompts), len(prompts) - len(todo))
@@ -80,24 +81,19 @@ class PasskeyTask:
             self.journal.record_part(key, str(i), entry)
             self.progress.advance()
 
-        fast = (
-            self.fast
-            and len(todo) > 1
-            and prefix_reuse_is_exact(backend, length + self.params.max_new_tokens)
+        reused = decode_prompts(
+            decoder,
+            [prompts[i].ids for i in todo],
+            [prompts[i].shared_prefix for i in todo],
+            record,
+            self.fast,
         )
-        if fast:
-            decoder.shared_prefix(
-                [prompts[i].ids for i in todo], [prompts[i].shared_prefix for i in todo], record
-            )
-        else:
-            for position, i in enumerate(todo):
-                record(position, decoder.naive(prompts[i].ids))
         records = [self.journal.parts[key][str(i)] for i in range(len(prompts))]
         detail = {
             **accuracy_detail(records),
             "samples": records,
             "template": self.params.template,
             "max_new_tokens": self.params.max_new_tokens,
-            "prefix_reuse": fast,
+            "prefix_reuse": reused,
         }
         return Cell(**base, value=detail["accuracy"], n=len(records), detail=detail)
