@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.passkey.generation import GreedyDecoder, decode_prompts
@@ -60,7 +61,10 @@ class PasskeyTask:
             )
             return Cell(**base, status="error", detail={"error": reason})
         samples = draw_samples_for(self.params, length)
-        prompts = [builder.build(sample, length) for sample in samples]
+        try:
+            prompts = [builder.build(sample, length) for sample in samples]
+        except CocaEvalError as exc:  # a length too short for the template is this cell's problem only
+            return Cell(**base, status="error", detail={"error": str(exc)})
         done = self.journal.parts.get(key, {})
         todo = [i for i in range(len(prompts)) if str(i) not in done]
         self.progress.start_cell(f"{method.label} @ {length}", len(prompts), len(prompts) - len(todo))

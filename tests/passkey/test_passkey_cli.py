@@ -1,0 +1,113 @@
+"""`coca-eval passkey`: the contract, sample dumps, bad input, resume, and the real-model check."""
+
+import json
+
+import pytest
+from test_cli import run_cli
+
+from coca_eval.results import load_run
+
+
+def test_passkey_contract_and_dump(tiny_llama_bos_dir, tmp_path):
+    out, dump = tmp_path / "pk.json", tmp_path / "samples.jsonl"
+    args = [
+        "passkey",
+        "--model",
+        tiny_llama_bos_dir,
+        "--rope",
+        "none",
+        "--rope",
+        "dynamic:2",
+        "--lengths",
+        "230,300",
+        "--samples",
+        "4",
+        "--max-new-tokens",
+        "6",
+        "--output",
+        out,
+        "--dump-samples",
+        dump,
+    ]
+    result = run_cli(*args)
+    assert result.returncode == 0, result.stderr
+    run = load_run(out)
+    assert [(c.method.endswith("x2"), c.length) for c in run.cells] == [
+        (False, 230),
+        (False, 300),
+        (True, 230),
+        (True, 300),
+    ]
+    for cell in run.cells:
+        assert cell.task == "passkey" and cell.metric == "accuracy" and cell.n == 4
+        assert 0 <= cell.detail["wilson95"][0] <= cell.value <= cell.detail["wilson95"][1] <= 1
+        assert {s["index"] for s in cell.detail["samples"]} == {0, 1, 2, 3}
+    # same keys for every method at a length
+    keys = {(c.length, tuple(s["key"] for s in c.detail["samples"])) for c in run.cells}
+    assert len(keys) == 2
+    lines = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert len(lines) == 16 and all(len(r["prompt_ids"]) == r["length"] for r in lines)
+    assert all(r["prompt_ids"][0] == 0 for r in lines)  # BOS, as this tokenizer adds one
+    again = run_cli(*args)
+    assert again.returncode == 0 and "loading" not in again.stderr  # resumed from the journal
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--samples", "0"],
+        ["--max-new-tokens", "-1"],
+        ["--depths", "1.5"],
+        ["--template", "nope"],
+        ["--lengths", "64..32"],
+        ["--preset", "pg19"],
+    ],
+)
+def test_passkey_bad_input(tiny_llama_dir, tmp_path, args):
+    out = tmp_path / "pk.json"
+    result = run_cli("passkey", "--model", tiny_llama_dir, "--samples", "2", *args, "--output", out)
+    assert result.returncode == 2 and result.stderr.startswith("coca-eval: error:"), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_absolute_positions_past_their_limit_are_an_error_cell(tmp_path):
+    from tiny_models import make_tokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    tokenizer = make_tokenizer(add_bos=False)
+    model = GPT2LMHeadModel(
+        GPT2Config(vocab_size=len(tokenizer), n_positions=256, n_embd=32, n_layer=1, n_head=2)
+    )
+    model.save_pretrained(tmp_path / "gpt2")
+    tokenizer.save_pretrained(tmp_path / "gpt2")
+    out = tmp_path / "pk.json"
+    result = run_cli(
+        "passkey",
+        "--model",
+        tmp_path / "gpt2",
+        "--lengths",
+        "20,200,250",
+        "--samples",
+        "2",
+        "--max-new-tokens",
+        "8",
+        "--output",
+        out,
+    )
+    assert result.returncode == 0, result.stderr
+    cells = load_run(out).cells
+    assert [c.status for c in cells] == ["error", "ok", "error"]
+    assert "too short for the passkey prompt" in cells[0].detail["error"]
+    assert "exceed the model's 256 positions" in cells[2].detail["error"]
+
+
+@pytest.mark.realmodel
+def test_smollm2_retrieves_passkeys(tmp_path):
+    out = tmp_path / "pk.json"
+    result = run_cli(
+        "passkey", "--model", "smollm2-135m", "--lengths", "512,1024", "--samples", "10", "--output", out
+    )
+    assert result.returncode == 0, result.stderr
+    cells = load_run(out).cells
+    assert [c.length for c in cells] == [512, 1024]
+    assert all(c.value >= 0.9 for c in cells), [c.value for c in cells]
