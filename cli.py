@@ -190,6 +190,25 @@ def passkey(
 
 
 @cli.command()
+@click.argument("source", type=click.Path(path_type=Path))
+@click.argument("output", type=click.Path(path_type=Path))
+@click.option(
+    "--from-llama",
+    is_flag=True,
+    help="SOURCE is a plain LLaMA checkpoint: start CoCA from it "
+    "(t_proj initialised from k_proj), ready for the paper's fine-tuning recipe.",
+)
+@click.option("--variant", type=click.Choice(["slack", "strict"]), default="slack", show_default=True)
+def convert(source: Path, output: Path, from_llama: bool, variant: str) -> None:
+    """Write a coca-eval CoCA checkpoint from a reference-repository CoCA checkpoint (LLaMA-CoCA with
+    t_proj, or NeoX-CoCA with fused q/t/v) or, with --from-llama, from a plain LLaMA checkpoint."""
+    from coca_eval.models.convert import convert_from_llama, convert_reference
+
+    written = (convert_from_llama if from_llama else convert_reference)(source, output, variant)
+    stderr.print(f"CoCA ({variant}) checkpoint written to {written}; evaluate it with --model {written}")
+
+
+@cli.command()
 def tasks() -> None:
     """List registered tasks and their presets."""
     from rich.table import Table
