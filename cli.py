@@ -126,12 +126,12 @@ def _print_table(run, heading: str, digits: int, output) -> None:
 @method_options
 def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, **overrides):
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
-    from coca_eval.api import evaluate_ppl
+    from coca_eval.api import Runtime, evaluate_ppl
     from coca_eval.ppl.params import make_params
 
     params = make_params(_preset_values(preset, "ppl", overrides))
     methods = _methods(models, ropes, methods_file, dtype, batch_size)
-    run = evaluate_ppl(methods, params, output, device, device_map, batch_size, stderr)
+    run = evaluate_ppl(methods, params, output, Runtime(device, device_map, stderr), batch_size)
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
     heading = (
         f"[bold]Perplexity[/bold], {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
@@ -174,14 +174,13 @@ def passkey(
     **overrides,
 ):
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2)."""
-    from coca_eval.api import evaluate_passkey
+    from coca_eval.api import Runtime, evaluate_passkey
     from coca_eval.passkey.params import make_passkey_params
 
     params = make_passkey_params(_preset_values(preset, "passkey", overrides))
     methods = _methods(models, ropes, methods_file, dtype, batch_size)
-    run = evaluate_passkey(
-        methods, params, output, device, device_map, not no_prefix_reuse, dump_samples, stderr
-    )
+    runtime = Runtime(device, device_map, stderr)
+    run = evaluate_passkey(methods, params, output, runtime, not no_prefix_reuse, dump_samples)
     heading = (
         f"[bold]Passkey accuracy[/bold], {params.samples} samples per length, template {params.template}, "
         f"greedy <= {params.max_new_tokens} tokens"
@@ -238,6 +237,83 @@ def models() -> None:
             name, preset.display_name, preset.params, str(preset.trained_context), preset.description
         )
     stdout.print(table)
+
+
+@cli.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    type=click.Choice(["md", "latex", "csv", "html"]),
+    help="Output format (repeatable). Default: md.",
+)
+@click.option("--out", "out_dir", default="report", show_default=True, type=click.Path(path_type=Path))
+@click.option("--definition", help="Report definition: a YAML file or a shipped name (reports/definitions/).")
+@click.option("--title", help="Report title.")
+@click.option("--paper", multiple=True, help="Set a paper table beside ours: table1..table5, v1-table4, ...")
+@click.option("--delta-vs", help="Also show every row as signed differences to this method (Table 3 style).")
+@click.option("--intervals", is_flag=True, help="Show 95% intervals (Wilson; document bootstrap for PPL).")
+@click.option("--show-n", is_flag=True, help="Show n (documents or samples) in every cell.")
+@click.option("--digits", type=int, help="Decimals of printed values (default 2).")
+@click.option(
+    "--trained-context", type=int, help="Trained context for Fig 5 (default: from the run's model)."
+)
+@click.option("--no-plots", is_flag=True, help="Tables only.")
+def report(runs, formats, out_dir, definition, no_plots, **overrides) -> None:
+    """Tables (Markdown, LaTeX, CSV, HTML) and plots from one or more results files, like the paper's.
+
+    \b
+    coca-eval report runs/t1.json runs/t2.json --paper table1 --paper table2 --format md --format latex
+    coca-eval report run.json --definition coca-table1 --intervals --delta-vs "LLaMA-7B"
+    """
+    from coca_eval.report import build_report, load_definition
+    from coca_eval.report.render import terminal_frame
+    from coca_eval.tables import rich_table
+
+    spec = load_definition(definition).with_overrides(**overrides, plots=False if no_plots else None)
+    output = build_report(runs, spec, formats or ("md",), out_dir)
+    for table in output.tables:
+        stdout.print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
+    stderr.print(f"report written to {out_dir} ({len(output.files)} files, {len(output.plots)} plots)")
+
+
+@cli.command()
+@click.option("--baseline", multiple=True, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--candidate", multiple=True, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--max-ppl-rise", default="2%", show_default=True, help="Tolerated relative PPL rise.")
+@click.option("--max-acc-drop", default="0.05", show_default=True, help="Tolerated passkey accuracy drop.")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level (overall).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
+@click.option("--bootstrap", "n_boot", default=5000, show_default=True, type=int, help="Bootstrap draws.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON instead of a table.")
+def gate(baseline, candidate, max_ppl_rise, max_acc_drop, alpha, seed, n_boot, as_json) -> None:
+    """Fail (exit 1) when a candidate run regresses against a baseline run, beyond tolerance and
+    significantly; exit 2 when the runs were made under different protocols.
+
+    \b
+    coca-eval gate --baseline base/ppl.json --candidate new/ppl.json --max-ppl-rise 2%
+    coca-eval gate --baseline b/ppl.json --candidate c/ppl.json --baseline b/pk.json --candidate c/pk.json
+    """
+    import json
+
+    from coca_eval.gate import append_step_summary, rich_summary, run_gate, verdict_json
+    from coca_eval.gate.compare import make_options
+    from coca_eval.results import load_run
+
+    if len(baseline) != len(candidate):
+        raise CocaEvalError("give one --candidate for every --baseline (they pair up in order)")
+    options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot)
+    pairs = [(load_run(b), load_run(c)) for b, c in zip(baseline, candidate, strict=True)]
+    result = run_gate(pairs, options)
+    if as_json:
+        click.echo(json.dumps(verdict_json(result), indent=2))
+    else:
+        stdout.print(rich_summary(result))
+        for note in result.notes:
+            stdout.print(f"note: {note}", markup=False)
+    append_step_summary(result)
+    sys.exit(result.exit_code)
 
 
 _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from coca_eval.methods import MethodSpec
 from coca_eval.passkey.params import PasskeyParams
 from coca_eval.ppl.params import PplParams
 from coca_eval.progress import CellProgress
-from coca_eval.results import Cell, Run, git_revision, save_run
+from coca_eval.results import Run, git_revision, save_run
 
 
 def journal_path_for(output: Path | None, task: str, identity: dict) -> Path:
@@ -39,17 +40,25 @@ def _environment(device: str, **extra: Any) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class Runtime:
+    """Where and how models run; nothing here changes a number."""
+
+    device: str = "cpu"
+    device_map: str | None = None
+    console: Any = None
+
+
 def _run_task(
     name: str,
     make_task: Callable[[Journal, CellProgress], Any],
     methods: Sequence[MethodSpec],
     params: Any,
     output: Path | None,
-    device: str,
-    device_map: str | None,
-    console,
-) -> tuple[list[Cell], dict, Any]:
-    """Shared by every task: fingerprints (fail fast), journal, progress, the cell loop, run config."""
+    runtime: Runtime,
+    **environment: Any,
+) -> tuple[Run, Any]:
+    """Shared by every task: fingerprints (fail fast), journal, progress, the cell loop, the run record."""
     from coca_eval.backends.hf import load_hf_backend
     from coca_eval.models.presets import model_fingerprint
     from coca_eval.runner import run_cells
@@ -57,56 +66,38 @@ def _run_task(
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
     journal = Journal(journal_path_for(output, name, identity))
-    with CellProgress(len(methods) * len(params.lengths), console) as progress:
+    load = lambda m: load_hf_backend(m, runtime.device, runtime.device_map)  # noqa: E731
+    with CellProgress(len(methods) * len(params.lengths), runtime.console) as progress:
         task = make_task(journal, progress)
-        cells = run_cells(
-            task,
-            methods,
-            params.lengths,
-            journal,
-            lambda m: load_hf_backend(m, device, device_map),
-            lambda m: weights[m.model],
-            progress,
-        )
+        cells = run_cells(task, methods, params.lengths, journal, load, lambda m: weights[m.model], progress)
     config = {
         "task": name,
         "params": params.identity(),
         "weights": weights,
         "journal": str(journal.path),
         "methods": [{"label": m.label, **m.identity()} for m in methods],
+        "environment": _environment(runtime.device, **environment),
     }
-    return cells, config, task
+    return Run(git=git_revision(), config=config, cells=cells), task
 
 
 def evaluate_ppl(
     methods: Sequence[MethodSpec],
     params: PplParams,
     output: Path | None = None,
-    device: str = "cpu",
-    device_map: str | None = None,
+    runtime: Runtime = Runtime(),
     batch_size: int = 1,
-    console=None,
 ) -> Run:
     """Run (or resume) the perplexity task and return the typed run; writes ``output`` atomically."""
     from coca_eval.data.sources import check_source
     from coca_eval.ppl.task import PplTask
 
     check_source(params.dataset)
-    cells, config, task = _run_task(
-        "ppl",
-        lambda journal, progress: PplTask(params, journal, progress, batch_size),
-        methods,
-        params,
-        output,
-        device,
-        device_map,
-        console,
-    )
-    config["environment"] = _environment(device, batch_size=batch_size)
+    make_task = lambda journal, progress: PplTask(params, journal, progress, batch_size)  # noqa: E731
+    run, task = _run_task("ppl", make_task, methods, params, output, runtime, batch_size=batch_size)
     if task._documents is not None:  # provenance of the documents the cells average over
-        used = {d["doc_id"] for c in cells for d in c.detail.get("docs", [])}
-        config["documents"] = {d.doc_id: d.source for d in task.documents() if d.doc_id in used}
-    run = Run(git=git_revision(), config=config, cells=cells)
+        used = {d["doc_id"] for c in run.cells for d in c.detail.get("docs", [])}
+        run.config["documents"] = {d.doc_id: d.source for d in task.documents() if d.doc_id in used}
     if output is not None:
         save_run(run, Path(output))
     return run
@@ -116,27 +107,15 @@ def evaluate_passkey(
     methods: Sequence[MethodSpec],
     params: PasskeyParams,
     output: Path | None = None,
-    device: str = "cpu",
-    device_map: str | None = None,
-    fast: bool = True,
+    runtime: Runtime = Runtime(),
+    prefix_reuse: bool = True,
     dump_samples: Path | None = None,
-    console=None,
 ) -> Run:
     """Run (or resume) passkey retrieval; ``dump_samples`` writes every sample with its prompt ids."""
     from coca_eval.passkey.task import PasskeyTask
 
-    cells, config, _ = _run_task(
-        "passkey",
-        lambda journal, progress: PasskeyTask(params, journal, progress, fast),
-        methods,
-        params,
-        output,
-        device,
-        device_map,
-        console,
-    )
-    config["environment"] = _environment(device, prefix_reuse=fast)
-    run = Run(git=git_revision(), config=config, cells=cells)
+    make_task = lambda journal, progress: PasskeyTask(params, journal, progress, prefix_reuse)  # noqa: E731
+    run, _ = _run_task("passkey", make_task, methods, params, output, runtime, prefix_reuse=prefix_reuse)
     if dump_samples is not None:
         from coca_eval.passkey.dump import write_sample_dump
 

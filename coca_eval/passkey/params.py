@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from coca_eval.errors import CocaEvalError
-from coca_eval.lengths import parse_lengths
+from coca_eval.params import normalise_task_values, require_positive_int
 from coca_eval.passkey.prompts import parse_depths
 from coca_eval.passkey.templates import TEMPLATES
 
@@ -27,21 +26,12 @@ class PasskeyParams:
 
 
 def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
-    values = dict(values)
-    unknown = set(values) - set(PasskeyParams.__dataclass_fields__)
-    if unknown:
-        raise CocaEvalError(f"unknown passkey parameter(s): {', '.join(sorted(unknown))}")
-    if isinstance(values.get("lengths"), str):
-        values["lengths"] = tuple(parse_lengths(values["lengths"]))
-    elif values.get("lengths") is not None:
-        values["lengths"] = tuple(sorted({int(v) for v in values["lengths"]}))
+    values = normalise_task_values(values, PasskeyParams.__dataclass_fields__, "passkey")
     if values.get("depths") is not None:
         values["depths"] = str(values["depths"])
     params = PasskeyParams(**values)
     for name in ("samples", "max_new_tokens"):
-        value = getattr(params, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise CocaEvalError(f"--{name.replace('_', '-')} must be a positive integer (got {value!r})")
+        require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
     parse_depths(params.depths)
     TEMPLATES.get(params.template)
     return params

@@ -24,37 +24,35 @@ class PasskeyTemplate:
 
 TEMPLATES = Registry[PasskeyTemplate]("passkey template")
 
+# Both wordings share the intro and the filler sentences; they differ in the key line and question.
+_INTRO = (
+    "There is an important info hidden inside a lot of irrelevant text. Find it and memorize them. "
+    "I will quiz you about the important information there."
+)
+_FILLER = (
+    "The grass is green.",
+    "The sky is blue.",
+    "The sun is yellow.",
+    "Here we go.",
+    "There and back again.",
+)
+
 TEMPLATES.add(
     "landmark",
     PasskeyTemplate(
         name="landmark",
-        intro="There is an important info hidden inside a lot of irrelevant text. Find it and memorize them. "
-        "I will quiz you about the important information there.",
-        filler_sentences=(
-            "The grass is green.",
-            "The sky is blue.",
-            "The sun is yellow.",
-            "Here we go.",
-            "There and back again.",
-        ),
+        intro=_INTRO,
+        filler_sentences=_FILLER,
         key_line="The pass key is {key}. Remember it. {key} is the pass key.",
         question="What is the pass key? The pass key is",
     ),
 )
-
 TEMPLATES.add(
     "coca",
     PasskeyTemplate(
         name="coca",
-        intro="There is an important info hidden inside a lot of irrelevant text. Find it and memorize them. "
-        "I will quiz you about the important information there.",
-        filler_sentences=(
-            "The grass is green.",
-            "The sky is blue.",
-            "The sun is yellow.",
-            "Here we go.",
-            "There and back again.",
-        ),
+        intro=_INTRO,
+        filler_sentences=_FILLER,
         key_line="The passkey is {key}. Remeber it. {key} is the passkey.",
         question="What is the passkey?",
     ),

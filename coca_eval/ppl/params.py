@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.lengths import parse_lengths
+from coca_eval.params import normalise_task_values, require_positive_int
 
 MODES = ("sliding", "truncated")
 BOS_CHOICES = ("auto", "always", "never", "first")
@@ -35,28 +35,14 @@ class PplParams:
         return asdict(self)
 
 
-def _positive(name: str, value: Any, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise CocaEvalError(f"{name} must be a positive integer (got {value!r})")
-
-
 def make_params(values: dict[str, Any]) -> PplParams:
     """Build and check :class:`PplParams` from preset values overlaid with command-line options."""
-    values = dict(values)
-    unknown = set(values) - set(PplParams.__dataclass_fields__)
-    if unknown:
-        raise CocaEvalError(f"unknown ppl parameter(s): {', '.join(sorted(unknown))}")
-    if isinstance(values.get("lengths"), str):
-        values["lengths"] = tuple(parse_lengths(values["lengths"]))
-    elif values.get("lengths") is not None:
-        values["lengths"] = tuple(sorted({int(v) for v in values["lengths"]}))
+    values = normalise_task_values(values, PplParams.__dataclass_fields__, "ppl")
     params = PplParams(**values)
     for name in ("doc_tokens", "stride"):
-        _positive(f"--{name.replace('_', '-')}", getattr(params, name))
-    _positive("--num-docs", params.num_docs, allow_none=True)
-    _positive("--limit", params.limit, allow_none=True)
+        require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
+    require_positive_int("--num-docs", params.num_docs, allow_none=True)
+    require_positive_int("--limit", params.limit, allow_none=True)
     if params.mode not in MODES:
         raise CocaEvalError(f"--mode must be one of {', '.join(MODES)}")
     if params.bos not in BOS_CHOICES:
