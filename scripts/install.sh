@@ -20,7 +20,8 @@ pip() { "$venv/bin/python" -m pip --disable-pip-version-check -q "$@"; }
 if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     echo "install: NVIDIA GPU found; torch comes from PyPI (CUDA build)"
-  elif pip install --no-index "$cpu_torch" 2>/dev/null; then
+  elif pip install --no-deps --no-index "$cpu_torch" 2>/dev/null; then
+    pip install "$cpu_torch"  # the local wheel is in place; this adds its dependencies from the index
     echo "install: CPU machine; installed local wheel $cpu_torch"
   else
     echo "install: CPU machine; installing torch from PyTorch's CPU index"
