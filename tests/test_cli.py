@@ -107,6 +107,14 @@ def test_corrupt_journal_is_one_line_exit_2(tiny_llama_dir, corpus_file, tmp_pat
     assert journal.read_text().startswith('{"v": 1, "kind": "part"}')  # nothing of the user's is touched
 
 
+def test_unreadable_journal_is_one_line_exit_2(tiny_llama_dir, corpus_file, tmp_path):
+    out = tmp_path / "out.json"
+    out.with_suffix(".journal.jsonl").mkdir()  # a directory where the journal file should be
+    result = run_cli(*ppl_args(tiny_llama_dir, corpus_file, out, "--lengths", "64", "--doc-tokens", "128"))
+    assert result.returncode == 2 and "cannot read journal" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
 def _journal_entries(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
