@@ -297,8 +297,7 @@ def gate(baseline, candidate, max_ppl_rise, max_acc_drop, alpha, seed, n_boot, a
     """
     import json
 
-    from coca_eval.gate import append_step_summary, rich_summary, run_gate, verdict_json
-    from coca_eval.gate.compare import make_options
+    from coca_eval.gate import append_step_summary, make_options, rich_summary, run_gate, verdict_json
     from coca_eval.results import load_run
 
     if len(baseline) != len(candidate):

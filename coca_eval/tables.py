@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 from rich.table import Table
@@ -18,16 +19,70 @@ def cell_text(cell: Cell, digits: int = 2) -> str:
     return f"{cell.value:.{digits}f}" if cell.status == "ok" else STATUS_TEXT[cell.status]
 
 
+LOWER_IS_BETTER = frozenset({"ppl", "perplexity", "nll", "loss", "bpb", "bits_per_byte"})
+
+
+def higher_is_better(metric: str) -> bool:
+    """Which way "best" points: perplexity-like metrics are best low, accuracies and scores high."""
+    return metric.lower() not in LOWER_IS_BETTER
+
+
+@dataclass
+class CellGrid:
+    """Cells placed by two of their fields: rows in first-seen order, columns sorted, gaps ``None``.
+
+    Tables, bold-best marking and deltas all need the cells themselves (status, n, detail), not their
+    printed text, so this is the one place that lays cells out.
+    """
+
+    rows: list
+    columns: list
+    cells: dict[tuple, Cell]
+
+    def get(self, row, column) -> Cell | None:
+        return self.cells.get((row, column))
+
+    def column(self, column) -> list[Cell | None]:
+        return [self.get(row, column) for row in self.rows]
+
+
+def cell_grid(
+    cells: Sequence[Cell], row: str = "method", column: str = "length", sort: bool = True
+) -> CellGrid:
+    """Lay cells out by two of their fields; columns sorted (lengths) unless ``sort`` is off (methods)."""
+    placed = {(getattr(c, row), getattr(c, column)): c for c in cells}
+    rows = list(dict.fromkeys(r for r, _ in placed))
+    columns = list(dict.fromkeys(col for _, col in placed))
+    columns = sorted(columns, key=_sort_key) if sort else columns
+    return CellGrid(rows, columns, placed)
+
+
+def best_positions(cells: Sequence[Cell | None], higher: bool, digits: int) -> set[int]:
+    """Positions of the best value as printed (ties share the bold, as in the papers); none when fewer
+    than two values compete, since a lone bold number says nothing."""
+    printed = {i: round(c.value, digits) for i, c in enumerate(cells) if c is not None and c.status == "ok"}
+    if len(printed) < 2:
+        return set()
+    best = max(printed.values()) if higher else min(printed.values())
+    return {i for i, value in printed.items() if value == best}
+
+
 def methods_by_lengths(cells: Sequence[Cell], digits: int = 2) -> pd.DataFrame:
     """Rows = methods in the order they ran, columns = window lengths, entries = printed cells."""
-    records = [{"method": c.method, "length": c.length, "text": cell_text(c, digits)} for c in cells]
-    frame = pd.DataFrame.from_records(records)
-    table = frame.pivot(index="method", columns="length", values="text")
-    methods = list(dict.fromkeys(c.method for c in cells))
-    table = table.reindex(index=methods, columns=sorted(table.columns)).fillna("")
-    table.columns = [format_length(int(n)) for n in table.columns]
+    grid = cell_grid(cells)
+    text = [[_text(grid.get(r, c), digits) for c in grid.columns] for r in grid.rows]
+    table = pd.DataFrame(text, index=grid.rows, columns=[format_length(int(n)) for n in grid.columns])
     table.index.name = "method"
     return table
+
+
+def _text(cell: Cell | None, digits: int) -> str:
+    return "" if cell is None else cell_text(cell, digits)
+
+
+def _sort_key(value) -> tuple:
+    """Numbers (lengths) in order, then any names (datasets) alphabetically."""
+    return (0, value, "") if isinstance(value, int | float) else (1, 0, str(value))
 
 
 def rich_table(frame: pd.DataFrame, title: str) -> Table:

@@ -1,0 +1,115 @@
+"""Whether two runs may be compared at all, and which cells pair up.
+
+A gate that compares a 100-document run with a 50-document one, or keys drawn with another seed,
+would report noise as a regression (or hide one). So every parameter that changes numbers must agree,
+and each cell must cover the same documents (same ids, same scored tokens) or the same passkey samples
+(same index, key and depth). Anything else is a one-line :class:`IncomparableRuns` (exit code 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.results import Cell, Run
+
+
+class IncomparableRuns(CocaEvalError):
+    """The two runs were made under different protocols; no statistic can fix that."""
+
+
+@dataclass(frozen=True)
+class CellPair:
+    base: Cell
+    cand: Cell
+
+    @property
+    def where(self) -> str:
+        """``ppl 'SmolLM2-135M' @ 1024``: how messages name the cell."""
+        at = self.base.length if self.base.length is not None else self.base.dataset
+        return f"{self.base.task} {self.base.method!r} @ {at}"
+
+
+def check_protocol(base: Run, cand: Run) -> None:
+    """Same task and the same task parameters (documents, seeds, lengths, template, stride, ...)."""
+    task_b, task_c = base.config.get("task"), cand.config.get("task")
+    if task_b != task_c:
+        raise IncomparableRuns(f"incomparable runs: the baseline is a {task_b} run, the candidate {task_c}")
+    params_b, params_c = base.config.get("params") or {}, cand.config.get("params") or {}
+    differ = [
+        f"{key} {params_b.get(key)!r} vs {params_c.get(key)!r}"
+        for key in sorted(set(params_b) | set(params_c))
+        if params_b.get(key) != params_c.get(key)
+    ]
+    if differ:
+        raise IncomparableRuns(
+            "incomparable runs: protocols differ (baseline vs candidate): " + "; ".join(differ)
+        )
+
+
+def pair_methods(base: Run, cand: Run) -> list[tuple[str, str]]:
+    """Same labels pair with each other; a one-method run pairs with a one-method run whatever the labels
+    (a new checkpoint usually gets a new directory name)."""
+    labels_b, labels_c = _labels(base.cells), _labels(cand.cells)
+    if set(labels_b) == set(labels_c):
+        return [(label, label) for label in labels_b]
+    if len(labels_b) == 1 and len(labels_c) == 1:
+        return [(labels_b[0], labels_c[0])]
+    raise IncomparableRuns(
+        f"incomparable runs: methods differ (baseline {labels_b}, candidate {labels_c}); "
+        "use the same method labels or one method per run"
+    )
+
+
+def pair_cells(base: Run, cand: Run) -> list[CellPair]:
+    """Every baseline cell with its candidate twin, after checking both runs hold the same cells."""
+    check_protocol(base, cand)
+    pairs = []
+    for label_b, label_c in pair_methods(base, cand):
+        cells_b = {_key(c): c for c in base.cells if c.method == label_b}
+        cells_c = {_key(c): c for c in cand.cells if c.method == label_c}
+        if set(cells_b) != set(cells_c):
+            missing = sorted(set(cells_b) ^ set(cells_c), key=str)
+            raise IncomparableRuns(f"incomparable runs: cells differ for {label_b!r}: {missing}")
+        for key, cell in cells_b.items():
+            pair = CellPair(cell, cells_c[key])
+            check_units(pair)
+            pairs.append(pair)
+    return pairs
+
+
+def check_units(pair: CellPair) -> None:
+    """The documents (ppl) or samples (passkey) behind the two cells must be the very same ones."""
+    if pair.base.task not in _UNIT_CHECKS:
+        return
+    keys, units, what = _UNIT_CHECKS[pair.base.task]
+    for key in keys:
+        got_b, got_c = pair.base.detail.get(key), pair.cand.detail.get(key)
+        if got_b is not None and got_c is not None and got_b != got_c:
+            raise IncomparableRuns(f"incomparable runs: {key} {got_b!r} vs {got_c!r} at {pair.where}")
+    units_b, units_c = units(pair.base), units(pair.cand)
+    if units_b and units_c and units_b != units_c:
+        raise IncomparableRuns(f"incomparable runs: {what} differ at {pair.where}")
+
+
+def _labels(cells: Iterable[Cell]) -> list[str]:
+    return list(dict.fromkeys(c.method for c in cells))
+
+
+def _key(cell: Cell) -> tuple:
+    return (cell.task, cell.metric, cell.dataset, cell.length)
+
+
+def _docs(cell: Cell) -> dict[str, int]:
+    return {d["doc_id"]: d["tokens"] for d in cell.detail.get("docs", [])}
+
+
+def _samples(cell: Cell) -> dict[int, tuple]:
+    return {s["index"]: (s["key"], s["depth"]) for s in cell.detail.get("samples", [])}
+
+
+_UNIT_CHECKS = {
+    "ppl": (("stride", "mode", "bos", "doc_tokens"), _docs, "documents or their scored tokens"),
+    "passkey": (("template", "max_new_tokens"), _samples, "passkey samples (keys, depths)"),
+}

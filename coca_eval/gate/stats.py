@@ -1,0 +1,125 @@
+"""The statistics behind the gate and the report's intervals.
+
+Perplexity is a token micro-average, so a run's PPL is ``exp(sum NLL / sum tokens)`` over documents.
+Documents, not tokens, are the independent units (tokens within a book are strongly correlated), so
+uncertainty comes from resampling documents. Comparing two runs on the same documents, the natural
+effect is the PPL ratio ``exp((sum NLL_c - sum NLL_b) / sum tokens)``: pairing removes the (large)
+between-document variance and leaves only how the two models differ on each document.
+
+Passkey samples are paired by construction (same key at the same depth), so the exact McNemar test on
+the discordant pairs is the right test for an accuracy drop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binomtest
+
+
+def resample_counts(n_items: int, n_boot: int, seed: int) -> np.ndarray:
+    """``[n_boot, n_items]`` multiplicities of a with-replacement resample: one row per bootstrap draw.
+
+    Counts instead of index lists let every statistic that is a ratio of sums be one matrix product.
+    """
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=n_boot).astype(np.float64)
+
+
+def ppl_interval(
+    nll_sums: Sequence[float], tokens: Sequence[int], level: float = 0.95, n_boot: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of one run's micro-averaged PPL, resampling documents."""
+    nll, tok = np.asarray(nll_sums, dtype=np.float64), np.asarray(tokens, dtype=np.float64)
+    counts = resample_counts(len(nll), n_boot, seed)
+    draws = np.exp((counts @ nll) / (counts @ tok))
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(draws, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    """One paired comparison: the effect (positive = candidate worse), its interval and one-sided p."""
+
+    effect: float
+    low: float
+    high: float
+    p_value: float
+
+
+def sign_flip_p(diff: np.ndarray, n_draws: int, seed: int) -> float:
+    """One-sided p of ``sum(diff) > 0`` under "the two runs are exchangeable on every document".
+
+    If baseline and candidate are the same model up to independent noise, each document's difference
+    is as likely negative as positive, so flipping signs gives the exact null distribution: every sign
+    pattern for up to 16 documents, ``n_draws`` random patterns beyond.
+    """
+    n = len(diff)
+    if n <= 16:
+        signs = 1.0 - 2.0 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
+        stats = signs @ diff
+        return float(np.count_nonzero(stats >= diff.sum() - _slack(diff)) / len(stats))
+    signs = np.random.default_rng(seed).choice([-1.0, 1.0], size=(n_draws, n))
+    return float((1 + np.count_nonzero(signs @ diff >= diff.sum() - _slack(diff))) / (n_draws + 1))
+
+
+def _slack(diff: np.ndarray) -> float:
+    """Float round-off allowance so a tie with the observed sum counts as a tie."""
+    return 1e-9 * float(np.abs(diff).sum())
+
+
+def paired_ppl_ratio(
+    base_nll: Sequence[float],
+    cand_nll: Sequence[float],
+    tokens: Sequence[int],
+    alpha: float,
+    n_boot: int,
+    seed: int,
+) -> PairedResult:
+    """PPL rise ``PPL_c / PPL_b - 1`` with a paired document bootstrap; H1: the candidate is worse.
+
+    The bootstrap p-value is the resampled mass at or below "no rise" (``(1 + #) / (B + 1)``), i.e. it
+    rejects exactly when the one-sided ``1 - alpha`` lower bound is above zero. The percentile bootstrap
+    is optimistic with few documents (about 9 % false alarms at 8 documents, 13 % at 4, in our
+    simulation), so the reported p is the larger of it and the exact sign-flip p-value, which keeps
+    the level at any document count; with many documents the two agree.
+    """
+    diff = np.asarray(cand_nll, dtype=np.float64) - np.asarray(base_nll, dtype=np.float64)
+    tok = np.asarray(tokens, dtype=np.float64)
+    log_ratio = diff.sum() / tok.sum()
+    counts = resample_counts(len(diff), n_boot, seed)
+    draws = (counts @ diff) / (counts @ tok)
+    p_boot = (1.0 + np.count_nonzero(draws <= 0.0)) / (n_boot + 1.0)
+    low, high = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0])
+    p_value = max(float(p_boot), sign_flip_p(diff, n_boot, seed + 1))
+    return PairedResult(float(np.expm1(log_ratio)), float(np.expm1(low)), float(np.expm1(high)), p_value)
+
+
+def mcnemar_drop(base_correct: Sequence[bool], cand_correct: Sequence[bool]) -> PairedResult:
+    """Accuracy drop ``acc_b - acc_c`` on paired samples, exact one-sided McNemar p-value.
+
+    Only discordant pairs carry information: under "no change" the samples the candidate newly fails
+    are Binomial(discordant, 1/2). The interval (normal approximation of the paired difference) is
+    for display only; the decision uses the exact p-value.
+    """
+    base, cand = np.asarray(base_correct, dtype=bool), np.asarray(cand_correct, dtype=bool)
+    losses, wins, n = int(np.sum(base & ~cand)), int(np.sum(~base & cand)), len(base)
+    drop = (losses - wins) / n
+    discordant = losses + wins
+    p_value = binomtest(losses, discordant, 0.5, alternative="greater").pvalue if discordant else 1.0
+    spread = 1.96 * np.sqrt(max(discordant / n - drop**2, 0.0) / n)
+    return PairedResult(drop, drop - float(spread), drop + float(spread), float(p_value))
+
+
+def holm_adjust(p_values: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values: the gate tests every length at once and must still fail a
+    same-model pair at most ``alpha`` of the time overall, not ``alpha`` per cell."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted, running = [0.0] * len(p_values), 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted

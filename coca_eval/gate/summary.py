@@ -1,0 +1,129 @@
+"""The gate's verdict for people (a rich table, a GitHub step-summary in Markdown) and for machines (JSON)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from rich.table import Table
+
+from coca_eval.gate.compare import NOT_SIGNIFICANT, SIGNIFICANT, WITHIN, CellVerdict, GateResult
+from coca_eval.lengths import format_length
+from coca_eval.tables import cell_text
+
+COLUMNS = ("cell", "method", "baseline", "candidate", "change", "95% CI", "p (Holm)", "verdict")
+
+
+def headline(result: GateResult) -> str:
+    counts = {v: sum(c.verdict == v for c in result.cells) for v in ("regression", "pass", "skipped")}
+    word = "REGRESSION" if result.failed else "PASS"
+    return f"coca-eval gate: {word} ({counts['regression']} regressed, {counts['pass']} passed, " + (
+        f"{counts['skipped']} skipped; alpha {result.options.alpha:g}, max PPL rise "
+        f"{result.options.max_ppl_rise:.1%}, max accuracy drop {result.options.max_acc_drop:g})"
+    )
+
+
+def summary_rows(result: GateResult) -> list[list[str]]:
+    return [_row(verdict) for verdict in result.cells]
+
+
+def rich_summary(result: GateResult) -> Table:
+    table = Table(title=headline(result), title_justify="left")
+    for column in COLUMNS:
+        table.add_column(column, justify="left" if column in ("cell", "method", "verdict") else "right")
+    for verdict, row in zip(result.cells, summary_rows(result), strict=True):
+        style = {"regression": "bold red", "pass": "green"}.get(verdict.verdict, "dim")
+        table.add_row(*row[:-1], f"[{style}]{row[-1]}[/{style}]")
+    return table
+
+
+def markdown_summary(result: GateResult) -> str:
+    frame = pd.DataFrame(summary_rows(result), columns=list(COLUMNS))
+    notes = "".join(f"\n> {note}\n" for note in result.notes)
+    table = frame.to_markdown(index=False, disable_numparse=True)
+    return f"### {headline(result)}\n\n{table}\n{notes}"
+
+
+def append_step_summary(result: GateResult) -> Path | None:
+    """GitHub Actions shows whatever a step appends to ``$GITHUB_STEP_SUMMARY`` on the run's page."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    with open(target, "a", encoding="utf-8") as handle:
+        handle.write(markdown_summary(result) + "\n")
+    return Path(target)
+
+
+def verdict_json(result: GateResult) -> dict[str, Any]:
+    options = result.options
+    return {
+        "verdict": "regression" if result.failed else "pass",
+        "exit_code": result.exit_code,
+        "alpha": options.alpha,
+        "max_ppl_rise": options.max_ppl_rise,
+        "max_acc_drop": options.max_acc_drop,
+        "seed": options.seed,
+        "bootstrap": options.n_boot,
+        "notes": result.notes,
+        "cells": [_cell_json(v) for v in result.cells],
+    }
+
+
+def _cell_json(verdict: CellVerdict) -> dict[str, Any]:
+    base, cand, result = verdict.pair.base, verdict.pair.cand, verdict.result
+    return {
+        "task": base.task,
+        "metric": base.metric,
+        "method": base.method,
+        "candidate_method": cand.method,
+        "length": base.length,
+        "dataset": base.dataset,
+        "baseline": {"value": base.value, "status": base.status},
+        "candidate": {"value": cand.value, "status": cand.status},
+        "effect": None if result is None else result.effect,
+        "effect_kind": "ppl_ratio_minus_1" if base.task == "ppl" else "accuracy_drop",
+        "interval": None if result is None else [result.low, result.high],
+        "p_value": None if result is None else result.p_value,
+        "p_adjusted": verdict.p_adjusted,
+        "units": verdict.units,
+        "verdict": verdict.verdict,
+        "reason": verdict.reason,
+    }
+
+
+def _row(verdict: CellVerdict) -> list[str]:
+    base, cand, result = verdict.pair.base, verdict.pair.cand, verdict.result
+    method = base.method if base.method == cand.method else f"{base.method} -> {cand.method}"
+    where = format_length(base.length) if base.length is not None else str(base.dataset)
+    change = interval = p_text = ""
+    if result is not None:
+        change, low, high = (_change(base.task, x) for x in (result.effect, result.low, result.high))
+        interval = f"[{low}, {high}]" if base.task == "ppl" else f"[{high}, {low}]"
+        p_text = f"{verdict.p_adjusted:.3g}"
+    return [
+        f"{base.task} {where}",
+        method,
+        cell_text(base),
+        cell_text(cand),
+        change,
+        interval,
+        p_text,
+        _verdict(verdict),
+    ]
+
+
+def _verdict(verdict: CellVerdict) -> str:
+    """``pass``, ``pass (not significant)``, ``REGRESSION``, ``skipped: baseline is OOM``, ..."""
+    word = "REGRESSION" if verdict.verdict == "regression" else verdict.verdict
+    if verdict.reason in ("", WITHIN, SIGNIFICANT):
+        return word
+    if verdict.reason == NOT_SIGNIFICANT:
+        return f"{word} (not significant)"
+    return f"{word}: {verdict.reason}"
+
+
+def _change(task: str, effect: float) -> str:
+    """PPL as a signed relative change, accuracy as a signed difference (candidate minus baseline)."""
+    return f"{effect:+.2%}" if task == "ppl" else f"{-effect:+.2f}"

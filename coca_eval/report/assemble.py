@@ -1,0 +1,95 @@
+"""Which tables a report holds: one per task/metric/dataset of length cells (plus its delta table),
+Table 5 for OpenCompass cells, and any requested paper table that has no run table to sit beside."""
+
+from __future__ import annotations
+
+from coca_eval.lengths import format_length
+from coca_eval.paper import paper_rows, paper_spec
+from coca_eval.report.definition import ReportDefinition
+from coca_eval.report.layout import Entry, ReportTable, Row, bold_best, printed_cell
+from coca_eval.report.length_tables import (
+    check_delta_base,
+    delta_table,
+    table_groups,
+    table_name,
+    value_table,
+)
+from coca_eval.report.opencompass import opencompass_tables
+from coca_eval.report.runs import RunSet
+from coca_eval.results import Cell
+from coca_eval.tables import higher_is_better
+
+TASK_METRIC = {"ppl": "ppl", "passkey": "accuracy", "opencompass": "accuracy"}
+INTERVAL_NOTES = {
+    "ppl": "Brackets: 95 % bootstrap interval, resampling documents.",
+    "passkey": "Brackets: Wilson 95 % interval.",
+}
+
+
+def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]:
+    check_delta_base([c for c in runs.cells if c.length is not None], definition.delta_vs)
+    keyed = table_groups(runs.cells)
+    tables = []
+    for key, cells in keyed.items():
+        name = table_name(key, list(keyed))
+        table = value_table(key, cells, definition, name)
+        table.notes = _notes(runs, key[0], definition)
+        tables.append(table)
+        delta = delta_table(key, cells, definition, name) if definition.delta_vs else None
+        if delta is not None:
+            tables.append(delta)
+    tables += opencompass_tables(runs.cells, definition)
+    present = {key[0] for key in keyed} | {c.task for c in runs.cells if c.task == "opencompass"}
+    tables += [standalone_paper_table(k) for k in definition.paper if not set(paper_spec(k).tasks) & present]
+    return tables
+
+
+def standalone_paper_table(key: str) -> ReportTable:
+    """A paper table on its own, in its own layout (used when no run table matches its task)."""
+    spec = paper_spec(key)
+    rows = [row for task in (spec.tasks if spec.task_column else (None,)) for row in _paper_rows(key, task)]
+    headers = [format_length(int(c)) if c.isdigit() else c for c in paper_rows(key)[0].values]
+    row_header = "Dataset" if spec.label == ("dataset",) else spec.label[0].capitalize()
+    return ReportTable(f"paper_{key.replace('-', '_')}", spec.caption, headers, rows, row_header)
+
+
+def _paper_rows(key: str, task: str | None) -> list[Row]:
+    """One task's rows, best per column in bold within each group; a group holding only a row of its
+    own name (Table 5's Total) is shown ungrouped."""
+    spec, found = paper_spec(key), paper_rows(key, task)
+    higher = higher_is_better(TASK_METRIC.get(task or next(iter(spec.tasks), "ppl"), "ppl"))
+    rows = []
+    for group in dict.fromkeys(r.group for r in found):
+        members = [r for r in found if r.group == group]
+        texts = [list(r.values.values()) for r in members]
+        cells = [[printed_cell(t) for t in row] for row in texts]
+        entries = bold_best(cells, texts, higher, 6) if spec.bold else [[Entry(t) for t in r] for r in texts]
+        name = " / ".join(p for p in (task, group) if p) or None
+        if len(members) == 1 and members[0].label == group:
+            name = None
+        rows += [Row(r.label, e, name) for r, e in zip(members, entries, strict=True)]
+    return rows
+
+
+def paper_cells(key: str, task: str) -> list[Cell]:
+    """A paper table's printed numbers as cells of ``task``, so they can be drawn like a run's.
+    Rows of different groups may share a label (one per NTK factor), so the group joins the label."""
+    cells, rows = [], paper_rows(key, task)
+    clash = len({row.label for row in rows}) < len(rows)
+    for row in rows:
+        label = f"{row.label} ({row.group})" if clash and row.group else row.label
+        for column, text in row.values.items():
+            cell = printed_cell(text) if column.isdigit() else None
+            if cell is not None:
+                update = {"task": task, "method": label, "metric": TASK_METRIC[task], "length": int(column)}
+                cells.append(cell.model_copy(update=update))
+    return cells
+
+
+def _notes(runs: RunSet, task: str, definition: ReportDefinition) -> list[str]:
+    notes = runs.protocol_lines(task)
+    if definition.intervals and task in INTERVAL_NOTES:
+        notes.append(INTERVAL_NOTES[task])
+    if definition.show_n:
+        notes.append("n: documents for perplexity, samples for passkey.")
+    return notes

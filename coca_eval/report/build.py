@@ -1,0 +1,125 @@
+"""``coca-eval report``: merge runs, lay out the tables, draw the plots, write the requested formats."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.paper import paper_spec
+from coca_eval.report.assemble import make_tables, paper_cells
+from coca_eval.report.definition import FORMATS, ReportDefinition
+from coca_eval.report.documents import html_document, markdown_document, run_lines
+from coca_eval.report.latex import latex_document, render_latex
+from coca_eval.report.layout import ReportTable
+from coca_eval.report.plots import Plot
+from coca_eval.report.render import render_csv
+from coca_eval.report.runs import RunSet, merge_runs
+from coca_eval.results import write_atomic
+
+
+@dataclass
+class ReportOutput:
+    tables: list[ReportTable]
+    plots: list[Plot]
+    files: list[Path] = field(default_factory=list)
+
+
+def build_report(
+    paths: Sequence[Path], definition: ReportDefinition, formats: Sequence[str], out_dir: Path
+) -> ReportOutput:
+    """Everything the report holds, written under ``out_dir`` (plots in ``out_dir/plots``)."""
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown:
+        raise CocaEvalError(
+            f"unknown report format(s) {', '.join(unknown)} (choose from {', '.join(FORMATS)})"
+        )
+    runs = merge_runs(paths, definition.labels)
+    output = ReportOutput(make_tables(runs, definition), [])
+    if definition.plots:
+        output.plots = draw_plots(runs, definition, Path(out_dir) / "plots")
+    sources = run_lines(runs.runs)
+    for fmt in dict.fromkeys(formats):
+        output.files += WRITERS[fmt](output, definition, sources, Path(out_dir))
+    return output
+
+
+def draw_plots(runs: RunSet, definition: ReportDefinition, plot_dir: Path) -> list[Plot]:
+    from coca_eval.report.passkey_plots import depth_heatmap, distance_ranges, trained_window
+    from coca_eval.report.plots import passkey_accuracy_plot, ppl_plots
+
+    def context_of(method: str) -> int | None:
+        return definition.trained_context or runs.trained_context(method)
+
+    plots = [
+        *ppl_plots(runs.cells, plot_dir),
+        *passkey_accuracy_plot(runs.cells, plot_dir),
+        *depth_heatmap(runs.cells, plot_dir, definition.depth_bins),
+        *distance_ranges(runs.cells, plot_dir, definition.distance_ranges),
+        *trained_window(runs.cells, plot_dir, context_of),
+    ]
+    return plots + paper_plots(definition, plot_dir)
+
+
+def paper_plots(definition: ReportDefinition, plot_dir: Path) -> list[Plot]:
+    """The requested paper tables drawn the same way as our runs (their Fig 1 is their Table 1 drawn),
+    so the two pictures can be compared. Tables of deltas are not drawn."""
+    from coca_eval.report.plots import passkey_accuracy_plot, ppl_plots
+
+    plots = []
+    for key in definition.paper:
+        spec = paper_spec(key)
+        if not spec.bold:
+            continue
+        source = f"paper, {spec.caption.split(':')[0]}"
+        stem = f"paper_{key.replace('-', '_')}"
+        if "ppl" in spec.tasks:
+            plots += ppl_plots(paper_cells(key, "ppl"), plot_dir, f"{stem}_ppl", source)
+        if "passkey" in spec.tasks:
+            plots += passkey_accuracy_plot(paper_cells(key, "passkey"), plot_dir, f"{stem}_passkey", source)
+    return plots
+
+
+def _write(path: Path, text: str, written: list[Path]) -> None:
+    write_atomic(path, text)
+    written.append(path)
+
+
+def _markdown(output: ReportOutput, definition: ReportDefinition, sources, out_dir: Path) -> list[Path]:
+    written: list[Path] = []
+    _write(
+        out_dir / "report.md",
+        markdown_document(definition.title, output.tables, output.plots, sources, definition.notes),
+        written,
+    )
+    return written
+
+
+def _latex(output: ReportOutput, definition: ReportDefinition, sources, out_dir: Path) -> list[Path]:
+    written: list[Path] = []
+    for table in output.tables:
+        _write(out_dir / f"{table.name}.tex", render_latex(table), written)
+    figures = [(f"plots/{name}.png", caption) for name, caption in output.plots]
+    document = latex_document(definition.title, [t.name for t in output.tables], figures, definition.notes)
+    _write(out_dir / "report.tex", document, written)
+    return written
+
+
+def _csv(output: ReportOutput, definition: ReportDefinition, sources, out_dir: Path) -> list[Path]:
+    written: list[Path] = []
+    for table in output.tables:
+        _write(out_dir / f"{table.name}.csv", render_csv(table), written)
+    return written
+
+
+def _html(output: ReportOutput, definition: ReportDefinition, sources, out_dir: Path) -> list[Path]:
+    written: list[Path] = []
+    document = html_document(
+        definition.title, output.tables, output.plots, sources, out_dir / "plots", definition.notes
+    )
+    _write(out_dir / "report.html", document, written)
+    return written
+
+
+WRITERS = {"md": _markdown, "latex": _latex, "csv": _csv, "html": _html}

@@ -1,0 +1,119 @@
+"""Table 1/2 style tables (methods x lengths, best in bold) and Table 3 style deltas against one row."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.lengths import format_length
+from coca_eval.paper import paper_rows, paper_spec
+from coca_eval.report.definition import ReportDefinition
+from coca_eval.report.intervals import entry_text
+from coca_eval.report.layout import Entry, ReportTable, Row, arrange, bold_best, printed_cell
+from coca_eval.results import Cell
+from coca_eval.tables import cell_grid, higher_is_better
+
+TITLES = {"ppl": "Perplexity by evaluation length", "passkey": "Passkey retrieval accuracy by prompt length"}
+
+
+def table_groups(cells: Sequence[Cell]) -> dict[tuple, list[Cell]]:
+    """Cells with a length, one table per (task, metric, dataset) in run order."""
+    groups: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        if cell.length is not None:
+            groups.setdefault((cell.task, cell.metric, cell.dataset), []).append(cell)
+    return groups
+
+
+def table_name(key: tuple, keys: Sequence[tuple]) -> str:
+    """``ppl``, or ``ppl_pg19`` / ``ppl_nll`` when one task fills several tables."""
+    task, metric, dataset = key
+    same_task = [k for k in keys if k[0] == task]
+    if len(same_task) == 1:
+        return task
+    return "_".join(
+        str(p) for p in (task, metric if len({k[1] for k in same_task}) > 1 else None, dataset) if p
+    )
+
+
+def value_table(key: tuple, cells: Sequence[Cell], definition: ReportDefinition, name: str) -> ReportTable:
+    """Rows = methods (grouped), columns = lengths; the best printed value per column and group in bold."""
+    task, metric, dataset = key
+    grid = cell_grid(cells)
+    lengths = _columns(grid.columns, _paper_lengths(task, definition))
+    higher, digits = higher_is_better(metric), definition.digits
+    rows = []
+    for group, labels in arrange(grid.rows, definition.group_pairs()):
+        found = [[grid.get(label, n) for n in lengths] for label in labels]
+        texts = [
+            [entry_text(c, digits, definition.intervals, definition.show_n) for c in row] for row in found
+        ]
+        for label, entries in zip(labels, bold_best(found, texts, higher, digits), strict=True):
+            rows.append(Row(label, entries, group))
+    title = TITLES.get(task, f"{task} {metric} by length") + (f" ({dataset})" if dataset else "")
+    table = ReportTable(name, title, [format_length(n) for n in lengths], rows)
+    _add_paper_rows(table, task, metric, lengths, definition)
+    return table
+
+
+def delta_table(
+    key: tuple, cells: Sequence[Cell], definition: ReportDefinition, name: str
+) -> ReportTable | None:
+    """Every row as signed differences to the ``delta_vs`` row (which keeps its own values), as in the
+    paper's strict-vs-slack table; None when this table has no such row."""
+    base_label = definition.delta_vs
+    grid = cell_grid(cells)
+    if base_label not in grid.rows:
+        return None
+    digits, rows = definition.digits, []
+    ordered = [base_label] + [label for label in grid.rows if label != base_label]
+    for group, labels in arrange(ordered, definition.group_pairs()):
+        for label in labels:
+            base = [grid.get(base_label, n) for n in grid.columns]
+            mine = [grid.get(label, n) for n in grid.columns]
+            texts = [_delta(c, b, digits, label == base_label) for c, b in zip(mine, base, strict=True)]
+            shown = label if label == base_label else f"{label} (delta)"
+            rows.append(Row(shown, [Entry(t) for t in texts], group))
+    title = TITLES.get(key[0], f"{key[0]} {key[1]}") + f": change vs {base_label}"
+    return ReportTable(f"{name}_delta", title, [format_length(n) for n in grid.columns], rows)
+
+
+def check_delta_base(cells: Sequence[Cell], base: str | None) -> None:
+    if base is not None and base not in {c.method for c in cells}:
+        have = ", ".join(dict.fromkeys(c.method for c in cells))
+        raise CocaEvalError(f"--delta-vs {base!r}: no such method in the runs (have: {have})")
+
+
+def _delta(cell: Cell | None, base: Cell | None, digits: int, is_base: bool) -> str:
+    if cell is None:
+        return ""
+    if is_base or cell.status != "ok":
+        return entry_text(cell, digits)
+    if base is None or base.status != "ok":
+        return "n/a"
+    return f"{cell.value - base.value:+.{digits}f}"
+
+
+def _paper_lengths(task: str, definition: ReportDefinition) -> list[int]:
+    keys = [k for k in definition.paper if task in paper_spec(k).tasks]
+    return [int(c) for k in keys for row in paper_rows(k, task) for c in row.values]
+
+
+def _columns(ours: Sequence[int], theirs: Sequence[int]) -> list[int]:
+    return sorted(set(ours) | set(theirs))
+
+
+def _add_paper_rows(
+    table: ReportTable, task: str, metric: str, lengths: Sequence[int], definition: ReportDefinition
+) -> None:
+    """The paper's own rows as extra groups; bold is marked within each of them, as the paper does."""
+    for key in [k for k in definition.paper if task in paper_spec(k).tasks]:
+        spec, rows = paper_spec(key), paper_rows(key, task)
+        for group in dict.fromkeys(r.group for r in rows):
+            members = [r for r in rows if r.group == group]
+            name = f"Paper, {spec.caption.split(':')[0]}" + (f": {group}" if group else "")
+            texts = [[r.values.get(str(n), "") for n in lengths] for r in members]
+            cells = [[printed_cell(t) for t in row] for row in texts]
+            plain = [[Entry(t) for t in row] for row in texts]
+            entries = bold_best(cells, texts, higher_is_better(metric), 6) if spec.bold else plain
+            table.rows.extend(Row(r.label, e, name) for r, e in zip(members, entries, strict=True))

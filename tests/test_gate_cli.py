@@ -1,0 +1,143 @@
+"""`coca-eval gate`: exit codes, refusing incomparable runs, the JSON verdict and the step summary."""
+
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+from test_gate_simulation import PPL_PARAMS, passkey_run, ppl_run
+
+from coca_eval.results import save_run
+
+TOKENS = np.full(12, 2000)
+NLL = np.linspace(2.8, 3.4, 12)[None, :] + np.zeros((3, 1))
+JITTER = 0.004 * np.sin(np.arange(36)).reshape(3, 12)  # a deterministic, sign-balanced "noise"
+
+
+def write(tmp_path, name, run):
+    path = tmp_path / f"{name}.json"
+    save_run(run, path)
+    return path
+
+
+class Result(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def invoke(capsys, *args) -> Result:
+    """The real entry point, in this process (no interpreter start-up per call): its exit code and output."""
+    import cli
+
+    try:
+        cli.main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out = capsys.readouterr()
+    return Result(code, out.out, out.err)
+
+
+@pytest.fixture
+def gate(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(base, cand, *extra):
+        return invoke(capsys, "gate", "--baseline", base, "--candidate", cand, "--bootstrap", "500", *extra)
+
+    return run
+
+
+def test_same_numbers_pass_and_a_planted_rise_fails(gate, tmp_path):
+    base = write(tmp_path, "base", ppl_run(NLL, TOKENS))
+    same = write(tmp_path, "same", ppl_run(NLL + JITTER, TOKENS, method="other-label"))
+    worse = write(tmp_path, "worse", ppl_run(NLL + np.log(1.05) + JITTER, TOKENS))
+    passed = gate(base, same)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "PASS" in passed.stdout and "m -> other-label" in passed.stdout
+    failed = gate(base, worse)
+    assert failed.returncode == 1 and "REGRESSION" in failed.stdout and "+5.0" in failed.stdout
+
+
+def test_a_rise_within_tolerance_passes(gate, tmp_path):
+    base = write(tmp_path, "base", ppl_run(NLL, TOKENS))
+    cand = write(tmp_path, "cand", ppl_run(NLL + np.log(1.01), TOKENS))
+    assert gate(base, cand, "--max-ppl-rise", "2%").returncode == 0
+    assert gate(base, cand, "--max-ppl-rise", "0.5%").returncode == 1
+
+
+def test_json_verdict_and_github_step_summary(gate, tmp_path, monkeypatch):
+    hits = np.ones((3, 100), dtype=bool)
+    worse = hits.copy()
+    worse[:, :30] = False  # a 0.3 drop on every length
+    base, cand = write(tmp_path, "b", passkey_run(hits)), write(tmp_path, "c", passkey_run(worse))
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = gate(base, cand, "--json")
+    assert result.returncode == 1
+    verdict = json.loads(result.stdout)
+    assert verdict["verdict"] == "regression" and verdict["exit_code"] == 1
+    cells = verdict["cells"]
+    assert [c["length"] for c in cells] == [512, 1024, 2048]
+    assert all(c["effect"] == pytest.approx(0.3) and c["verdict"] == "regression" for c in cells)
+    assert all(c["p_value"] == pytest.approx(2.0**-30) for c in cells)  # exact McNemar, 30 losses 0 wins
+    text = summary.read_text()
+    assert text.startswith("### coca-eval gate: REGRESSION") and "| passkey 2k  | m " in text
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"params": {**PPL_PARAMS, "stride": 256}}, "stride 512 vs 256"),
+        ({"params": {**PPL_PARAMS, "seed": 1}}, "seed 0 vs 1"),
+        ({"doc_ids": True}, "documents or their scored tokens differ"),
+        ({"tokens": True}, "documents or their scored tokens differ"),
+        ({"lengths": True}, "cells differ"),
+    ],
+)
+def test_incomparable_ppl_runs_exit_2(gate, tmp_path, change, message):
+    base = write(tmp_path, "base", ppl_run(NLL, TOKENS))
+    cand_run = ppl_run(NLL[:2] if change.get("lengths") else NLL, TOKENS + 5 * change.get("tokens", 0))
+    if "params" in change:
+        cand_run = ppl_run(NLL, TOKENS, params=change["params"])
+    if change.get("doc_ids"):
+        cand_run.cells[0].detail["docs"][0]["doc_id"] = "another-book"
+    result = gate(base, write(tmp_path, "cand", cand_run))
+    assert result.returncode == 2
+    assert result.stderr.startswith("coca-eval: error: incomparable runs") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_incomparable_passkey_and_mixed_runs_exit_2(gate, tmp_path):
+    hits = np.ones((3, 20), dtype=bool)
+    base = write(tmp_path, "base", passkey_run(hits))
+    other = passkey_run(hits)
+    other.cells[1].detail["samples"][3]["key"] = 99999
+    assert "passkey samples" in gate(base, write(tmp_path, "keys", other)).stderr
+    ppl = write(tmp_path, "ppl", ppl_run(NLL, TOKENS))
+    mixed = gate(base, ppl)
+    assert mixed.returncode == 2 and "the baseline is a passkey run, the candidate ppl" in mixed.stderr
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--max-ppl-rise", "lots"], "--max-ppl-rise must be a number"),
+        (["--max-acc-drop", "150%"], "--max-acc-drop must be between 0 and 1"),
+        (["--alpha", "1.5"], "--alpha must be between 0 and 1"),
+        (["--candidate", "x.json"], "one --candidate for every --baseline"),
+    ],
+)
+def test_usage_errors_exit_2(gate, tmp_path, extra, message):
+    path = write(tmp_path, "run", ppl_run(NLL, TOKENS))
+    result = gate(path, path, *extra)
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_missing_baseline_file_exits_2(gate, tmp_path):
+    path = write(tmp_path, "run", ppl_run(NLL, TOKENS))
+    result = gate(tmp_path / "nope.json", path)
+    assert result.returncode == 2 and "results file not found" in result.stderr

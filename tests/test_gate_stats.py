@@ -1,0 +1,83 @@
+"""The gate's building blocks against hand-computed values, and its handling of OOM / inf cells."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from test_gate_simulation import passkey_run, ppl_run
+
+from coca_eval.gate import GateOptions, run_gate
+from coca_eval.gate.stats import holm_adjust, mcnemar_drop, paired_ppl_ratio, ppl_interval, sign_flip_p
+from coca_eval.results import Cell
+
+
+def test_holm_adjustment():
+    assert holm_adjust([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm_adjust([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_mcnemar_counts_only_discordant_pairs():
+    base = np.ones(100, dtype=bool)
+    cand = base.copy()
+    cand[:5] = False
+    result = mcnemar_drop(base, cand)
+    assert result.effect == pytest.approx(0.05) and result.p_value == pytest.approx(2.0**-5)
+    base2 = base.copy()
+    base2[50:55] = False  # five samples only the candidate gets right: 5 losses, 5 wins
+    balanced = mcnemar_drop(base2, cand)
+    assert balanced.effect == pytest.approx(0.0) and balanced.p_value > 0.5
+    assert mcnemar_drop(base, base).p_value == 1.0
+
+
+def test_sign_flip_is_exact_for_few_documents():
+    assert sign_flip_p(np.array([1.0, 1.0, 1.0]), 100, 0) == pytest.approx(1 / 8)
+    assert sign_flip_p(np.array([1.0, -1.0]), 100, 0) == pytest.approx(3 / 4)
+    assert sign_flip_p(np.zeros(5), 100, 0) == 1.0
+
+
+def test_ppl_ratio_is_the_ratio_of_micro_averaged_perplexities():
+    tokens = np.array([1000, 3000, 2000])
+    base = np.array([3.0, 2.5, 2.8]) * tokens
+    cand = base + math.log(1.1) * tokens
+    result = paired_ppl_ratio(base, cand, tokens, 0.05, 500, 0)
+    assert result.effect == pytest.approx(0.1) and result.low == pytest.approx(0.1)
+    assert result.p_value == pytest.approx(1 / 8)  # three documents: the exact sign-flip floor
+    same = paired_ppl_ratio(base, base, tokens, 0.05, 500, 0)
+    assert same.effect == 0.0 and same.p_value == 1.0
+
+
+def test_ppl_interval_brackets_the_run_ppl():
+    nll, tokens = np.array([3000.0, 2600.0, 3300.0, 2900.0]), np.array([1000, 1000, 1100, 1000])
+    low, high = ppl_interval(nll, tokens)
+    point = math.exp(nll.sum() / tokens.sum())
+    assert math.exp(2.6) <= low < point < high <= math.exp(3.0)
+
+
+def test_four_documents_can_never_be_significant_and_the_gate_says_so():
+    tokens = np.full(4, 2000)
+    nll = np.full((3, 4), 3.0)
+    result = run_gate([(ppl_run(nll, tokens), ppl_run(nll + 0.2, tokens))], GateOptions(n_boot=500))
+    assert not result.failed
+    assert all(v.reason == "beyond tolerance, not significant" for v in result.cells)
+    assert result.notes and "with 4 documents" in result.notes[0]
+
+
+def test_failed_cells():
+    tokens, nll = np.full(20, 2000), np.full((3, 20), 3.0)
+    base, cand = ppl_run(nll, tokens), ppl_run(nll, tokens)
+    base.cells[0] = Cell(task="ppl", method="m", metric="ppl", length=512, dataset="pg19", status="oom")
+    cand.cells[1] = Cell(task="ppl", method="m", metric="ppl", length=1024, dataset="pg19", status="inf")
+    verdicts = run_gate([(base, cand)], GateOptions(n_boot=500)).cells
+    assert [(v.verdict, v.reason) for v in verdicts] == [
+        ("skipped", "baseline is OOM"),
+        ("regression", "candidate is inf"),
+        ("pass", "within tolerance"),
+    ]
+
+
+def test_passkey_improvement_passes():
+    worse, better = np.zeros((3, 50), dtype=bool), np.ones((3, 50), dtype=bool)
+    result = run_gate([(passkey_run(worse), passkey_run(better))], GateOptions())
+    assert not result.failed and all(v.result.effect == -1.0 for v in result.cells)
