@@ -131,9 +131,13 @@ def _convert(gguf: Path, out: Path, src: GgufSource) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    with _offline_and_quiet():
-        tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    try:
+        with _offline_and_quiet():
+            tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    except (ImportError, OSError, ValueError) as exc:  # e.g. a missing optional dependency such as accelerate
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise CocaEvalError(f"cannot convert {src.gguf_file}: {reason}") from None
     got = (type(model).__name__, model.config.max_position_embeddings)
     if got != (src.architecture, src.max_positions):
         want = (src.architecture, src.max_positions)
