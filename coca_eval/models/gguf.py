@@ -134,7 +134,9 @@ def _convert(gguf: Path, out: Path, src: GgufSource) -> None:
     try:
         with _offline_and_quiet():
             tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+            model = AutoModelForCausalLM.from_pretrained(
+                gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+            )
     except (ImportError, OSError, ValueError) as exc:  # e.g. a missing optional dependency such as accelerate
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CocaEvalError(f"cannot convert {src.gguf_file}: {reason}") from None
