@@ -34,6 +34,17 @@ def _dynamic_rope_modules(model: torch.nn.Module) -> list[tuple[torch.nn.Module,
     return found
 
 
+def tokenizer_adds_bos(tokenizer: Any) -> bool:
+    """Whether ``tokenizer(text)`` puts BOS in front by default (LLaMA, Gemma: yes; SmolLM2, NeoX: no)."""
+    ids = tokenizer("a").input_ids
+    return tokenizer.bos_token_id is not None and len(ids) > 0 and ids[0] == tokenizer.bos_token_id
+
+
+def encode_plain(tokenizer: Any, text: str) -> list[int]:
+    """Token ids of ``text`` without special tokens."""
+    return tokenizer(text, add_special_tokens=False).input_ids
+
+
 def _token_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """Per-token NLL = logsumexp(logits) - logit of the target, in float32, consuming ``logits``.
 
@@ -66,8 +77,7 @@ class HFBackend:
 
     @property
     def adds_bos(self) -> bool:
-        ids = self.tokenizer("a").input_ids
-        return self.bos_token_id is not None and len(ids) > 0 and ids[0] == self.bos_token_id
+        return tokenizer_adds_bos(self.tokenizer)
 
     @property
     def position_limit(self) -> int | None:
@@ -81,7 +91,7 @@ class HFBackend:
         return config.max_position_embeddings
 
     def encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=False).input_ids
+        return encode_plain(self.tokenizer, text)
 
     def _reset_dynamic_rope(self) -> None:
         """Make each forward scale dynamic rope for its own length.

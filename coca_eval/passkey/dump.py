@@ -19,13 +19,16 @@ class _TokenizerOnly:
     def __init__(self, path: str) -> None:
         from transformers import AutoTokenizer
 
+        from coca_eval.backends.hf import tokenizer_adds_bos
+
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.bos_token_id = self.tokenizer.bos_token_id
-        ids = self.tokenizer("a").input_ids
-        self.adds_bos = self.bos_token_id is not None and bool(ids) and ids[0] == self.bos_token_id
+        self.adds_bos = tokenizer_adds_bos(self.tokenizer)
 
     def encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=False).input_ids
+        from coca_eval.backends.hf import encode_plain
+
+        return encode_plain(self.tokenizer, text)
 
 
 def write_sample_dump(run: Run, methods: Sequence[MethodSpec], params: PasskeyParams, path: Path) -> None:
