@@ -16,7 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import MethodSpec
 from coca_eval.opencompass.config import ModelSettings, config_text, model_abbrs
-from coca_eval.opencompass.datasets import BenchmarkDataset, check_data, parse_datasets
+from coca_eval.opencompass.data_root import check_data
+from coca_eval.opencompass.datasets import BenchmarkDataset, parse_datasets
 from coca_eval.opencompass.outputs import collect_cells, expected_abbrs, latest_output
 from coca_eval.opencompass.runner import (
     opencompass_command,

@@ -3,7 +3,8 @@
 import pytest
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.opencompass.datasets import check_data, parse_datasets
+from coca_eval.opencompass.data_root import check_data
+from coca_eval.opencompass.datasets import parse_datasets
 from coca_eval.opencompass.task import preset_datasets, resolve_datasets
 
 
