@@ -73,7 +73,8 @@ def method_options(func):
         click.option(
             "--output",
             type=click.Path(dir_okay=False, path_type=Path),
-            help="Write the results JSON here (journal beside it).",
+            help="Write the results JSON here (its journal, or OpenCompass's work directory, beside it: "
+            "rerun the same command to resume).",
         ),
     ]
     for option in reversed(options):
@@ -253,7 +254,10 @@ def _print_table5(run, output) -> None:
     help="Directory holding OpenCompass's data/ tree (data/SuperGLUE/COPA/val.jsonl, ...).",
 )
 @click.option(
-    "--work-dir", type=click.Path(path_type=Path), help="Config, logs and outputs (default: a new temp dir)."
+    "--work-dir",
+    type=click.Path(path_type=Path),
+    help="Config, logs and outputs; finished tasks are reused on a rerun with the same methods and "
+    "settings (default: OUTPUT.opencompass beside --output, else a new temp dir).",
 )
 @click.option(
     "--max-seq-len", default=2048, show_default=True, type=int, help="Tokens kept per prompt (its end)."

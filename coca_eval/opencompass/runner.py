@@ -41,9 +41,13 @@ def opencompass_env(data_root: Path) -> dict[str, str]:
     }
 
 
-def opencompass_command(config: Path, outputs: Path, workers: int, debug: bool) -> list[str]:
+def opencompass_command(
+    config: Path, outputs: Path, workers: int, debug: bool, reuse: str | None = None
+) -> list[str]:
+    """The command line; ``reuse`` names an earlier timestamp whose finished tasks are kept."""
     command = [sys.executable, "-m", "opencompass.cli.main", str(config), "-w", str(outputs)]
     command += ["--max-num-workers", str(workers)]
+    command += ["--reuse", reuse] if reuse else []
     return command + (["--debug"] if debug else [])
 
 

@@ -6,8 +6,10 @@ the same result contract and the same Table 5.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -62,13 +64,14 @@ def evaluate_opencompass(
     chosen = resolve_datasets(datasets, data_root)
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     abbrs = model_abbrs(methods)
-    work = Path(work_dir or tempfile.mkdtemp(prefix="coca-eval-opencompass-")).resolve()
+    work = _work_dir(work_dir, output)
     config = work / "config.py"
     write_atomic(config, config_text(abbrs, chosen, data_root, settings))
     outputs, log = work / "outputs", work / "opencompass.log"
-    before = set(outputs.glob("*")) if outputs.is_dir() else set()
+    reuse = reusable_output(work, _identity(abbrs, chosen, data_root, settings, weights))
+    before = set() if reuse else set(outputs.glob("*")) if outputs.is_dir() else set()
     total = len(abbrs) * sum(len(expected_abbrs(d)) for d in chosen)
-    command = opencompass_command(config, outputs, workers, debug=False)
+    command = opencompass_command(config, outputs, workers, debug=False, reuse=reuse)
     with _progress(console) as bar:
         task = bar.add_task("OpenCompass tasks", total=total)
         tick = lambda: bar.update(task, completed=_results_written(outputs, before))  # noqa: E731
@@ -83,6 +86,48 @@ def evaluate_opencompass(
         more = f" ({len(failures) - 1} more failed)" if len(failures) > 1 else ""
         raise CocaEvalError(failures[0].message() + more)
     return run
+
+
+def _work_dir(work_dir: Path | None, output: Path | None) -> Path:
+    """``--work-dir``, else beside ``--output`` (so a rerun can resume), else a fresh temporary one."""
+    if work_dir is not None:
+        return Path(work_dir).resolve()
+    if output is not None:
+        return Path(output).with_suffix(".opencompass").resolve()
+    return Path(tempfile.mkdtemp(prefix="coca-eval-opencompass-")).resolve()
+
+
+def _identity(abbrs, chosen, data_root, settings: ModelSettings, weights) -> dict:
+    """What the numbers in a work directory depend on: results are reused only when all of it matches."""
+    return {
+        "methods": {a: m.identity() for a, m in abbrs.items()},
+        "weights": weights,
+        "datasets": [d.name for d in chosen],
+        "data_root": str(Path(data_root).resolve()),
+        "settings": {"max_seq_len": settings.max_seq_len, "max_out_len": settings.max_out_len},
+    }
+
+
+def reusable_output(work: Path, identity: dict) -> str | None:
+    """The timestamp of an earlier run in ``work`` made with the same identity, for OpenCompass's
+    ``--reuse`` (it skips tasks whose predictions and results exist); None starts afresh.
+
+    The marker file records the identity and when it was first used here; only outputs stamped since
+    then count, so a changed model or setting never reuses another's results, even after a crash."""
+    marker = work / "identity.json"
+    try:
+        recorded = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = {}
+    if recorded.get("identity") != identity:
+        since = datetime.now().strftime("%Y%m%d_%H%M%S")  # OpenCompass's own stamp format
+        write_atomic(marker, json.dumps({"identity": identity, "since": since}, indent=1, sort_keys=True))
+        return None
+    try:
+        latest = latest_output(work / "outputs").name
+    except CocaEvalError:
+        return None
+    return latest if latest >= recorded.get("since", "") else None
 
 
 def import_summary(path: Path, output: Path | None = None) -> Run:

@@ -65,3 +65,24 @@ def test_config_keeps_table5_splits_and_makes_data_paths_absolute(tmp_path, monk
 def test_model_abbrs_are_file_safe_and_unique():
     methods = [make_method("/m/a", "none", label, "float32", "hf") for label in ("a/b", "a b", "a:b")]
     assert list(model_abbrs(methods)) == ["a_b", "a_b_2", "a_b_3"]
+
+
+def test_a_work_directory_is_reused_only_for_the_same_identity(tmp_path):
+    from datetime import datetime
+
+    from coca_eval.opencompass.runner import opencompass_command
+    from coca_eval.opencompass.task import reusable_output
+
+    identity = {"methods": {"m": {"model": "x"}}, "weights": {"x": "local:1"}}
+    assert reusable_output(tmp_path, identity) is None  # nothing ran here yet
+    (tmp_path / "outputs" / "20260101_000000").mkdir(parents=True)
+    newer = datetime.now().strftime("%Y%m%d_%H%M%S")
+    (tmp_path / "outputs" / newer).mkdir()
+    assert reusable_output(tmp_path, identity) == newer
+    changed = {**identity, "weights": {"x": "local:2"}}
+    assert reusable_output(tmp_path, changed) is None  # other weights: start afresh
+    (tmp_path / "outputs" / newer).rename(tmp_path / "outputs" / "20260102_000000")  # made before
+    assert reusable_output(tmp_path, changed) is None  # ... and an older output is never reused
+    command = opencompass_command(tmp_path / "c.py", tmp_path / "outputs", 1, False, reuse="20260102_000000")
+    assert command[-2:] == ["--reuse", "20260102_000000"]  # (the stamp passed through as given)
+    assert "--reuse" not in opencompass_command(tmp_path / "c.py", tmp_path / "outputs", 1, False)

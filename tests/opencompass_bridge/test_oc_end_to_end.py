@@ -49,14 +49,12 @@ def finished(models, tmp_path_factory):
     base = tmp_path_factory.mktemp("oc-run")
     root, out = write_data_root(base / "root"), base / "run.json"
     args = ["--model", models[0], "--model", models[1], "--datasets", "COPA,RTE,BoolQ,MMLU:anatomy"]
-    result = run_cli(
-        *args, "--data-root", root, "--work-dir", base / "work", "--batch-size", 4, "--output", out
-    )
-    return result, out
+    args += ["--data-root", root, "--work-dir", base / "work", "--batch-size", 4, "--output", out]
+    return run_cli(*args), out, args
 
 
 def test_both_models_get_a_sane_cell_per_dataset(finished, models):
-    result, out = finished
+    result, out, _ = finished
     assert result.returncode == 0, result.stderr[-3000:]
     run = load_run(out)
     cells = {(c.method, c.dataset): c for c in run.cells}
@@ -72,7 +70,7 @@ def test_both_models_get_a_sane_cell_per_dataset(finished, models):
 
 def test_the_coca_model_really_ran_as_coca(finished):
     """Its choice scores differ from the LLaMA it was converted from (same weights, other attention)."""
-    _, out = finished
+    _, out, _ = finished
     output = Path(load_run(out).cells[0].detail["output"])
     scores = {
         model: json.loads((output / "predictions" / model / "COPA.json").read_text())["0"]["label: 0"]["PPL"]
@@ -83,9 +81,25 @@ def test_the_coca_model_really_ran_as_coca(finished):
 
 
 def test_table5_is_printed_with_categories_and_total(finished):
-    result, _ = finished
+    result, _, _ = finished
     for needle in ("Reasoning", "Knowledge", "Examination", "COPA", "MMLU", "Total", "tiny-coca"):
         assert needle in result.stdout
+
+
+def test_rerunning_the_command_reuses_finished_tasks(finished):
+    result, out, args = finished
+    assert result.returncode == 0
+    first = load_run(out)
+    stamp = Path(first.cells[0].detail["output"]).name
+    again = run_cli(*args)
+    assert again.returncode == 0, again.stderr[-3000:]
+    second = load_run(out)
+    assert [(c.method, c.dataset, c.value, c.n) for c in second.cells] == [
+        (c.method, c.dataset, c.value, c.n) for c in first.cells
+    ]
+    work = Path(first.config["work_dir"])
+    assert f"Reusing experiements from {stamp}" in (work / "opencompass.log").read_text()  # (sic)
+    assert [p.name for p in (work / "outputs").iterdir() if p.is_dir()] == [stamp]
 
 
 def test_a_failed_task_is_an_error_cell_and_a_one_line_error(models, tmp_path):
