@@ -14,7 +14,7 @@ from opencompass.models.base import BaseModel
 
 from coca_eval.backends.hf import load_hf_backend
 from coca_eval.methods import make_method
-from coca_eval.opencompass.scoring import continuation_nll, padded_batch, sequence_nll
+from coca_eval.opencompass.scoring import continuation_nll, mean_nll, padded_batch
 
 
 class CocaEvalModel(BaseModel):
@@ -65,14 +65,14 @@ class CocaEvalModel(BaseModel):
         return self.tokenizer.decode(tokens.reshape(-1).tolist(), skip_special_tokens=True)
 
     def get_ppl(self, inputs: list[str], mask_length: list[int] | None = None) -> np.ndarray:
-        """Mean NLL per scored token of each input; with ``mask_length`` the first tokens are context."""
+        """Mean NLL of each input as OpenCompass defines it (see :func:`mean_nll`); with ``mask_length``
+        the first tokens are context."""
         sequences = [self.tokenizer(text).input_ids for text in inputs]
         skip = [0] * len(sequences) if mask_length is None else list(mask_length)
         for i, ids in enumerate(sequences):  # keep the tail; the masked context shrinks accordingly
             cut = max(0, len(ids) - self.max_seq_len)
             sequences[i], skip[i] = ids[cut:], max(0, skip[i] - cut)
-        nll, scored = sequence_nll(self.backend, sequences, skip)
-        return (nll.sum(dim=1) / scored.sum(dim=1).clamp(min=1)).numpy()
+        return mean_nll(self.backend, sequences, skip).numpy()
 
     def get_loglikelihood(self, inputs: list[str], conts: list[str], mask_length=None) -> np.ndarray:
         """Sum log-probability of each continuation given the rest of its input."""

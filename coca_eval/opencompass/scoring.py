@@ -38,6 +38,16 @@ def sequence_nll(
     return nll * scored, scored.float()
 
 
+def mean_nll(backend, sequences: Sequence[Sequence[int]], skip: Sequence[int]) -> torch.Tensor:
+    """OpenCompass's PPL score of each sequence: the summed NLL of its scored tokens divided by
+    ``len(sequence) - skip``, as its own HuggingFace wrapper divides. Without a mask (``skip`` 0) that
+    counts the first token, which nothing predicts, so the divisor is one more than the scored tokens;
+    keeping the quirk keeps choice rankings, and so accuracies, equal to OpenCompass's own."""
+    nll, _ = sequence_nll(backend, sequences, skip)
+    lengths = torch.tensor([len(seq) - first for seq, first in zip(sequences, skip, strict=True)])
+    return nll.sum(dim=1).double() / lengths.clamp(min=1)  # [B]
+
+
 def continuation_nll(backend, pairs: Sequence[tuple[Sequence[int], int]]) -> torch.Tensor:
     """Summed NLL of the last ``k`` tokens of each sequence, for (sequence, k) pairs."""
     sequences = [seq for seq, _ in pairs]

@@ -35,3 +35,14 @@ def test_continuation_nll_sums_only_the_continuation(backend):
     (total,) = continuation_nll(backend, [(seq, 2)])
     per_token, _ = sequence_nll(backend, [seq], [0])
     assert total.item() == pytest.approx(per_token[0, -2:].sum().item(), rel=1e-6)
+
+
+def test_mean_nll_divides_like_opencompass(backend):
+    """Sum over scored tokens / (tokens - mask): N for an unmasked sequence (N - 1 are scored)."""
+    from coca_eval.opencompass.scoring import mean_nll
+
+    sequences, skip = [[0, 5, 9, 12, 40, 41, 7], [0, 33, 2]], [3, 0]
+    nll, _ = sequence_nll(backend, sequences, skip)
+    means = mean_nll(backend, sequences, skip)
+    assert means[0].item() == pytest.approx(nll[0].sum().item() / (7 - 3), rel=1e-6)
+    assert means[1].item() == pytest.approx(nll[1].sum().item() / 3, rel=1e-6)
