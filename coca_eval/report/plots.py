@@ -69,7 +69,7 @@ def ppl_plots(
         _mark_trained_contexts(ax, grid.rows, grid.columns, context_of)
         length_axis(ax, grid.columns)
         ax.set(xlabel="evaluation context window (tokens)", ylabel="perplexity (lower is better)")
-        ax.set_title(f"Sliding-window perplexity, {where}")
+        ax.set_title(f"Perplexity vs context window, {where}")
         ax.legend(fontsize="small", loc="best")
         save(fig, out_dir, name)
         plots.append((name, f"Perplexity vs evaluation length, {where} (log2 length axis)"))
