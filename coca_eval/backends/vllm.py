@@ -108,7 +108,7 @@ class VllmBackend(TokenizerMixin):
             cleanup_dist_env_and_memory()
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        """NLL of ``targets`` [B, n], the tokens after positions ``first_logit ..`` of ``input_ids`` [B, N]."""
+        """NLL of ``targets`` [B, n], the tokens after ``first_logit ..`` in ``input_ids`` [B, N]."""
         from vllm import SamplingParams
 
         rows, n = input_ids.tolist(), targets.shape[1]

@@ -40,7 +40,7 @@ def make_model(directory: Path, kind: str, variant: str = "slack", seed: int = 0
         config = CocaLlamaConfig(num_key_value_heads=1, coca_variant=variant, **settings)
         model_class = CocaLlamaForCausalLM
     else:
-        config = CocaNeoXConfig(rotary_pct=0.5, coca_variant=variant, **settings)
+        config = CocaNeoXConfig(**{"rotary_pct": 0.5, "coca_variant": variant, **settings})
         model_class = CocaNeoXForCausalLM
     torch.manual_seed(seed)
     model = model_class(config)
