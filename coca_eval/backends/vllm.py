@@ -57,7 +57,8 @@ class VllmBackend(TokenizerMixin):
         import vllm
 
         self.method, self.side, self.options = method, side, options
-        self.max_model_len = options.max_model_len or max(longest, side.trained_context or 0)
+        # scoring a window asks for one token after it, so the engine needs one position more
+        self.max_model_len = options.max_model_len or max(longest + 1, side.trained_context or 0)
         self.on_cuda = torch.cuda.is_available()
         self.eos = _eos_ids(side)
         self._llm, self._key = None, None

@@ -108,7 +108,8 @@ class CocaNeoXModel(nn.Module):
         cache, quant = vllm_config.cache_config, vllm_config.quant_config
         self.embed_in = VocabParallelEmbedding(config.vocab_size, config.hidden_size)
         self.layers = nn.ModuleList(
-            CocaNeoXLayer(config, cache, quant, f"{prefix}.layers.{i}") for i in range(config.num_hidden_layers)
+            CocaNeoXLayer(config, cache, quant, f"{prefix}.layers.{i}")
+            for i in range(config.num_hidden_layers)
         )
         self.final_layer_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
 
