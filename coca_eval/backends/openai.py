@@ -5,7 +5,8 @@ same weights the server serves), so the server sees exactly the prompts the hf b
 
 * Passkey: greedy (temperature 0), the full ``max_tokens`` budget, then the shared stop rule cuts the
   tokens (:func:`~coca_eval.passkey.generation.cut_at_stop`). Token ids come back through vLLM's
-  ``return_tokens_as_token_ids``; a server without it returns token strings, whose text is re-encoded.
+  ``return_token_ids`` (or ``return_tokens_as_token_ids``); a server with neither returns only text,
+  which is re-encoded.
 * Perplexity: ``echo`` + ``logprobs`` give the log-prob of every prompt token; a server that does not
   return them cannot score, and says so in one line.
 """
@@ -75,6 +76,8 @@ class OpenAIBackend(TokenizerMixin):
         self.metadata = {"base_url": client.base_url, "served_model": served}
 
     def _ids_of(self, choice: dict) -> list[int]:
+        if choice.get("token_ids") is not None:  # vLLM's return_token_ids
+            return [int(t) for t in choice["token_ids"]]
         tokens = (choice.get("logprobs") or {}).get("tokens")
         if tokens and all(_TOKEN_ID.match(t) for t in tokens):
             return [int(_TOKEN_ID.match(t).group(1)) for t in tokens]
@@ -101,6 +104,7 @@ class OpenAIBackend(TokenizerMixin):
                 "temperature": 0,
                 "logprobs": 1,
                 "return_tokens_as_token_ids": True,
+                "return_token_ids": True,
             }
             for offset, choice in enumerate(self.client.complete(payload)):
                 on_done(lo + offset, cut_at_stop(self._ids_of(choice), eos, max_new_tokens, self.decode))
