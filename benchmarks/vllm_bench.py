@@ -22,13 +22,17 @@ import tempfile
 import time
 from pathlib import Path
 
-import torch
+# Both backends share this process: without this, vLLM's CPU start-up drops torch to one thread for
+# everything that runs after it, hf included.
+os.environ.setdefault("OMP_NUM_THREADS", str(os.cpu_count()))
 
-from coca_eval.backends.options import EngineOptions, load_backend
-from coca_eval.methods import make_method
-from coca_eval.passkey.params import make_passkey_params
-from coca_eval.passkey.scoring import score_output
-from coca_eval.passkey.task import draw_samples_for, prompt_builder
+import torch  # noqa: E402
+
+from coca_eval.backends.options import EngineOptions, load_backend  # noqa: E402
+from coca_eval.methods import make_method  # noqa: E402
+from coca_eval.passkey.params import make_passkey_params  # noqa: E402
+from coca_eval.passkey.scoring import score_output  # noqa: E402
+from coca_eval.passkey.task import draw_samples_for, prompt_builder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXED_NEW_TOKENS = 16

@@ -47,6 +47,8 @@ def check_backends(methods, options: EngineOptions) -> None:
             "or `pip install coca-eval[vllm]` (GPU)"
         )
     if "openai" in backends:
+        if any(m.backend == "openai" and m.rope.kind != "none" for m in methods):
+            raise CocaEvalError("--backend openai cannot apply --rope patches; start the server with them")
         if not options.base_url:
             raise CocaEvalError("--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)")
         from coca_eval.backends.openai import CompletionsClient

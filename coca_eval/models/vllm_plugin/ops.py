@@ -27,7 +27,7 @@ def coca_query_key(
     t = per_head(collinear_coefficients, t, head_dim)  # [T, kv*d]: t_i = t_{i+d/2} >= 0
     if strict:
         q = per_head(tie_query_halves, q, head_dim)  # [T, h*d]: q_i = q_{i+d/2}
-    q_rot, t_rot = rotary(positions, q.clone(), t.contiguous())  # [T, h*d], [T, kv*d] (CPU rotates in place)
+    q_rot, t_rot = rotary(positions, q.clone(), t)  # [T, h*d], [T, kv*d]; kernels rotate in place
     return q * q_rot, t_rot  # [T, h*d], [T, kv*d]
 
 
