@@ -146,6 +146,8 @@ class VllmBackend(TokenizerMixin):
         )
         llm = self.engine(max(map(len, prompts)))
         batches = [list(range(len(prompts)))] if allow_reuse else [[i] for i in range(len(prompts))]
+        if allow_reuse and len(prompts) > 1:
+            self._cache_prefix(llm, prompts, prefix_lengths)
         for batch in batches:
             if not allow_reuse:
                 llm.reset_prefix_cache()
@@ -153,6 +155,19 @@ class VllmBackend(TokenizerMixin):
             for i, out in zip(batch, llm.generate(requests, params, use_tqdm=False), strict=True):
                 on_done(i, cut_at_stop(out.outputs[0].token_ids, self.eos, max_new_tokens, self.decode))
         return allow_reuse and len(prompts) > 1
+
+    @staticmethod
+    def _cache_prefix(llm, prompts: Sequence[Sequence[int]], prefix_lengths: Sequence[int]) -> None:
+        """Prefill the longest shared prefix alone first. Requests scheduled in the same step cannot
+        reuse each other's blocks, so without this every sample of a batch would prefill the filler
+        itself; after it, each sample computes only what follows its own prefix."""
+        from vllm import SamplingParams
+
+        deepest = max(range(len(prompts)), key=lambda i: prefix_lengths[i])
+        prefix = [int(t) for t in prompts[deepest][: max(1, prefix_lengths[deepest])]]
+        llm.generate(
+            [{"prompt_token_ids": prefix}], SamplingParams(max_tokens=1, detokenize=False), use_tqdm=False
+        )
 
 
 def load_vllm_backend(method, options: EngineOptions, longest: int) -> VllmBackend:
