@@ -10,8 +10,9 @@ Part 1, one attention layer at SmolLM2-135M's shapes (batch 1, hidden 576, 9 que
   scores and probabilities materialised per head (what codefuse-ai's opt_einsum call allocates).
 
 Part 2, a whole ~100M-parameter model (24 such layers, SwiGLU 1536, vocab 32000, tied head), one forward
-with ``logits_to_keep=1``: vanilla vs CoCA vs reference at a moderate N, then CoCA at N = 16384, where the
-reference's N x N tensors are checked against the memory this machine can spare before anything is tried.
+with ``logits_to_keep=1``: vanilla vs CoCA vs reference at a moderate N, then CoCA at N = 16384 and
+32768, where the reference is really run under an address-space cap of the memory this machine can
+spare: its N x N tensors do not fit, the allocation fails, and the failure is caught and reported.
 
 Calls are interleaved (the order rotates every round) and the median is reported, so drift on a shared
 machine hits all methods alike. Peak memory is the growth of the process's peak RSS during one call
@@ -151,7 +152,7 @@ def forward(model: torch.nn.Module, implementation: str, tokens: torch.Tensor) -
 
 
 @torch.inference_mode()
-def bench_whole(length: int, long_length: int, budget: int, headroom: int) -> dict:
+def bench_whole(length: int, long_lengths: list[int], budget: int, headroom: int) -> dict:
     models = whole_models()
     params = sum(p.numel() for p in models["coca"].parameters())
     tokens = torch.randint(0, MODEL["vocab_size"], (1, length))
@@ -163,42 +164,38 @@ def bench_whole(length: int, long_length: int, budget: int, headroom: int) -> di
     short = interleaved(runs, rounds=3)
     print(json.dumps({"whole_n": length, **short}), flush=True)
     del models["vanilla"]
-    long_tokens = torch.randint(0, MODEL["vocab_size"], (1, long_length))
-    seconds, peak = measured(forward(models["coca"], "sdpa", long_tokens))
-    print(json.dumps({"whole_n": long_length, "coca_s": seconds, "coca_peak": peak}), flush=True)
-    needed = reference_bytes(long_length, with_model_mask=True)
-    reference = try_reference(models["coca"], long_tokens, needed, budget, headroom)
     return {
         "params": params,
         "n": length,
         "short": short,
-        "long_n": long_length,
-        "long_s": seconds,
-        "long_peak": peak,
-        "reference_needed": needed,
-        "reference": reference,
+        "long": [long_forward(models["coca"], n, budget, headroom) for n in long_lengths],
     }
 
 
-def try_reference(model, tokens: torch.Tensor, needed: int, budget: int, headroom: int) -> dict:
-    """Run the reference at long N only if its N x N tensors fit what the machine can spare, and then
-    under an address-space cap of that budget, so a failed allocation is an exception, not an OOM kill."""
+def long_forward(model: torch.nn.Module, length: int, budget: int, headroom: int) -> dict:
+    """CoCA's fast path at a long N, then the reference contraction really attempted at the same N."""
+    tokens = torch.randint(0, MODEL["vocab_size"], (1, length))
+    seconds, peak = measured(forward(model, "sdpa", tokens))
+    print(json.dumps({"whole_n": length, "coca_s": seconds, "coca_peak": peak}), flush=True)
+    needed = reference_bytes(length, with_model_mask=True)
+    reference = try_reference(model, tokens, budget, headroom)
+    print(json.dumps({"whole_n": length, "reference": reference}), flush=True)
+    return {"n": length, "s": seconds, "peak": peak, "reference_needed": needed, "reference": reference}
+
+
+def try_reference(model, tokens: torch.Tensor, budget: int, headroom: int) -> dict:
+    """Really run the reference at long N, under an address-space cap of what the machine can spare, so
+    that a failed allocation is the allocator's exception (caught and reported), not the OOM killer."""
     available = available_bytes()
     spare = min(budget, available - headroom)
-    if needed > spare:
-        status = f"cannot allocate its N x N tensors ({needed / GIB:.1f} > {spare / GIB:.1f} GiB; not tried)"
-        return {"status": status, "available": available, "spare": spare}
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (status_bytes("VmSize") + spare, hard))
     try:
         seconds, peak = measured(forward(model, "eager", tokens))
         return {"status": "ok", "s": seconds, "peak": peak, "available": available, "spare": spare}
     except (RuntimeError, MemoryError) as exc:
-        return {
-            "status": f"allocation failed: {str(exc).splitlines()[0][:160]}",
-            "available": available,
-            "spare": spare,
-        }
+        message = " ".join(str(exc).split())[:200]
+        return {"status": f"allocation failed: {message}", "available": available, "spare": spare}
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
         model.config._attn_implementation = "sdpa"
@@ -244,8 +241,8 @@ def render_layers(rows: list[dict]) -> list[str]:
 
 
 def render_whole(whole: dict) -> list[str]:
-    """Part 2: the moderate-N comparison, the long CoCA forward and what became of the reference."""
-    s, ref, long_n = whole["short"], whole["reference"], whole["long_n"]
+    """Part 2: the moderate-N comparison, the long CoCA forwards and what became of the reference."""
+    s = whole["short"]
     lines = [
         f"## Whole model ({whole['params'] / 1e6:.0f}M parameters: 24 layers of the shapes above, "
         "SwiGLU 1536, vocab 32000, tied head; one forward, `logits_to_keep=1`)",
@@ -258,20 +255,26 @@ def render_whole(whole: dict) -> list[str]:
         lines.append(
             f"| {whole['n']} | {name} | {s[name]['s']:.2f} | {ratio:.3f}x | {mib(s[name]['peak'])} |"
         )
-    lines.append(f"| {long_n} | coca | {whole['long_s']:.1f} | | {mib(whole['long_peak'])} |")
-    ref_cells = (
-        f"{ref['s']:.1f} | | {mib(ref['peak'])}" if ref["status"] == "ok" else f"{ref['status']} | | n/a"
-    )
-    lines.append(f"| {long_n} | reference | {ref_cells} |")
-    needed, available, spare = (whole["reference_needed"] / GIB, ref["available"] / GIB, ref["spare"] / GIB)
-    return lines + [
-        "",
-        f"At N = {long_n} the reference contraction holds, in every layer, 9 x N x N fp32 scores, as many "
-        f"probabilities and the model's N x N mask: {needed:.1f} GiB. {available:.1f} GiB were available "
-        f"and a call may take {spare:.1f} GiB of it (the rest is kept for the machine's other users), so "
-        f"the reference was: {ref['status']}. The CoCA fast path never forms an N x N tensor; its whole "
-        f"{long_n}-token forward peaked at {mib(whole['long_peak'])} MiB above the loaded model.",
-    ]
+    notes = []
+    for long in whole["long"]:
+        ref, n = long["reference"], long["n"]
+        lines.append(f"| {n} | coca | {long['s']:.1f} | | {mib(long['peak'])} |")
+        ok = ref["status"] == "ok"
+        lines.append(
+            f"| {n} | reference | {ref['s']:.1f} | | {mib(ref['peak'])} |"
+            if ok
+            else f"| {n} | reference | {ref['status']} | | n/a |"
+        )
+        notes.append(
+            f"At N = {n} the reference contraction holds, in every layer, 9 x N x N fp32 scores, as many "
+            f"probabilities and the model's N x N mask: {long['reference_needed'] / GIB:.1f} GiB. "
+            f"{ref['available'] / GIB:.1f} GiB were available and the call was capped at "
+            f"{ref['spare'] / GIB:.1f} GiB of address space (the rest is kept for the machine's other "
+            f"users); result: {ref['status']}. The CoCA fast path never forms an N x N tensor; its whole "
+            f"{n}-token forward completed in {long['s']:.1f} s, peaking at {mib(long['peak'])} MiB above "
+            "the loaded model."
+        )
+    return lines + ["", *notes]
 
 
 def render(layer_rows: list[dict], whole: dict, args: argparse.Namespace) -> str:
@@ -299,7 +302,7 @@ def main() -> None:
     )
     parser.add_argument("--lengths", default="512,1024,2048,4096,8192")
     parser.add_argument("--whole-length", type=int, default=2048)
-    parser.add_argument("--long-length", type=int, default=16384)
+    parser.add_argument("--long-lengths", default="16384,32768")
     parser.add_argument("--budget-gib", type=float, default=64.0, help="most memory any single call may take")
     parser.add_argument(
         "--headroom-gib", type=float, default=4.0, help="memory always left to other processes"
@@ -312,7 +315,10 @@ def main() -> None:
     budget = int(min(args.budget_gib * GIB, available_bytes() - args.headroom_gib * GIB))
     layer_rows = bench_layers([int(n) for n in args.lengths.split(",")], budget)
     whole = bench_whole(
-        args.whole_length, args.long_length, int(args.budget_gib * GIB), int(args.headroom_gib * GIB)
+        args.whole_length,
+        [int(n) for n in args.long_lengths.split(",")],
+        int(args.budget_gib * GIB),
+        int(args.headroom_gib * GIB),
     )
     report = render(layer_rows, whole, args)
     print(report)

@@ -62,7 +62,7 @@ def _run_task(
 ) -> tuple[Run, Any]:
     """Shared by every task: fingerprints (fail fast), journal, progress, the cell loop, the run record."""
     from coca_eval.backends.options import check_backends, load_backend
-    from coca_eval.models.presets import model_fingerprint
+    from coca_eval.models.presets import model_fingerprint, trained_context_of
     from coca_eval.runner import run_cells
 
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
@@ -85,7 +85,10 @@ def _run_task(
         "params": params.identity(),
         "weights": weights,
         "journal": str(journal.path),
-        "methods": [{"label": m.label, **m.identity()} for m in methods],
+        "methods": [
+            {"label": m.label, **m.identity(), "trained_context": trained_context_of(m.model)}
+            for m in methods
+        ],
         "environment": _environment(runtime.device, **environment),
     }
     if any(m.backend != "hf" for m in methods):

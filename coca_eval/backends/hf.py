@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from coca_eval.backends.tail import supports_tail_rows, tail_rows
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import MethodSpec
 
@@ -82,6 +83,7 @@ class HFBackend:
         self._dynamic = _dynamic_rope_modules(model)
         self._softcap = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
         self._use_split_head = self._split_head_matches_forward()
+        self._use_tail_rows = self._use_split_head and self._tail_rows_match_full()
 
     @property
     def bos_token_id(self) -> int | None:
@@ -126,8 +128,8 @@ class HFBackend:
         input_ids, targets = input_ids.to(self.device), targets.to(self.device)
         n = targets.shape[1]
         if self._use_split_head:
-            hidden = self.model.get_decoder()(input_ids=input_ids).last_hidden_state  # [B, N, H]
-            nll = self._head_nll(hidden[:, first_logit : first_logit + n], targets)  # [B, n]
+            hidden = self._scored_hidden(input_ids, first_logit)  # [B, N - first_logit, H]
+            nll = self._head_nll(hidden[:, :n], targets)  # [B, n]
         else:
             keep = input_ids.shape[1] - first_logit
             logits = self.model(input_ids=input_ids, logits_to_keep=keep).logits[:, :n].float()  # [B, n, V]
@@ -147,6 +149,30 @@ class HFBackend:
 
         decoder = GreedyDecoder(self, max_new_tokens)
         return decode_prompts(decoder, prompts, prefix_lengths, on_done, allow_reuse)
+
+    def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:
+        """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the
+        model allows it (see :mod:`coca_eval.backends.tail`)."""
+        decoder = self.model.get_decoder()
+        if not self._use_tail_rows:
+            return decoder(input_ids=input_ids).last_hidden_state[:, first_logit:]  # [B, K, H]
+        with tail_rows(self.model, input_ids.shape[1] - first_logit):
+            return decoder(input_ids=input_ids).last_hidden_state  # [B, K, H]
+
+    @torch.inference_mode()
+    def _tail_rows_match_full(self) -> bool:
+        if not supports_tail_rows(self.model):
+            return False
+        probe = (
+            torch.arange(5, 17, device=self.device).unsqueeze(0)
+            % self.model.config.get_text_config().vocab_size
+        )
+        self._reset_dynamic_rope()
+        full = self.model.get_decoder()(input_ids=probe).last_hidden_state[:, 7:]  # [1, 5, H]
+        with tail_rows(self.model, 5):
+            tail = self.model.get_decoder()(input_ids=probe).last_hidden_state  # [1, 5, H]
+        tol = 1e-4 if full.dtype == torch.float32 else 3e-2
+        return tail.shape == full.shape and torch.allclose(tail, full, rtol=tol, atol=tol)
 
     @torch.inference_mode()
     def _split_head_matches_forward(self) -> bool:

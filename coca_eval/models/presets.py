@@ -160,3 +160,18 @@ def local_fingerprint(path: Path) -> str:
     digest = hashlib.sha256(config.read_bytes())
     digest.update(json.dumps(stats).encode())
     return f"local:{digest.hexdigest()}"
+
+
+def trained_context_of(model: str) -> int | None:
+    """The context length a model was trained on, from its preset or a local ``config.json``, without
+    loading weights (None for hub ids and configs that do not say)."""
+    if model in MODEL_PRESETS:
+        return MODEL_PRESETS.get(model).trained_context
+    try:
+        raw = json.loads((Path(model).expanduser() / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = raw.get("max_position_embeddings") or (raw.get("text_config") or {}).get(
+        "max_position_embeddings"
+    )
+    return int(value) if value else None

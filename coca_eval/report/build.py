@@ -53,7 +53,7 @@ def draw_plots(runs: RunSet, definition: ReportDefinition, plot_dir: Path) -> li
         return definition.trained_context or runs.trained_context(method)
 
     plots = [
-        *ppl_plots(runs.cells, plot_dir),
+        *ppl_plots(runs.cells, plot_dir, context_of=context_of),
         *passkey_accuracy_plot(runs.cells, plot_dir),
         *depth_heatmap(runs.cells, plot_dir, definition.depth_bins),
         *distance_ranges(runs.cells, plot_dir, definition.distance_ranges),

@@ -7,7 +7,7 @@ Markdown/HTML and SVG for papers, with fixed metadata so re-running a report doe
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -41,10 +41,15 @@ def length_axis(ax: Axes, lengths: Sequence[int]) -> None:
 
 
 def ppl_plots(
-    cells: Sequence[Cell], out_dir: Path, stem: str = "ppl_vs_length", source: str | None = None
+    cells: Sequence[Cell],
+    out_dir: Path,
+    stem: str = "ppl_vs_length",
+    source: str | None = None,
+    context_of: Callable[[str], int | None] | None = None,
 ) -> list[Plot]:
-    """One Fig 1 style plot per dataset: a line per method, failed cells marked at the top edge.
-    ``source`` names where the numbers come from when they are not a run's (a paper table)."""
+    """One Fig 1 style plot per dataset: a line per method, failed cells marked at the top edge, and a
+    dotted line at each trained context ``context_of`` knows inside the plotted range (where
+    extrapolation starts). ``source`` names where the numbers come from when they are not a run's."""
     plots = []
     datasets = list(dict.fromkeys(c.dataset for c in cells if c.task == "ppl" and c.length))
     for dataset in datasets:
@@ -61,6 +66,7 @@ def ppl_plots(
             ax.set_yscale("log")
             ax.yaxis.set_major_formatter(ScalarFormatter())
         _mark_failures(ax, chosen)
+        _mark_trained_contexts(ax, grid.rows, grid.columns, context_of)
         length_axis(ax, grid.columns)
         ax.set(xlabel="evaluation context window (tokens)", ylabel="perplexity (lower is better)")
         ax.set_title(f"Sliding-window perplexity, {where}")
@@ -68,6 +74,14 @@ def ppl_plots(
         save(fig, out_dir, name)
         plots.append((name, f"Perplexity vs evaluation length, {where} (log2 length axis)"))
     return plots
+
+
+def _mark_trained_contexts(
+    ax: Axes, methods: Sequence[str], lengths: Sequence[int], context_of: Callable[[str], int | None] | None
+) -> None:
+    contexts = {context_of(m) for m in methods} if context_of else set()
+    for context in sorted(c for c in contexts if c and min(lengths) < c < max(lengths) * 1.25):
+        ax.axvline(context, color="grey", linestyle=":", label=f"trained context ({format_length(context)})")
 
 
 def passkey_accuracy_plot(

@@ -7,12 +7,12 @@ would print a number nobody can trace back.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.models.presets import trained_context_of
 from coca_eval.results import Cell, Run, load_run
 
 
@@ -36,7 +36,7 @@ class RunSet:
         recorded = entry.get("trained_context") or config.get("trained_context")
         if recorded:
             return int(recorded)
-        return _model_context(entry["model"]) if entry.get("model") else None
+        return trained_context_of(entry["model"]) if entry.get("model") else None
 
     def protocol_lines(self, task: str) -> list[str]:
         """One sentence per run of ``task`` saying how its numbers were made (shown under its tables)."""
@@ -80,19 +80,3 @@ def protocol_line(run: Run) -> str:
             f"seed {params.get('seed')}."
         )
     return ""
-
-
-def _model_context(model: str) -> int | None:
-    from coca_eval.models.presets import MODEL_PRESETS
-
-    if model in MODEL_PRESETS:
-        return MODEL_PRESETS.get(model).trained_context
-    config = Path(model).expanduser() / "config.json"
-    try:
-        raw = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    value = raw.get("max_position_embeddings") or (raw.get("text_config") or {}).get(
-        "max_position_embeddings"
-    )
-    return int(value) if value else None

@@ -63,3 +63,15 @@ def test_paper_tables_are_drawn_like_runs_but_delta_tables_are_not(tmp_path):
     paper = [name for name, _ in output.plots if name.startswith("paper_")]
     assert paper == ["paper_table1_ppl", "paper_table4_ppl", "paper_table4_passkey"]
     assert (tmp_path / "out" / "plots" / "paper_table1_ppl.svg").read_text().count("<path") > 20
+
+
+@pytest.mark.parametrize("context, drawn", [(1024, True), (None, False), (1 << 20, False)])
+def test_ppl_plot_marks_the_trained_context_inside_the_range(tmp_path, context, drawn):
+    from report_fixtures import ppl_cell
+
+    from coca_eval.report.plots import ppl_plots
+
+    cells = [ppl_cell("A", n, v) for n, v in [(512, 10.0), (1024, 11.0), (2048, 40.0)]]
+    ppl_plots(cells, tmp_path, context_of=lambda method: context)
+    svg = (tmp_path / "ppl_vs_length.svg").read_text()
+    assert ("trained context (1k)" in svg) is drawn
