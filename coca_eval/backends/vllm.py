@@ -4,9 +4,10 @@
   before it (``prompt_logprobs``), and the backend picks the entry of the actual next token at every
   scored position. The model runs in the method's dtype (float32 on CPU by default).
 * Generation: greedy (temperature 0) with automatic prefix caching, so the filler all samples of a
-  length share is computed once. vLLM cannot stop on the passkey rule, so it generates the token budget
-  (stopping at EOS) and :func:`~coca_eval.passkey.generation.cut_at_stop` cuts the output where
-  step-by-step decoding would have stopped: the same tokens, by determinism of greedy decoding.
+  length share is computed once. vLLM cannot stop on the passkey rule, so it generates in rounds of
+  growing length (stopping at EOS) until the rule has fired, and
+  :func:`~coca_eval.passkey.generation.cut_at_stop` cuts the output where step-by-step decoding would
+  have stopped: the same tokens, by determinism of greedy decoding.
 * Engines are created lazily and re-created only when the rope override changes (dynamic NTK, see
   :mod:`coca_eval.backends.vllm_rope`).
 
@@ -27,6 +28,8 @@ from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_
 from coca_eval.backends.options import EngineOptions
 from coca_eval.backends.vllm_rope import rope_note, rope_overrides
 from coca_eval.errors import CocaEvalError
+
+FIRST_ROUND_TOKENS = 8
 
 
 def _prepare_environment(on_cuda: bool) -> None:
@@ -135,15 +138,10 @@ class VllmBackend(TokenizerMixin):
     ) -> bool:
         """All prompts in one batch (prefix caching shares their filler); ``allow_reuse=False`` runs them
         one at a time on an emptied prefix cache."""
-        from vllm import SamplingParams
-
         from coca_eval.passkey.generation import cut_at_stop
 
         if not prompts:
             return False
-        params = SamplingParams(
-            max_tokens=max_new_tokens, temperature=0.0, stop_token_ids=sorted(self.eos), detokenize=False
-        )
         llm = self.engine(max(map(len, prompts)))
         batches = [list(range(len(prompts)))] if allow_reuse else [[i] for i in range(len(prompts))]
         if allow_reuse and len(prompts) > 1:
@@ -151,10 +149,41 @@ class VllmBackend(TokenizerMixin):
         for batch in batches:
             if not allow_reuse:
                 llm.reset_prefix_cache()
-            requests = [{"prompt_token_ids": list(map(int, prompts[i]))} for i in batch]
-            for i, out in zip(batch, llm.generate(requests, params, use_tqdm=False), strict=True):
-                on_done(i, cut_at_stop(out.outputs[0].token_ids, self.eos, max_new_tokens, self.decode))
+            generated = self._greedy_in_rounds(llm, [prompts[i] for i in batch], max_new_tokens)
+            for i, tokens in zip(batch, generated, strict=True):
+                on_done(i, cut_at_stop(tokens, self.eos, max_new_tokens, self.decode))
         return allow_reuse and len(prompts) > 1
+
+    def _greedy_in_rounds(
+        self, llm, prompts: Sequence[Sequence[int]], max_new_tokens: int
+    ) -> list[list[int]]:
+        """Greedy tokens in rounds of 8, 16, 32, ... new tokens; a prompt leaves once the stop rule has
+        fired. A passkey answer is decided after a handful of tokens, so this spares most of the budget
+        the engine would otherwise decode. The next round continues from prompt + tokens so far, whose
+        cached blocks the prefix cache supplies."""
+        from vllm import SamplingParams
+
+        from coca_eval.passkey.generation import first_stop
+
+        generated: list[list[int]] = [[] for _ in prompts]
+        pending, budget = list(range(len(prompts))), FIRST_ROUND_TOKENS
+        while pending:
+            budget = min(budget, max_new_tokens - len(generated[pending[0]]))  # pending ones are level
+            params = SamplingParams(
+                max_tokens=budget, temperature=0.0, stop_token_ids=sorted(self.eos), detokenize=False
+            )
+            requests = [{"prompt_token_ids": [*map(int, prompts[i]), *generated[i]]} for i in pending]
+            grown = set()
+            for i, out in zip(pending, llm.generate(requests, params, use_tqdm=False), strict=True):
+                generated[i] += list(out.outputs[0].token_ids)
+                grown.update([i] if len(out.outputs[0].token_ids) == budget else [])
+            pending = [  # a short round ended at EOS (or the engine's length limit): nothing follows
+                i
+                for i in sorted(grown)
+                if first_stop(generated[i], self.eos, max_new_tokens, self.decode) is None
+            ]
+            budget *= 2
+        return generated
 
     @staticmethod
     def _cache_prefix(llm, prompts: Sequence[Sequence[int]], prefix_lengths: Sequence[int]) -> None:

@@ -40,17 +40,22 @@ def stops_after(generated: Sequence[int], eos: set[int], max_new_tokens: int, de
     return answer_decided(decode(generated))
 
 
-def cut_at_stop(tokens: Sequence[int], eos: set[int], max_new_tokens: int, decode: Callable) -> list[int]:
-    """The prefix of a full greedy continuation that early-stopped decoding would have produced.
-
-    Greedy decoding is deterministic, so generating the whole budget and cutting afterwards gives the very
-    tokens the step-by-step rule gives; engines that cannot stop on a custom rule use this.
-    """
-    tokens = list(tokens)
+def first_stop(tokens: Sequence[int], eos: set[int], max_new_tokens: int, decode: Callable) -> int | None:
+    """How many of ``tokens`` step-by-step decoding keeps before the stop rule fires (None: not yet)."""
     for end in range(1, min(len(tokens), max_new_tokens) + 1):
         if stops_after(tokens[:end], eos, max_new_tokens, decode):
-            return tokens[:end]
-    return tokens[:max_new_tokens]
+            return end
+    return None
+
+
+def cut_at_stop(tokens: Sequence[int], eos: set[int], max_new_tokens: int, decode: Callable) -> list[int]:
+    """The prefix of a greedy continuation that early-stopped decoding would have produced.
+
+    Greedy decoding is deterministic, so generating more tokens and cutting afterwards gives the very
+    tokens the step-by-step rule gives; engines that cannot stop on a custom rule use this.
+    """
+    end = first_stop(tokens, eos, max_new_tokens, decode)
+    return list(tokens[: max_new_tokens if end is None else end])
 
 
 def eos_ids(generation_config, tokenizer) -> set[int]:
