@@ -5,6 +5,7 @@ No evaluation logic lives here. Every user-facing problem is one line on stderr 
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -43,8 +44,34 @@ def cli() -> None:
     """
 
 
+ENGINE_KEYS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "enforce_eager", "base_url")
+
+
+def _engine_options():
+    """Backend choice and the engine options of the vllm and openai backends."""
+    return [
+        click.option(
+            "--backend",
+            type=click.Choice(["hf", "vllm", "openai"]),
+            default="hf",
+            show_default=True,
+            help="hf (transformers), vllm (in-process engine) or openai (a running /v1/completions server).",
+        ),
+        click.option("--base-url", help="openai backend: server URL, e.g. http://127.0.0.1:8000/v1."),
+        click.option("--tensor-parallel-size", type=int, default=1, show_default=True, help="vllm: GPUs."),
+        click.option("--gpu-memory-utilization", type=float, help="vllm: fraction of GPU memory to use."),
+        click.option("--max-model-len", type=int, help="vllm: context the engine reserves (default: task)."),
+        click.option(
+            "--enforce-eager/--no-enforce-eager", default=None, help="vllm: skip CUDA graphs / compilation."
+        ),
+    ]
+
+
 def method_options(func):
-    """Options shared by every task that evaluates methods (model x rope patch)."""
+    """Options shared by every task that evaluates methods (model x rope patch x backend).
+
+    The engine options reach the command as one ``engine`` argument (an ``EngineOptions``).
+    """
     options = [
         click.option(
             "--model",
@@ -62,7 +89,7 @@ def method_options(func):
             "--methods",
             "methods_file",
             type=click.Path(dir_okay=False, path_type=Path),
-            help="YAML file with a 'methods:' list of {model, rope, label, dtype}.",
+            help="YAML file with a 'methods:' list of {model, rope, label, dtype, backend}.",
         ),
         click.option("--dtype", default="float32", show_default=True, help="float32 | bfloat16 | float16."),
         click.option("--device", default="cpu", show_default=True, help="cpu | cuda | cuda:N."),
@@ -76,10 +103,19 @@ def method_options(func):
             help="Write the results JSON here (its journal, or OpenCompass's work directory, beside it: "
             "rerun the same command to resume).",
         ),
+        *_engine_options(),
     ]
+
+    @functools.wraps(func)
+    def wrapper(**kwargs):
+        from coca_eval.backends.options import EngineOptions
+
+        kwargs["engine"] = EngineOptions(**{key: kwargs.pop(key) for key in ENGINE_KEYS})
+        return func(**kwargs)
+
     for option in reversed(options):
-        func = option(func)
-    return func
+        wrapper = option(wrapper)
+    return wrapper
 
 
 def _preset_values(preset: str, task: str, overrides: dict) -> dict:
@@ -91,13 +127,13 @@ def _preset_values(preset: str, task: str, overrides: dict) -> dict:
     return values
 
 
-def _methods(models, ropes, methods_file, dtype, batch_size=1):
+def _methods(models, ropes, methods_file, dtype, batch_size=1, backend="hf"):
     from coca_eval.methods import build_methods
 
     if batch_size < 1:
         raise CocaEvalError(f"--batch-size must be a positive integer (got {batch_size})")
     return build_methods(
-        list(models) or ([] if methods_file else ["smollm2-135m"]), list(ropes), methods_file, dtype, "hf"
+        list(models) or ([] if methods_file else ["smollm2-135m"]), list(ropes), methods_file, dtype, backend
     )
 
 
@@ -125,14 +161,27 @@ def _print_table(run, heading: str, digits: int, output) -> None:
 @click.option("--limit", type=int, help="Evaluate only the first N sampled documents (quick checks).")
 @click.option("--text-field", help="Text field of .jsonl/.parquet/hub rows.")
 @method_options
-def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, **overrides):
+def ppl(
+    preset,
+    models,
+    ropes,
+    methods_file,
+    dtype,
+    device,
+    device_map,
+    batch_size,
+    output,
+    backend,
+    engine,
+    **overrides,
+):
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
     from coca_eval.api import Runtime, evaluate_ppl
     from coca_eval.ppl.params import make_params
 
     params = make_params(_preset_values(preset, "ppl", overrides))
-    methods = _methods(models, ropes, methods_file, dtype, batch_size)
-    run = evaluate_ppl(methods, params, output, Runtime(device, device_map, stderr), batch_size)
+    methods = _methods(models, ropes, methods_file, dtype, batch_size, backend)
+    run = evaluate_ppl(methods, params, output, Runtime(device, device_map, stderr, engine), batch_size)
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
     heading = (
         f"[bold]Perplexity[/bold], {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
@@ -170,6 +219,8 @@ def passkey(
     device_map,
     batch_size,
     output,
+    backend,
+    engine,
     dump_samples,
     no_prefix_reuse,
     **overrides,
@@ -179,8 +230,8 @@ def passkey(
     from coca_eval.passkey.params import make_passkey_params
 
     params = make_passkey_params(_preset_values(preset, "passkey", overrides))
-    methods = _methods(models, ropes, methods_file, dtype, batch_size)
-    runtime = Runtime(device, device_map, stderr)
+    methods = _methods(models, ropes, methods_file, dtype, batch_size, backend)
+    runtime = Runtime(device, device_map, stderr, engine)
     run = evaluate_passkey(methods, params, output, runtime, not no_prefix_reuse, dump_samples)
     heading = (
         f"[bold]Passkey accuracy[/bold], {params.samples} samples per length, template {params.template}, "
@@ -265,8 +316,8 @@ def _print_table5(run, output) -> None:
 @click.option("--workers", default=1, show_default=True, type=int, help="OpenCompass tasks run at once.")
 @method_options
 def opencompass_run(
-    models, ropes, methods_file, dtype, device, device_map, batch_size, output, datasets, data_root, work_dir,
-    max_seq_len, workers,
+    models, ropes, methods_file, dtype, device, device_map, batch_size, output, backend, engine, datasets,
+    data_root, work_dir, max_seq_len, workers,
 ):  # fmt: skip
     """Evaluate methods with OpenCompass and print Table 5 (categories and Total)."""
     from coca_eval.opencompass.config import ModelSettings
@@ -274,7 +325,9 @@ def opencompass_run(
 
     if device_map is not None:
         raise CocaEvalError("--device-map is not supported by the OpenCompass bridge; use --device")
-    methods = _methods(models, ropes, methods_file, dtype, batch_size)
+    methods = _methods(models, ropes, methods_file, dtype, batch_size, backend)
+    if any(m.backend != "hf" for m in methods):
+        raise CocaEvalError("the OpenCompass bridge runs the hf backend only (drop --backend / backend:)")
     settings = ModelSettings(device=device, batch_size=batch_size, max_seq_len=max_seq_len)
     run = evaluate_opencompass(methods, datasets, data_root, work_dir, output, settings, stderr, workers)
     stderr.print(f"OpenCompass work directory: {run.config['work_dir']}")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import platform
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coca_eval.backends.options import EngineOptions
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.passkey.params import PasskeyParams
@@ -47,6 +48,7 @@ class Runtime:
     device: str = "cpu"
     device_map: str | None = None
     console: Any = None
+    engine: EngineOptions = field(default_factory=EngineOptions)
 
 
 def _run_task(
@@ -59,14 +61,22 @@ def _run_task(
     **environment: Any,
 ) -> tuple[Run, Any]:
     """Shared by every task: fingerprints (fail fast), journal, progress, the cell loop, the run record."""
-    from coca_eval.backends.hf import load_hf_backend
+    from coca_eval.backends.options import check_backends, load_backend
     from coca_eval.models.presets import model_fingerprint, trained_context_of
     from coca_eval.runner import run_cells
 
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
+    check_backends(methods, runtime.engine)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
     journal = Journal(journal_path_for(output, name, identity))
-    load = lambda m: load_hf_backend(m, runtime.device, runtime.device_map)  # noqa: E731
+    longest = max(params.lengths) + getattr(params, "max_new_tokens", 0)
+    backend_notes: dict[str, dict] = {}
+
+    def load(method: MethodSpec):
+        backend = load_backend(method, runtime.device, runtime.device_map, runtime.engine, longest)
+        backend_notes[method.label] = dict(getattr(backend, "metadata", {}))
+        return backend
+
     with CellProgress(len(methods) * len(params.lengths), runtime.console) as progress:
         task = make_task(journal, progress)
         cells = run_cells(task, methods, params.lengths, journal, load, lambda m: weights[m.model], progress)
@@ -81,6 +91,10 @@ def _run_task(
         ],
         "environment": _environment(runtime.device, **environment),
     }
+    if any(m.backend != "hf" for m in methods):
+        config["engine"] = runtime.engine.describe()
+    if any(backend_notes.values()):
+        config["backends"] = {label: note for label, note in backend_notes.items() if note}
     return Run(git=git_revision(), config=config, cells=cells), task
 
 

@@ -17,7 +17,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.models.rope import RopePatch, parse_rope
 
 DTYPES = ("float32", "bfloat16", "float16")
-BACKENDS = ("hf",)
+BACKENDS = ("hf", "vllm", "openai")
 
 
 @dataclass(frozen=True)

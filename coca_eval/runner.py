@@ -85,4 +85,6 @@ def run_cells(
             else:
                 progress.finish_cell()
             cells.append(cell.model_copy(update={"method": method.label}))
+        if backend is not None and hasattr(backend, "close"):
+            backend.close()  # engines (vLLM) hold memory until told otherwise
     return cells

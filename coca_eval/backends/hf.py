@@ -9,6 +9,7 @@ something unusual fall back to ``forward(logits_to_keep=...)``.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -44,6 +45,17 @@ def tokenizer_adds_bos(tokenizer: Any) -> bool:
 def encode_plain(tokenizer: Any, text: str) -> list[int]:
     """Token ids of ``text`` without special tokens."""
     return tokenizer(text, add_special_tokens=False).input_ids
+
+
+def position_limit(config: Any) -> int | None:
+    """Hard position limit of models with learned absolute positions; rotary and ALiBi models have none
+    (running them past their trained length is what long-context evaluation measures)."""
+    config = config.get_text_config()
+    if getattr(config, "rope_parameters", None) or getattr(config, "alibi", False):
+        return None
+    if config.model_type in ("bloom", "mpt", "falcon") or not hasattr(config, "max_position_embeddings"):
+        return None
+    return config.max_position_embeddings
 
 
 def _token_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -83,14 +95,7 @@ class HFBackend:
 
     @property
     def position_limit(self) -> int | None:
-        """Hard position limit of models with learned absolute positions; rotary and ALiBi models have none
-        (running them past their trained length is what long-context evaluation measures)."""
-        config = self.model.config.get_text_config()
-        if getattr(config, "rope_parameters", None) or getattr(config, "alibi", False):
-            return None
-        if config.model_type in ("bloom", "mpt", "falcon") or not hasattr(config, "max_position_embeddings"):
-            return None
-        return config.max_position_embeddings
+        return position_limit(self.model.config)
 
     def encode(self, text: str) -> list[int]:
         return encode_plain(self.tokenizer, text)
@@ -130,6 +135,20 @@ class HFBackend:
             logits = self.model(input_ids=input_ids, logits_to_keep=keep).logits[:, :n].float()  # [B, n, V]
             nll = _token_nll(logits, targets)  # [B, n]
         return nll.double().cpu()
+
+    def generate_greedy(
+        self,
+        prompts: Sequence[Sequence[int]],
+        prefix_lengths: Sequence[int],
+        max_new_tokens: int,
+        on_done: Callable[[int, list[int]], None],
+        allow_reuse: bool = True,
+    ) -> bool:
+        """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`passkey.generation`)."""
+        from coca_eval.passkey.generation import GreedyDecoder, decode_prompts
+
+        decoder = GreedyDecoder(self, max_new_tokens)
+        return decode_prompts(decoder, prompts, prefix_lengths, on_done, allow_reuse)
 
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:
         """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the

@@ -33,15 +33,51 @@ def answer_decided(text: str) -> bool:
     return match is not None and match.end() < len(text)
 
 
+def stops_after(generated: Sequence[int], eos: set[int], max_new_tokens: int, decode: Callable) -> bool:
+    """The stop rule of every backend: EOS, the token budget, or a decided answer."""
+    if generated[-1] in eos or len(generated) >= max_new_tokens:
+        return True
+    return answer_decided(decode(generated))
+
+
+def first_stop(tokens: Sequence[int], eos: set[int], max_new_tokens: int, decode: Callable) -> int | None:
+    """How many of ``tokens`` step-by-step decoding keeps before the stop rule fires (None: not yet)."""
+    for end in range(1, min(len(tokens), max_new_tokens) + 1):
+        if stops_after(tokens[:end], eos, max_new_tokens, decode):
+            return end
+    return None
+
+
+def cut_at_stop(tokens: Sequence[int], eos: set[int], max_new_tokens: int, decode: Callable) -> list[int]:
+    """The prefix of a greedy continuation that early-stopped decoding would have produced.
+
+    Greedy decoding is deterministic, so generating more tokens and cutting afterwards gives the very
+    tokens the step-by-step rule gives; engines that cannot stop on a custom rule use this.
+    """
+    end = first_stop(tokens, eos, max_new_tokens, decode)
+    return list(tokens[: max_new_tokens if end is None else end])
+
+
+def eos_ids(generation_config, tokenizer) -> set[int]:
+    """EOS ids from the model's generation config and its tokenizer."""
+    eos = getattr(generation_config, "eos_token_id", None) if generation_config else None
+    found = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+    if tokenizer.eos_token_id is not None:
+        found.add(tokenizer.eos_token_id)
+    return found
+
+
+def _plain_decode(tokenizer) -> Callable[[Sequence[int]], str]:
+    return lambda tokens: tokenizer.decode(list(tokens), skip_special_tokens=True)
+
+
 class GreedyDecoder:
     """Greedy generation on an :class:`~coca_eval.backends.hf.HFBackend` with the stop rule above."""
 
     def __init__(self, backend, max_new_tokens: int) -> None:
         self.backend, self.model, self.max_new_tokens = backend, backend.model, max_new_tokens
-        eos = self.model.generation_config.eos_token_id if self.model.generation_config else None
-        self.eos = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
-        if backend.tokenizer.eos_token_id is not None:
-            self.eos.add(backend.tokenizer.eos_token_id)
+        self.eos = eos_ids(self.model.generation_config, backend.tokenizer)
+        self._decode = _plain_decode(backend.tokenizer)
 
     def _forward(self, ids: Sequence[int], cache=None):
         input_ids = torch.tensor([list(ids)], device=self.backend.device)  # [1, n]
@@ -53,9 +89,7 @@ class GreedyDecoder:
         while True:
             token = int(logits.argmax())
             generated.append(token)
-            if token in self.eos or len(generated) >= self.max_new_tokens:
-                return generated
-            if answer_decided(self.backend.tokenizer.decode(generated, skip_special_tokens=True)):
+            if stops_after(generated, self.eos, self.max_new_tokens, self._decode):
                 return generated
             logits, cache = self._forward([token], cache)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.passkey.generation import GreedyDecoder, decode_prompts
 from coca_eval.passkey.params import PasskeyParams
 from coca_eval.passkey.prompts import PasskeyPrompt, PasskeySample, PromptBuilder, draw_samples, parse_depths
 from coca_eval.passkey.scoring import accuracy_detail, score_output
@@ -68,7 +67,6 @@ class PasskeyTask:
         done = self.journal.parts.get(key, {})
         todo = [i for i in range(len(prompts)) if str(i) not in done]
         self.progress.start_cell(f"{method.label} @ {length}", len(prompts), len(prompts) - len(todo))
-        decoder = GreedyDecoder(backend, self.params.max_new_tokens)
 
         def record(position: int, tokens: list[int]) -> None:
             i, prompt = todo[position], prompts[todo[position]]
@@ -85,10 +83,10 @@ class PasskeyTask:
             self.journal.record_part(key, str(i), entry)
             self.progress.advance()
 
-        reused = decode_prompts(
-            decoder,
+        reused = backend.generate_greedy(
             [prompts[i].ids for i in todo],
             [prompts[i].shared_prefix for i in todo],
+            self.params.max_new_tokens,
             record,
             self.fast,
         )

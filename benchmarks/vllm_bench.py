@@ -1,0 +1,218 @@
+"""Passkey throughput: hf vs vllm, and CoCA vs plain LLaMA of the same shape under vLLM, in one run.
+
+1. hf vs vllm: the preset model (SmolLM2-135M, float32), ``coca-eval passkey``'s own generation paths
+   (hf: shared-prefix KV reuse + early stop; vllm: one batch with automatic prefix caching, cut by the
+   same stop rule). Outputs must be identical; the ratio is vllm / hf samples per second.
+2. CoCA vs plain under vLLM: random-weight models with the preset's shape (a plain LLaMA and a
+   slack CoCA one), the same passkey prompts, a fixed 16 greedy tokens each (EOS ignored) so both do
+   the same work; the ratio is CoCA / plain throughput (target >= 0.9x).
+
+Engine start-up is timed separately and left out of throughput. Every timed vLLM pass starts from an
+empty prefix cache. On a shared machine timings wander, so passes are interleaved (hf, vllm, hf, vllm;
+plain, CoCA, plain, CoCA) and the fastest pass of each counts.
+
+    python benchmarks/vllm_bench.py [--lengths 512,1024] [--samples 10] [--device cpu|cuda] [--report PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+# Both backends share this process: without this, vLLM's CPU start-up drops torch to one thread for
+# everything that runs after it, hf included.
+os.environ.setdefault("OMP_NUM_THREADS", str(os.cpu_count()))
+
+import torch  # noqa: E402
+
+from coca_eval.backends.options import EngineOptions, load_backend  # noqa: E402
+from coca_eval.methods import make_method  # noqa: E402
+from coca_eval.passkey.params import make_passkey_params  # noqa: E402
+from coca_eval.passkey.scoring import score_output  # noqa: E402
+from coca_eval.passkey.task import draw_samples_for, prompt_builder  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXED_NEW_TOKENS = 16
+CPU_NOTE = (
+    "\nNo GPU was available for this run, so there are no GPU numbers here; on a GPU machine run "
+    "`python benchmarks/vllm_bench.py --device cuda` (CUDA vLLM, where CoCA runs on the registered "
+    "`COCA` attention backend).\n"
+)
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+def passkey_prompts(backend, length: int, samples: int, max_new: int):
+    params = make_passkey_params({"lengths": [length], "samples": samples, "max_new_tokens": max_new})
+    builder = prompt_builder(params, backend)
+    drawn = draw_samples_for(params, length)
+    return [builder.build(s, length) for s in drawn], [s.key for s in drawn]
+
+
+def generate(backend, prompts, max_new: int) -> list[list[int]]:
+    if hasattr(backend, "engine"):
+        backend.engine(len(prompts[0].ids)).reset_prefix_cache()
+    found: dict[int, list[int]] = {}
+    backend.generate_greedy(
+        [p.ids for p in prompts], [p.shared_prefix for p in prompts], max_new, found.__setitem__
+    )
+    return [found[i] for i in range(len(prompts))]
+
+
+def hf_vs_vllm(args, options: EngineOptions, longest: int) -> list[dict]:
+    load = lambda name: load_backend(  # noqa: E731
+        make_method(args.model, "none", None, "float32", name), args.device, None, options, longest
+    )
+    hf, (vl, t_load) = load("hf"), timed(lambda: load("vllm"))
+    rows = []
+    for length in args.lengths:
+        prompts, keys = passkey_prompts(hf, length, args.samples, args.max_new_tokens)
+        _, t_start = timed(lambda: vl.engine(length))  # noqa: B023
+        t_hf, t_vl = [], []
+        for _ in range(args.repeats):  # interleaved; the fastest of each is the least disturbed
+            hf_out, seconds = timed(lambda: generate(hf, prompts, args.max_new_tokens))  # noqa: B023
+            t_hf.append(seconds)
+            vl_out, seconds = timed(lambda: generate(vl, prompts, args.max_new_tokens))  # noqa: B023
+            t_vl.append(seconds)
+        t_hf, t_vl = min(t_hf), min(t_vl)
+        correct = [score_output(vl.decode(t), k)["correct"] for t, k in zip(hf_out, keys, strict=True)]
+        rows.append({
+            "length": length, "samples": args.samples, "hf_s": t_hf, "vllm_s": t_vl,
+            "hf_samples_per_s": args.samples / t_hf, "vllm_samples_per_s": args.samples / t_vl,
+            "vllm_over_hf": t_hf / t_vl, "identical_outputs": hf_out == vl_out,
+            "accuracy": sum(correct) / args.samples, "engine_start_s": t_load + t_start,
+        })  # fmt: skip
+        print(rows[-1], flush=True)
+    vl.close()
+    return rows
+
+
+def same_shape_models(model: str, root: Path) -> dict[str, Path]:
+    """Random plain-LLaMA and CoCA (slack) checkpoints with ``model``'s shape and tokenizer."""
+    from transformers import AutoConfig, AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from coca_eval.models.coca import CocaLlamaConfig, CocaLlamaForCausalLM
+    from coca_eval.models.presets import resolve_model
+
+    path, _ = resolve_model(model)
+    shape = AutoConfig.from_pretrained(path).to_dict()
+    shape = {
+        k: v for k, v in shape.items() if k not in ("model_type", "architectures", "transformers_version")
+    }
+    dirs = {}
+    for name, config_class, model_class in (
+        ("plain", LlamaConfig, LlamaForCausalLM),
+        ("coca", CocaLlamaConfig, CocaLlamaForCausalLM),
+    ):
+        torch.manual_seed(0)
+        dirs[name] = root / name
+        model_class(config_class(**shape)).save_pretrained(dirs[name])
+        AutoTokenizer.from_pretrained(path).save_pretrained(dirs[name])
+    return dirs
+
+
+def fixed_work(backend, prompts) -> float:
+    """Seconds for every prompt plus FIXED_NEW_TOKENS greedy tokens, EOS ignored, empty prefix cache."""
+    from vllm import SamplingParams
+
+    llm = backend.engine(len(prompts[0].ids))
+    llm.reset_prefix_cache()
+    params = SamplingParams(max_tokens=FIXED_NEW_TOKENS, temperature=0.0, ignore_eos=True, detokenize=False)
+    _, seconds = timed(
+        lambda: llm.generate([{"prompt_token_ids": p.ids} for p in prompts], params, use_tqdm=False)
+    )
+    return seconds
+
+
+def coca_vs_plain(args, options: EngineOptions, longest: int) -> list[dict]:
+    with tempfile.TemporaryDirectory() as tmp:
+        dirs = same_shape_models(args.model, Path(tmp))
+        times: dict[str, dict[int, list[float]]] = {"plain": {}, "coca": {}}
+        for name in ("plain", "coca", "plain", "coca"):
+            backend = load_backend(
+                make_method(str(dirs[name]), "none", None, "float32", "vllm"),
+                args.device,
+                None,
+                options,
+                longest,
+            )
+            for length in args.lengths:
+                prompts, _ = passkey_prompts(backend, length, args.samples, args.max_new_tokens)
+                times[name].setdefault(length, []).append(fixed_work(backend, prompts))
+            backend.close()
+    rows = []
+    for length in args.lengths:
+        plain, coca = min(times["plain"][length]), min(times["coca"][length])
+        rows.append({
+            "length": length, "samples": args.samples, "plain_s": plain, "coca_s": coca,
+            "plain_samples_per_s": args.samples / plain, "coca_samples_per_s": args.samples / coca,
+            "coca_over_plain": plain / coca,
+        })  # fmt: skip
+        print(rows[-1], flush=True)
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    head = "| " + " | ".join(rows[0]) + " |\n|" + "---|" * len(rows[0]) + "\n"
+    cell = lambda v: f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
+    return head + "".join("| " + " | ".join(cell(v) for v in row.values()) + " |\n" for row in rows)
+
+
+def render(args, part1: list[dict], part2: list[dict]) -> str:
+    import vllm
+
+    worst = min(r["coca_over_plain"] for r in part2)
+    device = torch.cuda.get_device_name() if args.device.startswith("cuda") else platform.processor() or "CPU"
+    return (
+        "# vllm_bench: passkey throughput, hf vs vllm and CoCA vs plain LLaMA under vLLM\n\n"
+        f"Device: {args.device} ({device}); {os.cpu_count()} CPU cores shared with other jobs; torch "
+        f"{torch.__version__}, {torch.get_num_threads()} torch thread(s) after vLLM's start-up; vllm "
+        f"{vllm.__version__}; float32; {args.model}; {args.samples} samples per length, landmark template, "
+        f"greedy, max_new_tokens={args.max_new_tokens}; fastest of {args.repeats} interleaved passes.\n\n"
+        "## hf vs vllm (`coca-eval passkey` generation paths; `vllm_over_hf` = throughput ratio)\n\n"
+        + table(part1)
+        + f"\n## CoCA vs plain LLaMA of the same shape under vLLM (random weights, {FIXED_NEW_TOKENS} tokens "
+        "each, EOS ignored)\n\n"
+        + table(part2)
+        + f"\nTarget CoCA >= 0.9x plain throughput: **{'met' if worst >= 0.9 else 'not met'}** "
+        f"(worst {worst:.3f}x).\n" + ("" if args.device.startswith("cuda") else CPU_NOTE)
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--model", default="smollm2-135m")
+    parser.add_argument("--lengths", default="512,1024")
+    parser.add_argument("--samples", type=int, default=10)
+    parser.add_argument("--max-new-tokens", type=int, default=64)
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="interleaved hf/vllm passes; the fastest counts"
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="cpu or cuda (hf runs there; vLLM picks its platform)"
+    )
+    parser.add_argument("--report", type=Path, default=ROOT / "reports" / "benchmarks" / "vllm_bench.md")
+    args = parser.parse_args()
+    args.lengths = [int(n) for n in args.lengths.split(",")]
+    options = EngineOptions(enforce_eager=None)
+    longest = max(args.lengths) + args.max_new_tokens
+    part1 = hf_vs_vllm(args, options, longest)
+    part2 = coca_vs_plain(args, options, longest)
+    text = render(args, part1, part2)
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Backend for any OpenAI-compatible ``/v1/completions`` server (``vllm serve``, with or without CoCA).
+
+Prompts go out as token ids, built with the model's tokenizer loaded locally (``--model`` names the
+same weights the server serves), so the server sees exactly the prompts the hf backend scores.
+
+* Passkey: greedy (temperature 0), the full ``max_tokens`` budget, then the shared stop rule cuts the
+  tokens (:func:`~coca_eval.passkey.generation.cut_at_stop`). Token ids come back through vLLM's
+  ``return_token_ids`` (or ``return_tokens_as_token_ids``); a server with neither returns only text,
+  which is re-encoded.
+* Perplexity: ``echo`` + ``logprobs`` give the log-prob of every prompt token; a server that does not
+  return them cannot score, and says so in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+
+import torch
+
+from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
+from coca_eval.errors import CocaEvalError
+
+_TOKEN_ID = re.compile(r"^token_id:(\d+)$")
+BATCH = 32  # prompts per request: the server batches them, the request stays small
+
+
+class CompletionsClient:
+    """Minimal JSON client for ``{base_url}/models`` and ``{base_url}/completions`` (standard library)."""
+
+    def __init__(self, base_url: str, timeout: float = 600.0) -> None:
+        self.base_url, self.timeout = base_url.rstrip("/"), timeout
+
+    def _call(self, path: str, payload: dict | None = None, timeout: float | None = None) -> dict:
+        data = None if payload is None else json.dumps(payload).encode()
+        request = urllib.request.Request(
+            self.base_url + path, data=data, headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode(errors="replace")[:200].replace("\n", " ")
+            raise CocaEvalError(f"server {self.base_url} answered {exc.code} on {path}: {detail}") from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise CocaEvalError(f"cannot reach --base-url {self.base_url}: {reason}") from None
+
+    def served_models(self) -> list[str]:
+        return [entry["id"] for entry in self._call("/models", timeout=10).get("data", [])]
+
+    def complete(self, payload: dict) -> list[dict]:
+        """The choices of one completions request, in prompt order."""
+        return sorted(self._call("/completions", payload).get("choices", []), key=lambda c: c["index"])
+
+
+def _served_name(client: CompletionsClient, side: LocalModelSide, model: str) -> str:
+    """The server's name for the model: the only one served, or the one named like ``--model``."""
+    served = client.served_models()
+    if len(served) == 1:
+        return served[0]
+    for name in served:
+        if name in (model, side.path):
+            return name
+    raise CocaEvalError(f"server {client.base_url} serves {served or 'nothing'}; none matches {model!r}")
+
+
+class OpenAIBackend(TokenizerMixin):
+    """Scores windows and generates greedily through a completions server."""
+
+    def __init__(self, client: CompletionsClient, served: str, side: LocalModelSide) -> None:
+        self.client, self.served, self.side = client, served, side
+        self.metadata = {"base_url": client.base_url, "served_model": served}
+
+    def _ids_of(self, choice: dict) -> list[int]:
+        if choice.get("token_ids") is not None:  # vLLM's return_token_ids
+            return [int(t) for t in choice["token_ids"]]
+        tokens = (choice.get("logprobs") or {}).get("tokens")
+        if tokens and all(_TOKEN_ID.match(t) for t in tokens):
+            return [int(_TOKEN_ID.match(t).group(1)) for t in tokens]
+        return self.encode(choice.get("text", ""))
+
+    def generate_greedy(
+        self,
+        prompts: Sequence[Sequence[int]],
+        prefix_lengths: Sequence[int],
+        max_new_tokens: int,
+        on_done: Callable[[int, list[int]], None],
+        allow_reuse: bool = True,
+    ) -> bool:
+        """Batched greedy completions; the server's own prefix cache (if on) does any reuse."""
+        from coca_eval.passkey.generation import cut_at_stop, eos_ids
+
+        eos = eos_ids(None, self.tokenizer)
+        for lo in range(0, len(prompts), BATCH):
+            batch = [list(map(int, p)) for p in prompts[lo : lo + BATCH]]
+            payload = {
+                "model": self.served,
+                "prompt": batch,
+                "max_tokens": max_new_tokens,
+                "temperature": 0,
+                "logprobs": 1,
+                "return_tokens_as_token_ids": True,
+                "return_token_ids": True,
+            }
+            for offset, choice in enumerate(self.client.complete(payload)):
+                on_done(lo + offset, cut_at_stop(self._ids_of(choice), eos, max_new_tokens, self.decode))
+        return False
+
+    def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
+        """NLL of ``targets`` [B, n] from the echoed prompt log-probs of each row of ``input_ids`` [B, N]."""
+        rows = input_ids.tolist()
+        n = targets.shape[1]
+        if any(
+            row[first_logit + 1 : first_logit + 1 + n] != t
+            for row, t in zip(rows, targets.tolist(), strict=True)
+        ):
+            raise ValueError("targets must be the tokens that follow the scored positions")
+        payload = {"model": self.served, "prompt": rows, "max_tokens": 1, "temperature": 0}
+        choices = self.client.complete({**payload, "echo": True, "logprobs": 1})
+        out = []
+        for choice in choices:
+            logprobs = (choice.get("logprobs") or {}).get("token_logprobs")
+            if not logprobs:
+                raise CocaEvalError(
+                    f"server {self.client.base_url} returns no prompt log-probs (echo+logprobs)"
+                )
+            out.append([-logprobs[j] for j in range(first_logit + 1, first_logit + 1 + n)])
+        return torch.tensor(out, dtype=torch.float64)  # [B, n]
+
+
+def load_openai_backend(method, options) -> OpenAIBackend:
+    if not options.base_url:
+        raise CocaEvalError("--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)")
+    if method.rope.kind != "none":
+        raise CocaEvalError("--backend openai cannot apply --rope patches; start the server with them")
+    side = load_local_side(method.model)
+    client = CompletionsClient(options.base_url)
+    return OpenAIBackend(client, _served_name(client, side, method.model), side)

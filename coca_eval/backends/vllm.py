@@ -1,0 +1,215 @@
+"""vLLM backend: windows scored through prompt log-probs, passkey prompts generated greedily in one batch.
+
+* Scoring: every window is a prompt; vLLM returns the log-prob of each prompt token given the tokens
+  before it (``prompt_logprobs``), and the backend picks the entry of the actual next token at every
+  scored position. The model runs in the method's dtype (float32 on CPU by default).
+* Generation: greedy (temperature 0) with automatic prefix caching, so the filler all samples of a
+  length share is computed once. vLLM cannot stop on the passkey rule, so it generates in rounds of
+  growing length (stopping at EOS) until the rule has fired, and
+  :func:`~coca_eval.passkey.generation.cut_at_stop` cuts the output where step-by-step decoding would
+  have stopped: the same tokens, by determinism of greedy decoding.
+* Engines are created lazily and re-created only when the rope override changes (dynamic NTK, see
+  :mod:`coca_eval.backends.vllm_rope`).
+
+Importing this module does not import vLLM; loading a backend does.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
+from coca_eval.backends.options import EngineOptions
+from coca_eval.backends.vllm_rope import rope_note, rope_overrides
+from coca_eval.errors import CocaEvalError
+
+FIRST_ROUND_TOKENS = 8
+
+
+def _prepare_environment(on_cuda: bool) -> None:
+    """Defaults that make an in-process CPU engine start quickly and small (each can be overridden)."""
+    os.environ.setdefault("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "1")  # evaluating past the trained length
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if not on_cuda:
+        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")  # no spawned engine process
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")  # GiB of KV cache
+
+
+def _eos_ids(side: LocalModelSide) -> set[int]:
+    from transformers import GenerationConfig
+
+    from coca_eval.passkey.generation import eos_ids
+
+    try:
+        generation = GenerationConfig.from_pretrained(side.path)
+    except (OSError, ValueError):
+        generation = GenerationConfig.from_model_config(side.config)
+    return eos_ids(generation, side.tokenizer)
+
+
+class VllmBackend(TokenizerMixin):
+    """A method's model in a vLLM engine, behind the same interface as the hf backend."""
+
+    def __init__(self, method, side: LocalModelSide, options: EngineOptions, longest: int) -> None:
+        import vllm
+
+        self.method, self.side, self.options = method, side, options
+        # scoring a window asks for one token after it, so the engine needs one position more
+        self.max_model_len = options.max_model_len or max(longest + 1, side.trained_context or 0)
+        self.on_cuda = torch.cuda.is_available()
+        self.eos = _eos_ids(side)
+        self._llm, self._key = None, None
+        self.metadata: dict[str, Any] = {"vllm": vllm.__version__, "max_model_len": self.max_model_len}
+        if note := rope_note(method.rope):
+            self.metadata["rope_note"] = note
+
+    def _engine_kwargs(self, overrides: dict) -> dict[str, Any]:
+        options = self.options
+        context = max(self.max_model_len, self.side.config.get_text_config().max_position_embeddings)
+        kwargs: dict[str, Any] = {
+            "model": self.side.path,
+            "tokenizer": self.side.path,
+            "dtype": self.method.dtype,
+            "max_model_len": self.max_model_len,
+            "tensor_parallel_size": options.tensor_parallel_size,
+            "enable_prefix_caching": True,
+            "enforce_eager": (not self.on_cuda) if options.enforce_eager is None else options.enforce_eager,
+            "generation_config": "vllm",  # plain greedy: ignore sampling defaults shipped with the model
+            "hf_overrides": {**overrides, "max_position_embeddings": context},  # rotary tables long enough
+            "seed": 0,
+        }
+        if options.gpu_memory_utilization is not None:
+            kwargs["gpu_memory_utilization"] = options.gpu_memory_utilization
+        if self.on_cuda and self.side.config.architectures[0].startswith("Coca"):
+            kwargs["attention_config"] = {"backend": "COCA"}
+        return kwargs
+
+    def engine(self, length: int):
+        """The engine for sequences of ``length`` tokens (re-created if the rope override changes)."""
+        overrides = rope_overrides(self.side.config, self.method.rope, length)
+        key = json.dumps(overrides, sort_keys=True)
+        if key != self._key:
+            self.close()
+            from vllm import LLM
+
+            kwargs = self._engine_kwargs(overrides)
+            self._llm, self._key = LLM(**kwargs), key
+            self.metadata["engine"] = {k: v for k, v in kwargs.items() if k not in ("model", "tokenizer")}
+        return self._llm
+
+    def close(self) -> None:
+        if self._llm is not None:
+            from vllm.distributed import cleanup_dist_env_and_memory
+
+            self._llm, self._key = None, None
+            gc.collect()
+            cleanup_dist_env_and_memory()
+
+    def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
+        """NLL of ``targets`` [B, n], the tokens after ``first_logit ..`` in ``input_ids`` [B, N]."""
+        from vllm import SamplingParams
+
+        rows, n = input_ids.tolist(), targets.shape[1]
+        scored = slice(first_logit + 1, first_logit + 1 + n)
+        if [row[scored] for row in rows] != targets.tolist():
+            raise ValueError("targets must be the tokens that follow the scored positions")
+        params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False)
+        prompts = [{"prompt_token_ids": row} for row in rows]
+        outputs = self.engine(input_ids.shape[1]).generate(prompts, params, use_tqdm=False)
+        nll = [
+            [-out.prompt_logprobs[j][row[j]].logprob for j in range(scored.start, scored.stop)]
+            for out, row in zip(outputs, rows, strict=True)
+        ]
+        return torch.tensor(nll, dtype=torch.float64)  # [B, n]
+
+    def generate_greedy(
+        self,
+        prompts: Sequence[Sequence[int]],
+        prefix_lengths: Sequence[int],
+        max_new_tokens: int,
+        on_done: Callable[[int, list[int]], None],
+        allow_reuse: bool = True,
+    ) -> bool:
+        """All prompts in one batch (prefix caching shares their filler); ``allow_reuse=False`` runs them
+        one at a time on an emptied prefix cache."""
+        from coca_eval.passkey.generation import cut_at_stop
+
+        if not prompts:
+            return False
+        llm = self.engine(max(map(len, prompts)))
+        batches = [list(range(len(prompts)))] if allow_reuse else [[i] for i in range(len(prompts))]
+        if allow_reuse and len(prompts) > 1:
+            self._cache_prefix(llm, prompts, prefix_lengths)
+        for batch in batches:
+            if not allow_reuse:
+                llm.reset_prefix_cache()
+            generated = self._greedy_in_rounds(llm, [prompts[i] for i in batch], max_new_tokens)
+            for i, tokens in zip(batch, generated, strict=True):
+                on_done(i, cut_at_stop(tokens, self.eos, max_new_tokens, self.decode))
+        return allow_reuse and len(prompts) > 1
+
+    def _greedy_in_rounds(
+        self, llm, prompts: Sequence[Sequence[int]], max_new_tokens: int
+    ) -> list[list[int]]:
+        """Greedy tokens in rounds of 8, 16, 32, ... new tokens; a prompt leaves once the stop rule has
+        fired. A passkey answer is decided after a handful of tokens, so this spares most of the budget
+        the engine would otherwise decode. The next round continues from prompt + tokens so far, whose
+        cached blocks the prefix cache supplies."""
+        from vllm import SamplingParams
+
+        from coca_eval.passkey.generation import first_stop
+
+        generated: list[list[int]] = [[] for _ in prompts]
+        pending, budget = list(range(len(prompts))), FIRST_ROUND_TOKENS
+        while pending:
+            budget = min(budget, max_new_tokens - len(generated[pending[0]]))  # pending ones are level
+            params = SamplingParams(
+                max_tokens=budget, temperature=0.0, stop_token_ids=sorted(self.eos), detokenize=False
+            )
+            requests = [{"prompt_token_ids": [*map(int, prompts[i]), *generated[i]]} for i in pending]
+            grown = set()
+            for i, out in zip(pending, llm.generate(requests, params, use_tqdm=False), strict=True):
+                generated[i] += list(out.outputs[0].token_ids)
+                grown.update([i] if len(out.outputs[0].token_ids) == budget else [])
+            pending = [  # a short round ended at EOS (or the engine's length limit): nothing follows
+                i
+                for i in sorted(grown)
+                if first_stop(generated[i], self.eos, max_new_tokens, self.decode) is None
+            ]
+            budget *= 2
+        return generated
+
+    @staticmethod
+    def _cache_prefix(llm, prompts: Sequence[Sequence[int]], prefix_lengths: Sequence[int]) -> None:
+        """Prefill the longest shared prefix alone first. Requests scheduled in the same step cannot
+        reuse each other's blocks, so without this every sample of a batch would prefill the filler
+        itself; after it, each sample computes only what follows its own prefix."""
+        from vllm import SamplingParams
+
+        deepest = max(range(len(prompts)), key=lambda i: prefix_lengths[i])
+        prefix = [int(t) for t in prompts[deepest][: max(1, prefix_lengths[deepest])]]
+        llm.generate(
+            [{"prompt_token_ids": prefix}], SamplingParams(max_tokens=1, detokenize=False), use_tqdm=False
+        )
+
+
+def load_vllm_backend(method, options: EngineOptions, longest: int) -> VllmBackend:
+    """Load the tokenizer side now; the engine starts on first use (it depends on the length)."""
+    _prepare_environment(torch.cuda.is_available())
+    try:
+        import vllm  # noqa: F401
+    except ImportError as exc:
+        raise CocaEvalError(
+            f"--backend vllm needs vLLM ({exc}): run `bash scripts/install_vllm_cpu.sh` (CPU) "
+            "or `pip install coca-eval[vllm]` (GPU)"
+        ) from None
+    from coca_eval.models.vllm_plugin import register
+
+    register()
+    return VllmBackend(method, load_local_side(method.model), options, longest)

@@ -1,0 +1,89 @@
+"""vLLM against transformers on CPU: perplexities within 1e-4 relative and identical passkey outputs
+for a tiny LLaMA and tiny CoCA models (LLaMA-style slack and strict, NeoX-style), through the CLI."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+import yaml
+from test_cli import run_cli
+from vllm_models import make_model
+
+from coca_eval.results import load_run
+
+pytestmark = [
+    pytest.mark.vllm,
+    pytest.mark.skipif(
+        importlib.util.find_spec("vllm") is None,
+        reason="vLLM is not installed (bash scripts/install_vllm_cpu.sh, then run pytest in .venv-vllm)",
+    ),
+]
+MODELS = {  # name: (kind, variant, extra config)
+    "llama": ("llama", "slack", {}),
+    "coca-slack": ("coca_llama", "slack", {}),
+    "coca-strict-p": ("coca_llama", "strict", {"rope_fraction": 0.5}),
+    "neox-strict": ("coca_neox", "strict", {}),
+}
+
+
+@pytest.fixture(scope="module")
+def model_dirs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("vllm-models")
+    return {
+        name: make_model(root / name, kind, variant, **extra)
+        for name, (kind, variant, extra) in MODELS.items()
+    }
+
+
+def _methods_file(path, entries):
+    rows = [
+        {"model": str(directory), "rope": rope, "backend": backend, "label": f"{name} {rope} {backend}"}
+        for name, directory, rope in entries
+        for backend in ("hf", "vllm")
+    ]
+    path.write_text(yaml.safe_dump({"methods": rows}))
+    return path
+
+
+def _pairs(run):
+    """{(method without backend, length): {backend: cell}}."""
+    pairs: dict = {}
+    for cell in run.cells:
+        name, backend = cell.method.rsplit(" ", 1)
+        pairs.setdefault((name, cell.length), {})[backend] = cell
+    return pairs
+
+
+def test_ppl_equals_hf(model_dirs, corpus_file, tmp_path):
+    entries = [(name, model_dirs[name], "none") for name in MODELS] + [
+        ("coca-slack", model_dirs["coca-slack"], "dynamic:2")
+    ]
+    out = tmp_path / "ppl.json"
+    args = ["--dataset", corpus_file, "--lengths", "128,320", "--stride", "96", "--doc-tokens", "640"]
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    result = run_cli("ppl", "--methods", methods, *args, "--num-docs", "1", "--output", out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    run = load_run(out)
+    pairs = _pairs(run)
+    assert len(pairs) == 2 * len(entries)
+    for (name, length), cells in pairs.items():
+        hf, vl = cells["hf"], cells["vllm"]
+        assert hf.status == vl.status == "ok" and hf.n == vl.n
+        assert abs(vl.value / hf.value - 1) < 1e-4, (name, length, hf.value, vl.value)
+    config = json.loads(out.read_text())["config"]
+    assert "static" in config["backends"]["coca-slack dynamic:2 vllm"]["rope_note"]
+
+
+def test_passkey_outputs_equal_hf(model_dirs, tmp_path):
+    entries = [(name, model_dirs[name], "none") for name in MODELS]
+    out = tmp_path / "pk.json"
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    args = ["--lengths", "300", "--samples", "4", "--max-new-tokens", "8"]
+    result = run_cli("passkey", "--methods", methods, *args, "--output", out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for (name, _), cells in _pairs(load_run(out)).items():
+        outputs = {b: [s["output"] for s in c.detail["samples"]] for b, c in cells.items()}
+        assert outputs["hf"] == outputs["vllm"] and len(outputs["hf"]) == 4, name
+        assert cells["vllm"].detail["prefix_reuse"] is True
