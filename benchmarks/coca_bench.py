@@ -129,7 +129,7 @@ def bench_layers(lengths: list[int], budget: int) -> list[dict]:
         }
         if reference_bytes(length) > budget:
             del runs["reference"]
-        rounds = 7 if length <= 2048 else 5 if length <= 4096 else 3
+        rounds = 21 if length <= 1024 else 11 if length <= 2048 else 5 if length <= 4096 else 3
         result = interleaved(runs, rounds)
         rows.append({"n": length, "rounds": rounds, **result})
         print(json.dumps({"n": length, **result}), flush=True)

@@ -29,7 +29,7 @@ def collinear_coefficients(t: torch.Tensor) -> torch.Tensor:
     pair is the mean of the two halves, made non-negative by ReLU (eq. 7), then written back to both.
     """
     half = t.shape[-1] // 2
-    shared = F.relu((t[..., :half] + t[..., half:]) / 2)  # (..., d/2)
+    shared = (t[..., :half] + t[..., half:]).mul_(0.5).relu_()  # (..., d/2)
     return torch.cat((shared, shared), dim=-1)  # (..., d)
 
 
