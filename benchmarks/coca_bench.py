@@ -281,7 +281,7 @@ def render_whole(whole: dict) -> list[str]:
             f"{n}-token forward completed in {long['s']:.1f} s, peaking at {mib(long['peak'])} MiB above "
             "the loaded model."
         )
-    return lines + ["", *notes]
+    return lines + [part for note in notes for part in ("", note)]
 
 
 def render(layer_rows: list[dict], whole: dict, args: argparse.Namespace) -> str:
