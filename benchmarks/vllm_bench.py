@@ -173,7 +173,7 @@ def render(args, part1: list[dict], part2: list[dict]) -> str:
     device = torch.cuda.get_device_name() if args.device.startswith("cuda") else platform.processor() or "CPU"
     return (
         "# vllm_bench: passkey throughput, hf vs vllm and CoCA vs plain LLaMA under vLLM\n\n"
-        f"Device: {args.device} ({device}); {os.cpu_count()} CPU cores shared with other jobs; torch "
+        f"Device: {args.device} ({device}); {os.cpu_count()} CPU cores; torch "
         f"{torch.__version__}, {torch.get_num_threads()} torch thread(s) after vLLM's start-up; vllm "
         f"{vllm.__version__}; float32; {args.model}; {args.samples} samples per length, landmark template, "
         f"greedy, max_new_tokens={args.max_new_tokens}; fastest of {args.repeats} interleaved passes.\n\n"
