@@ -69,6 +69,25 @@ def make_tiny_llama(directory: Path, add_bos: bool, seed: int = 0, **overrides) 
     return Path(directory)
 
 
+def make_tiny_gemma3(directory: Path, seed: int = 0, **overrides) -> Path:
+    """Save a 3-layer Gemma 3 (sliding, sliding, global; GQA; final-logit softcapping) and a tokenizer."""
+    import torch
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    tokenizer = make_tokenizer(add_bos=True)
+    settings = dict(
+        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=3,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=16, final_logit_softcapping=5.0,
+        sliding_window=16, layer_types=["sliding_attention", "sliding_attention", "full_attention"],
+        query_pre_attn_scalar=24, bos_token_id=0, eos_token_id=1, pad_token_id=1,
+    )  # fmt: skip
+    settings.update(overrides)
+    torch.manual_seed(seed)
+    Gemma3ForCausalLM(Gemma3TextConfig(**settings)).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return Path(directory)
+
+
 def make_sentencepiece_like_tokenizer():
     """A Metaspace (SentencePiece-style, dummy-prefix) BPE tokenizer that puts BOS in front, like LLaMA."""
     from tokenizers import SentencePieceBPETokenizer, processors

@@ -140,7 +140,9 @@ class HFBackend:
             nll = self._head_nll(hidden[:, :n], targets)  # [B, n]
         else:
             keep = input_ids.shape[1] - first_logit
-            logits = self.model(input_ids=input_ids, logits_to_keep=keep).logits[:, :n].float()  # [B, n, V]
+            logits = (
+                self.model(input_ids=input_ids, logits_to_keep=keep, use_cache=False).logits[:, :n].float()
+            )  # [B, n, V]
             nll = _token_nll(logits, targets)  # [B, n]
         return nll.double().cpu()
 
@@ -161,11 +163,15 @@ class HFBackend:
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:
         """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the
         model allows it (see :mod:`coca_eval.backends.tail`)."""
-        decoder = self.model.get_decoder()
         if not self._use_tail_rows:
-            return decoder(input_ids=input_ids).last_hidden_state[:, first_logit:]  # [B, K, H]
+            return self._final_hidden(input_ids)[:, first_logit:]  # [B, K, H]
         with tail_rows(self.model, input_ids.shape[1] - first_logit):
-            return decoder(input_ids=input_ids).last_hidden_state  # [B, K, H]
+            return self._final_hidden(input_ids)  # [B, K, H]
+
+    def _final_hidden(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """The decoder's last hidden states [B, N, H], built without a KV cache: nothing reuses one
+        here, and a cache would make the tail layer fall back to running every row."""
+        return self.model.get_decoder()(input_ids=input_ids, use_cache=False).last_hidden_state
 
     @torch.inference_mode()
     def _tail_rows_match_full(self) -> bool:
@@ -176,9 +182,9 @@ class HFBackend:
             % self.model.config.get_text_config().vocab_size
         )
         self._reset_dynamic_rope()
-        full = self.model.get_decoder()(input_ids=probe).last_hidden_state[:, 7:]  # [1, 5, H]
+        full = self._final_hidden(probe)[:, 7:]  # [1, 5, H]
         with tail_rows(self.model, 5):
-            tail = self.model.get_decoder()(input_ids=probe).last_hidden_state  # [1, 5, H]
+            tail = self._final_hidden(probe)  # [1, 5, H]
         tol = 1e-4 if full.dtype == torch.float32 else 3e-2
         return tail.shape == full.shape and torch.allclose(tail, full, rtol=tol, atol=tol)
 
@@ -192,7 +198,7 @@ class HFBackend:
         reference = self.model(input_ids=probe).logits.float()  # [1, 8, V]
         if self._softcap is None and getattr(self.model.config, "final_logit_softcapping", None):
             return False
-        hidden = self.model.get_decoder()(input_ids=probe).last_hidden_state  # [1, 8, H]
+        hidden = self._final_hidden(probe)  # [1, 8, H]
         split = self.model.get_output_embeddings()(hidden).float()  # [1, 8, V]
         if self._softcap:
             split = torch.tanh(split / self._softcap) * self._softcap

@@ -1,4 +1,4 @@
-"""Run a LLaMA-style model's last decoder layer only for the rows that are scored.
+"""Run a decoder's last layer only for the rows that are scored.
 
 In a strided window of L positions only the last S predict tokens that count. Every layer but the last
 must still run on all L rows (their keys and values feed later layers), but the last layer's output is
@@ -6,8 +6,10 @@ read only at the scored rows. So the last layer computes keys and values for all
 attention output, residuals and MLP only for the kept rows: about (L-S)/L of one layer less work,
 with the same numbers up to float rounding (the backend probes this at load and falls back if not).
 
-Only plain LLaMA layers qualify (RMSNorm, q/k/v/o projections, rotate-half RoPE, gated MLP, full
-causal attention); anything else runs unchanged.
+Two layer families qualify, each only with full causal attention in its last layer: plain LLaMA
+(pre-norm, q/k/v/o projections, rotate-half RoPE, gated MLP) and Gemma 3 (the same plus per-head
+q/k norms, norms after attention and around the MLP, and its own attention scale). Anything else runs
+unchanged.
 """
 
 from __future__ import annotations
@@ -28,20 +30,73 @@ def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor
     return x * cos.unsqueeze(1) + _rotate_half(x) * sin.unsqueeze(1)  # [B, h, n, d]
 
 
-def supports_tail_rows(model: torch.nn.Module) -> bool:
-    """Whether the decoder's last layer is a plain LLaMA layer with full causal attention."""
+def _is_plain_llama(layer: torch.nn.Module) -> bool:
     from transformers.models.llama.modeling_llama import LlamaAttention, LlamaDecoderLayer
 
+    return type(layer) is LlamaDecoderLayer and type(layer.self_attn) is LlamaAttention
+
+
+def _is_global_gemma3(layer: torch.nn.Module) -> bool:
+    """A Gemma 3 layer with full causal attention and no attention-logit softcapping."""
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3Attention, Gemma3DecoderLayer
+
+    attn = getattr(layer, "self_attn", None)
+    return (
+        type(layer) is Gemma3DecoderLayer
+        and type(attn) is Gemma3Attention
+        and attn.sliding_window is None
+        and attn.is_causal
+        and attn.attn_logit_softcapping is None
+    )
+
+
+def supports_tail_rows(model: torch.nn.Module) -> bool:
+    """Whether the decoder's last layer is one this module knows how to run on a subset of rows."""
     layers = getattr(model.get_decoder(), "layers", None)
     if not layers:
         return False
-    last = layers[-1]
     config = model.config.get_text_config()
-    return (
-        type(last) is LlamaDecoderLayer
-        and type(last.self_attn) is LlamaAttention
-        and getattr(config, "sliding_window", None) is None
-    )
+    if _is_plain_llama(layers[-1]):
+        return getattr(config, "sliding_window", None) is None
+    return _is_global_gemma3(layers[-1])
+
+
+def _attend_tail(layer: torch.nn.Module, normed: torch.Tensor, keep: int, cos, sin) -> torch.Tensor:
+    """Self-attention output for the last ``keep`` rows, keys and values from all rows.
+
+    normed [B, N, H], cos/sin [B, N, d]; per-head q/k norms are applied where the layer has them.
+    """
+    attn = layer.self_attn
+    batch, rows, _ = normed.shape  # [B, N, H]
+    q = (
+        attn.q_proj(normed[:, rows - keep :]).view(batch, keep, -1, attn.head_dim).transpose(1, 2)
+    )  # [B, h, K, d]
+    k = attn.k_proj(normed).view(batch, rows, -1, attn.head_dim).transpose(1, 2)  # [B, kv, N, d]
+    v = attn.v_proj(normed).view(batch, rows, -1, attn.head_dim).transpose(1, 2)  # [B, kv, N, d]
+    if hasattr(attn, "q_norm"):
+        q, k = attn.q_norm(q), attn.k_norm(k)  # [B, h, K, d], [B, kv, N, d]
+    q = _rope(q, cos[:, rows - keep :], sin[:, rows - keep :])  # [B, h, K, d]
+    k = _rope(k, cos, sin)  # [B, kv, N, d]
+    groups = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)  # [B, h, N, d]
+    visible = torch.ones(keep, rows, dtype=torch.bool, device=q.device).tril(rows - keep)  # [K, N]
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=visible, scale=attn.scaling)  # [B, h, K, d]
+    return attn.o_proj(out.transpose(1, 2).reshape(batch, keep, -1))  # [B, K, H]
+
+
+def _llama_tail(layer: torch.nn.Module, hidden: torch.Tensor, keep: int, cos, sin) -> torch.Tensor:
+    """hidden [B, N, H] -> the layer's output at the last ``keep`` rows [B, K, H]."""
+    attended = _attend_tail(layer, layer.input_layernorm(hidden), keep, cos, sin)  # [B, K, H]
+    mid = hidden[:, hidden.shape[1] - keep :] + attended  # [B, K, H]
+    return mid + layer.mlp(layer.post_attention_layernorm(mid))  # [B, K, H]
+
+
+def _gemma3_tail(layer: torch.nn.Module, hidden: torch.Tensor, keep: int, cos, sin) -> torch.Tensor:
+    """hidden [B, N, H] -> the layer's output at the last ``keep`` rows [B, K, H]."""
+    attended = _attend_tail(layer, layer.input_layernorm(hidden), keep, cos, sin)  # [B, K, H]
+    mid = hidden[:, hidden.shape[1] - keep :] + layer.post_attention_layernorm(attended)  # [B, K, H]
+    fed = layer.mlp(layer.pre_feedforward_layernorm(mid))  # [B, K, H]
+    return mid + layer.post_feedforward_layernorm(fed)  # [B, K, H]
 
 
 class TailRowsLayer(torch.nn.Module):
@@ -50,6 +105,7 @@ class TailRowsLayer(torch.nn.Module):
     def __init__(self, layer: torch.nn.Module, keep: int) -> None:
         super().__init__()
         self.layer, self.keep = layer, keep
+        self.tail = _llama_tail if _is_plain_llama(layer) else _gemma3_tail
 
     def forward(self, hidden_states: torch.Tensor, position_embeddings=None, **kwargs) -> torch.Tensor:
         if (
@@ -59,23 +115,8 @@ class TailRowsLayer(torch.nn.Module):
         ):  # an unusual call: run the whole layer, keep the same output shape
             full = self.layer(hidden_states, position_embeddings=position_embeddings, **kwargs)  # [B, N, H]
             return full[:, full.shape[1] - self.keep :]  # [B, K, H]
-        layer, attn, keep = self.layer, self.layer.self_attn, self.keep
-        batch, rows, _ = hidden_states.shape  # [B, N, H]
         cos, sin = position_embeddings  # [B, N, d] each
-        normed = layer.input_layernorm(hidden_states)  # [B, N, H]
-        tail = normed[:, rows - keep :]  # [B, K, H]
-        q = attn.q_proj(tail).view(batch, keep, -1, attn.head_dim).transpose(1, 2)  # [B, h, K, d]
-        k = attn.k_proj(normed).view(batch, rows, -1, attn.head_dim).transpose(1, 2)  # [B, kv, N, d]
-        v = attn.v_proj(normed).view(batch, rows, -1, attn.head_dim).transpose(1, 2)  # [B, kv, N, d]
-        q = _rope(q, cos[:, rows - keep :], sin[:, rows - keep :])  # [B, h, K, d]
-        k = _rope(k, cos, sin)  # [B, kv, N, d]
-        groups = q.shape[1] // k.shape[1]
-        k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)  # [B, h, N, d]
-        visible = torch.ones(keep, rows, dtype=torch.bool, device=q.device).tril(rows - keep)  # [K, N]
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=visible, scale=attn.scaling)  # [B, h, K, d]
-        out = attn.o_proj(out.transpose(1, 2).reshape(batch, keep, -1))  # [B, K, H]
-        hidden = hidden_states[:, rows - keep :] + out  # [B, K, H]
-        return hidden + layer.mlp(layer.post_attention_layernorm(hidden))  # [B, K, H]
+        return self.tail(self.layer, hidden_states, self.keep, cos, sin)  # [B, K, H]
 
 
 @contextmanager

@@ -7,24 +7,12 @@ import torch
 
 from coca_eval.backends import hf
 from coca_eval.methods import make_method
-from tests.tiny_models import make_tokenizer
+from tests.tiny_models import make_tiny_gemma3
 
 
 @pytest.fixture(scope="module")
 def gemma3_dir(tmp_path_factory):
-    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
-
-    directory = tmp_path_factory.mktemp("gemma3") / "tiny-gemma3"
-    tokenizer = make_tokenizer(add_bos=True)
-    config = Gemma3TextConfig(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=1, head_dim=32, final_logit_softcapping=5.0,
-        sliding_window=16, bos_token_id=0, eos_token_id=1, pad_token_id=1,
-    )  # fmt: skip
-    torch.manual_seed(0)
-    Gemma3ForCausalLM(config).save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
-    return directory
+    return make_tiny_gemma3(tmp_path_factory.mktemp("gemma3") / "tiny-gemma3")
 
 
 @pytest.mark.parametrize("chunk_rows, block_rows", [(1000, 1000), (16, 3), (16, 1)])
