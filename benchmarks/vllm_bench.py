@@ -8,17 +8,24 @@
    the same work; the ratio is CoCA / plain throughput (target >= 0.9x).
 
 Engine start-up is timed separately and left out of throughput. Every timed vLLM pass starts from an
-empty prefix cache. On a shared machine timings wander, so passes are interleaved (hf, vllm, hf, vllm;
-plain, CoCA, plain, CoCA) and the fastest pass of each counts.
+empty prefix cache. Timings on a shared VM wander by tens of percent from one minute to the next, so
+hf and vllm passes are interleaved and the fastest of each counts, and CoCA vs plain is measured in
+pairs: both engines stay loaded, each in its own process, and take turns; the estimate is the median
+of the per-pair ratios, with its quartiles.
 
-    python benchmarks/vllm_bench.py [--lengths 512,1024] [--samples 10] [--device cpu|cuda] [--report PATH]
+    python benchmarks/vllm_bench.py [--lengths 512,1024] [--samples 10] [--pairs 8]
+                                    [--device cpu|cuda] [--report PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -37,6 +44,7 @@ from coca_eval.passkey.task import draw_samples_for, prompt_builder  # noqa: E40
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXED_NEW_TOKENS = 16
+WORKER_TAG = "WORKER-SECONDS "
 CPU_NOTE = (
     "\nNo GPU was available for this run, so there are no GPU numbers here; on a GPU machine run "
     "`python benchmarks/vllm_bench.py --device cuda` (CUDA vLLM, where CoCA runs on the registered "
@@ -132,32 +140,89 @@ def fixed_work(backend, prompts) -> float:
     return seconds
 
 
-def coca_vs_plain(args, options: EngineOptions, longest: int) -> list[dict]:
+def worker(args) -> None:
+    """One engine for one checkpoint, serving timing requests: reads a length per line on stdin, answers
+    with the seconds of one ``fixed_work`` pass. Idle (blocked on stdin) while the other engine runs."""
+    backend = load_backend(
+        make_method(str(args.worker), "none", None, "float32", "vllm"),
+        args.device,
+        None,
+        EngineOptions(enforce_eager=None),
+        max(args.lengths) + args.max_new_tokens,
+    )
+    prompts = {n: passkey_prompts(backend, n, args.samples, args.max_new_tokens)[0] for n in args.lengths}
+    for n in args.lengths:
+        fixed_work(backend, prompts[n])  # warm-up: first calls pay one-off kernel set-up
+    print(WORKER_TAG + "ready", flush=True)
+    for line in sys.stdin:
+        print(WORKER_TAG + json.dumps(fixed_work(backend, prompts[int(line)])), flush=True)
+    backend.close()
+
+
+class Worker:
+    """A ``worker`` process, started now, asked for one timed pass at a time."""
+
+    def __init__(self, args, checkpoint: Path) -> None:
+        command = [sys.executable, __file__, "--worker", str(checkpoint), "--device", args.device]
+        command += ["--lengths", ",".join(map(str, args.lengths)), "--samples", str(args.samples)]
+        command += ["--max-new-tokens", str(args.max_new_tokens)]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+
+    def _answer(self) -> str:
+        for line in self.process.stdout:
+            if line.startswith(WORKER_TAG):
+                return line[len(WORKER_TAG) :].strip()
+        raise RuntimeError(f"benchmark worker exited with {self.process.wait()}")
+
+    def wait_ready(self) -> None:
+        self._answer()
+
+    def time(self, length: int) -> float:
+        self.process.stdin.write(f"{length}\n")
+        self.process.stdin.flush()
+        return float(self._answer())
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def coca_vs_plain(args) -> list[dict]:
+    """Paired passes: both engines stay loaded in their own processes and take turns (plain first in
+    even pairs, CoCA first in odd ones), so each ratio compares two runs seconds apart and slow drifts
+    of a shared machine cancel. The median of the per-pair ratios is the estimate."""
     with tempfile.TemporaryDirectory() as tmp:
         dirs = same_shape_models(args.model, Path(tmp))
-        times: dict[str, dict[int, list[float]]] = {"plain": {}, "coca": {}}
-        for name in ("plain", "coca", "plain", "coca"):
-            backend = load_backend(
-                make_method(str(dirs[name]), "none", None, "float32", "vllm"),
-                args.device,
-                None,
-                options,
-                longest,
-            )
-            for length in args.lengths:
-                prompts, _ = passkey_prompts(backend, length, args.samples, args.max_new_tokens)
-                times[name].setdefault(length, []).append(fixed_work(backend, prompts))
-            backend.close()
-    rows = []
-    for length in args.lengths:
-        plain, coca = min(times["plain"][length]), min(times["coca"][length])
-        rows.append({
-            "length": length, "samples": args.samples, "plain_s": plain, "coca_s": coca,
-            "plain_samples_per_s": args.samples / plain, "coca_samples_per_s": args.samples / coca,
-            "coca_over_plain": plain / coca,
-        })  # fmt: skip
-        print(rows[-1], flush=True)
+        workers = {name: Worker(args, dirs[name]) for name in ("plain", "coca")}
+        for w in workers.values():  # one at a time would be fairer, but start-up is not timed
+            w.wait_ready()
+        rows = [paired_row(args, workers, length) for length in args.lengths]
+        for w in workers.values():
+            w.close()
     return rows
+
+
+def paired_row(args, workers: dict, length: int) -> dict:
+    plain, coca = [], []
+    for pair in range(args.pairs):
+        for name in ("plain", "coca") if pair % 2 == 0 else ("coca", "plain"):
+            (plain if name == "plain" else coca).append(workers[name].time(length))
+        print(
+            f"{length}: pair {pair + 1}/{args.pairs} plain {plain[-1]:.3f} s, coca {coca[-1]:.3f} s",
+            flush=True,
+        )
+    ratios = sorted(p / c for p, c in zip(plain, coca, strict=True))
+    row = {
+        "length": length, "samples": args.samples, "pairs": args.pairs,
+        "plain_median_s": statistics.median(plain), "coca_median_s": statistics.median(coca),
+        "coca_over_plain": statistics.median(ratios),
+        "ratio_q1": ratios[len(ratios) // 4], "ratio_q3": ratios[(3 * len(ratios)) // 4],
+        "ratio_of_fastest": min(plain) / min(coca),
+    }  # fmt: skip
+    print(row, flush=True)
+    return row
 
 
 def table(rows: list[dict]) -> str:
@@ -180,7 +245,8 @@ def render(args, part1: list[dict], part2: list[dict]) -> str:
         "## hf vs vllm (`coca-eval passkey` generation paths; `vllm_over_hf` = throughput ratio)\n\n"
         + table(part1)
         + f"\n## CoCA vs plain LLaMA of the same shape under vLLM (random weights, {FIXED_NEW_TOKENS} tokens "
-        "each, EOS ignored)\n\n"
+        f"each, EOS ignored; {args.pairs} paired passes per length; `coca_over_plain` = median of the "
+        "per-pair throughput ratios, q1/q3 its quartiles)\n\n"
         + table(part2)
         + f"\nTarget CoCA >= 0.9x plain throughput: **{'met' if worst >= 0.9 else 'not met'}** "
         f"(worst {worst:.3f}x).\n" + ("" if args.device.startswith("cuda") else CPU_NOTE)
@@ -201,13 +267,17 @@ def main() -> None:
     parser.add_argument(
         "--device", default="cpu", help="cpu or cuda (hf runs there; vLLM picks its platform)"
     )
+    parser.add_argument("--pairs", type=int, default=8, help="CoCA vs plain: paired passes per length")
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # internal: one engine's timings
     parser.add_argument("--report", type=Path, default=ROOT / "reports" / "benchmarks" / "vllm_bench.md")
     args = parser.parse_args()
     args.lengths = [int(n) for n in args.lengths.split(",")]
+    if args.worker:
+        worker(args)
+        return
     options = EngineOptions(enforce_eager=None)
-    longest = max(args.lengths) + args.max_new_tokens
-    part1 = hf_vs_vllm(args, options, longest)
-    part2 = coca_vs_plain(args, options, longest)
+    part1 = hf_vs_vllm(args, options, max(args.lengths) + args.max_new_tokens)
+    part2 = coca_vs_plain(args)
     text = render(args, part1, part2)
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(text)

@@ -21,7 +21,7 @@ from vllm.model_executor.layers.rotary_embedding import get_rope
 from vllm.model_executor.layers.vocab_parallel_embedding import ParallelLMHead, VocabParallelEmbedding
 from vllm.model_executor.model_loader.weight_utils import default_weight_loader
 
-from coca_eval.models.vllm_plugin.ops import coca_query_key, with_rope_fraction
+from coca_eval.models.vllm_plugin.ops import coca_query_key, fold_pair_means_, with_rope_fraction
 
 
 class CocaNeoXAttention(nn.Module):
@@ -55,11 +55,23 @@ class CocaNeoXAttention(nn.Module):
             prefix=f"{prefix}.attn",
         )
 
+    def fold_loaded_weights(self) -> None:
+        """Fold the coefficient (and, strict, query) pair means into the per-head [q | t | v] rows."""
+        d = self.head_size
+        for param in (self.query_key_value.weight, self.query_key_value.bias):
+            if param is None:
+                continue
+            per_head = param.data.view(self.num_heads, 3 * d, *param.shape[1:])  # [h, 3d, ...]
+            for head in per_head:
+                fold_pair_means_(head[d : 2 * d], d)  # t rows
+                if self.strict:
+                    fold_pair_means_(head[:d], d)  # q rows
+
     def forward(self, positions: torch.Tensor, hidden_states: torch.Tensor) -> torch.Tensor:
         qtv, _ = self.query_key_value(hidden_states)  # [T, h * 3d], per head [q | t | v]
         qtv = qtv.view(qtv.shape[0], self.num_heads, 3 * self.head_size)  # [T, h, 3d]
         q, t, v = (part.reshape(qtv.shape[0], -1) for part in qtv.chunk(3, dim=-1))  # [T, h*d] each
-        query, key = coca_query_key(q, t, positions, self.rotary_emb, self.head_size, self.strict)
+        query, key = coca_query_key(q, t, positions, self.rotary_emb)  # [T, h*d] each
         out = self.attn(query, key, v)  # [T, h*d]
         output, _ = self.dense(out)  # [T, hidden]
         return output
@@ -158,4 +170,7 @@ class CocaNeoXForCausalLM(nn.Module):
         missing = set(params) - loaded - ({"lm_head.weight"} if self.config.tie_word_embeddings else set())
         if missing:
             raise ValueError(f"CoCA NeoX checkpoint lacks {sorted(missing)[:3]}")
+        with torch.no_grad():
+            for layer in self.gpt_neox.layers:
+                layer.attention.fold_loaded_weights()
         return loaded

@@ -1,7 +1,12 @@
 """The CoCA arithmetic on vLLM's flat token layout [T, heads * d], shared by both vLLM models.
 
-The coefficient and strict-query rules are the very functions the transformers models use
-(:mod:`coca_eval.models.coca.attention`), applied per head; the rotation is vLLM's own rotary
+The transformers models compute the coefficient of eq. 7 at run time: the mean of each rotation pair
+(i, i + d/2) of t, ReLU, written back to both halves (and, strict, the same mean for q, eq. 12). Both
+means are linear in the projection, so the vLLM models fold them into the weights at load time
+(:func:`fold_pair_means_`): the projection then yields both halves equal, and each forward pass only
+needs a ReLU on t, one copy of q and one product: three elementwise kernels per layer instead of six
+(nine strict),
+which matters at decode time when a step is a few small matmuls. The rotation is vLLM's own rotary
 embedding, so every rope type vLLM knows rotates q and t alike.
 """
 
@@ -11,24 +16,34 @@ import copy
 
 import torch
 
-from coca_eval.models.coca.attention import collinear_coefficients, tie_query_halves
+
+def fold_pair_means_(rows: torch.Tensor, head_dim: int) -> None:
+    """In place: in every head of ``rows`` [heads * d, ...] (weight or bias rows), rows i and i + d/2
+    both become their mean, so the projection outputs the pair mean in both halves."""
+    if not rows.is_floating_point():
+        raise ValueError("CoCA under vLLM needs unquantized q/t projections")
+    pairs = rows.view(-1, 2, head_dim // 2, *rows.shape[1:])  # [heads, 2, d/2, ...]
+    pairs.copy_(pairs.mean(dim=1, keepdim=True).expand_as(pairs))
 
 
-def per_head(fn, x: torch.Tensor, head_dim: int) -> torch.Tensor:
-    """Apply a last-dimension rule to every head of a flat [T, heads * d] tensor."""
-    return fn(x.view(x.shape[0], -1, head_dim)).reshape(x.shape)  # [T, heads * d]
+def fold_coca_projection_(
+    weight: torch.Tensor, bias, q_rows: slice, t_rows: slice, head_dim: int, strict: bool
+):
+    """Fold the coefficient means into the t rows (and, strict, the query means into the q rows)."""
+    for rows in (t_rows, q_rows) if strict else (t_rows,):
+        for param in (weight, bias) if bias is not None else (weight,):
+            fold_pair_means_(param.data[rows], head_dim)
 
 
 def coca_query_key(
-    q: torch.Tensor, t: torch.Tensor, positions: torch.Tensor, rotary, head_dim: int, strict: bool
+    q: torch.Tensor, t: torch.Tensor, positions: torch.Tensor, rotary
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """(q ∘ rope(q), rope(t)) from the raw projections q [T, h*d] and t [T, kv*d]: what vLLM's attention
-    layer and paged KV cache receive in place of (rope(q), rope(k))."""
-    t = per_head(collinear_coefficients, t, head_dim)  # [T, kv*d]: t_i = t_{i+d/2} >= 0
-    if strict:
-        q = per_head(tie_query_halves, q, head_dim)  # [T, h*d]: q_i = q_{i+d/2}
+    """(q ∘ rope(q), rope(relu(t))) from projections q [T, h*d] and t [T, kv*d] whose pair halves are
+    already equal (weights folded at load): what vLLM's attention layer and paged KV cache receive in
+    place of (rope(q), rope(k))."""
+    t = t.relu_()  # [T, kv*d]: the coefficients t_i = t_{i+d/2} >= 0
     q_rot, t_rot = rotary(positions, q.clone(), t)  # [T, h*d], [T, kv*d]; kernels rotate in place
-    return q * q_rot, t_rot  # [T, h*d], [T, kv*d]
+    return q_rot.mul_(q), t_rot  # [T, h*d], [T, kv*d]
 
 
 def with_rope_fraction(rotary: torch.nn.Module, fraction: float) -> torch.nn.Module:
