@@ -3,7 +3,9 @@
 Scoring never builds [L x vocab] logits: the decoder runs once, then the LM head is applied only to
 the scored positions, a chunk of rows at a time, and each chunk is reduced to NLLs at once. At load a
 short probe checks that this path equals the model's own ``forward`` logits; models whose head does
-something unusual fall back to ``forward(logits_to_keep=...)``.
+something unusual fall back to ``forward(logits_to_keep=...)``. Two more probed paths do less work for
+the same numbers: the last layer only on scored rows (:mod:`~coca_eval.backends.tail`) and banded
+sliding-window attention (:mod:`~coca_eval.backends.banded`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from typing import Any
 
 import torch
 
-from coca_eval.backends.tail import supports_tail_rows, tail_rows
+from coca_eval.backends import probes
+from coca_eval.backends.banded import banded_sdpa
+from coca_eval.backends.tail import tail_rows
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import MethodSpec
 
@@ -83,8 +87,10 @@ class HFBackend:
         self.device = next(model.parameters()).device
         self._dynamic = _dynamic_rope_modules(model)
         self._softcap = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
-        self._use_split_head = self._split_head_matches_forward()
-        self._use_tail_rows = self._use_split_head and self._tail_rows_match_full()
+        self._use_banded = False
+        self._use_split_head = probes.split_head_matches_forward(self)
+        self._use_tail_rows = self._use_split_head and probes.tail_rows_match_full(self)
+        self._use_banded = self._use_split_head and probes.banded_matches_sdpa(self)
 
     @property
     def bos_token_id(self) -> int | None:
@@ -169,40 +175,11 @@ class HFBackend:
             return self._final_hidden(input_ids)  # [B, K, H]
 
     def _final_hidden(self, input_ids: torch.Tensor) -> torch.Tensor:
-        """The decoder's last hidden states [B, N, H], built without a KV cache: nothing reuses one
-        here, and a cache would make the tail layer fall back to running every row."""
-        return self.model.get_decoder()(input_ids=input_ids, use_cache=False).last_hidden_state
-
-    @torch.inference_mode()
-    def _tail_rows_match_full(self) -> bool:
-        if not supports_tail_rows(self.model):
-            return False
-        probe = (
-            torch.arange(5, 17, device=self.device).unsqueeze(0)
-            % self.model.config.get_text_config().vocab_size
-        )
-        self._reset_dynamic_rope()
-        full = self._final_hidden(probe)[:, 7:]  # [1, 5, H]
-        with tail_rows(self.model, 5):
-            tail = self._final_hidden(probe)  # [1, 5, H]
-        tol = 1e-4 if full.dtype == torch.float32 else 3e-2
-        return tail.shape == full.shape and torch.allclose(tail, full, rtol=tol, atol=tol)
-
-    @torch.inference_mode()
-    def _split_head_matches_forward(self) -> bool:
-        probe = (
-            torch.arange(3, 11, device=self.device).unsqueeze(0)
-            % self.model.config.get_text_config().vocab_size
-        )
-        self._reset_dynamic_rope()
-        reference = self.model(input_ids=probe).logits.float()  # [1, 8, V]
-        if self._softcap is None and getattr(self.model.config, "final_logit_softcapping", None):
-            return False
-        hidden = self._final_hidden(probe)  # [1, 8, H]
-        split = self.model.get_output_embeddings()(hidden).float()  # [1, 8, V]
-        if self._softcap:
-            split = torch.tanh(split / self._softcap) * self._softcap
-        return torch.allclose(split, reference, rtol=1e-3, atol=1e-3)
+        """The decoder's last hidden states [B, N, H], built without a KV cache (nothing reuses one
+        here, and a cache would make the tail layer fall back to running every row), with banded
+        sliding-window attention where the load probe allowed it."""
+        with banded_sdpa(self._use_banded):
+            return self.model.get_decoder()(input_ids=input_ids, use_cache=False).last_hidden_state
 
 
 def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | None = None) -> HFBackend:
