@@ -10,10 +10,10 @@
 Engine start-up is timed separately and left out of throughput. Every timed vLLM pass starts from an
 empty prefix cache. Timings on a shared VM wander by tens of percent from one minute to the next, so
 hf and vllm passes are interleaved and the fastest of each counts, and CoCA vs plain is measured in
-pairs: both engines stay loaded, each in its own process, and take turns; the estimate is the median
-of the per-pair ratios, with its quartiles.
+pairs: both engines stay loaded, each in its own process, and take turns (half the pairs with each
+engine process started first); the estimate is the median of the per-pair ratios, with its quartiles.
 
-    python benchmarks/vllm_bench.py [--lengths 512,1024] [--samples 10] [--pairs 8]
+    python benchmarks/vllm_bench.py [--lengths 512,1024] [--samples 10] [--pairs 12]
                                     [--device cpu|cuda] [--report PATH]
 """
 
@@ -197,28 +197,39 @@ class Worker:
 def coca_vs_plain(args) -> list[dict]:
     """Paired passes: both engines stay loaded in their own processes and take turns (plain first in
     even pairs, CoCA first in odd ones), so each ratio compares two runs seconds apart and slow drifts
-    of a shared machine cancel. The median of the per-pair ratios is the estimate."""
+    of a shared machine cancel. On the 2-core CPU machine the engine process started second ran
+    8-15 % slower whichever model it held, so half the pairs run with each start order. The median of
+    the per-pair ratios is the estimate."""
+    times: dict[int, dict[str, list]] = {n: {"plain": [], "coca": []} for n in args.lengths}
     with tempfile.TemporaryDirectory() as tmp:
         dirs = same_shape_models(args.model, Path(tmp))
-        workers = {name: Worker(args, dirs[name]) for name in ("plain", "coca")}
-        for w in workers.values():  # one at a time would be fairer, but start-up is not timed
-            w.wait_ready()
-        rows = [paired_row(args, workers, length) for length in args.lengths]
-        for w in workers.values():
-            w.close()
-    return rows
+        for start_order in (("plain", "coca"), ("coca", "plain")):
+            workers = {name: Worker(args, dirs[name]) for name in start_order}
+            for w in workers.values():
+                w.wait_ready()
+            for length in args.lengths:
+                timed_pairs(
+                    workers, length, args.pairs // 2, times[length], f"started {start_order[0]} first"
+                )
+            for w in workers.values():
+                w.close()
+    return [pair_row(args, length, times[length]["plain"], times[length]["coca"]) for length in args.lengths]
 
 
-def paired_row(args, workers: dict, length: int) -> dict:
-    plain, coca = [], []
-    for pair in range(args.pairs):
+def timed_pairs(workers: dict, length: int, pairs: int, into: dict[str, list], label: str) -> None:
+    for pair in range(pairs):
         for name in ("plain", "coca") if pair % 2 == 0 else ("coca", "plain"):
-            (plain if name == "plain" else coca).append(workers[name].time(length))
-        print(f"{length}: pair {pair + 1}/{args.pairs} plain {plain[-1]} s, coca {coca[-1]} s", flush=True)
+            into[name].append(workers[name].time(length))
+        plain, coca = into["plain"][-1], into["coca"][-1]
+        print(f"{length} ({label}): pair {pair + 1}/{pairs} plain {plain} s, coca {coca} s", flush=True)
+
+
+def pair_row(args, length: int, plain: list, coca: list) -> dict:
+    """Medians over pairs of (wall, CPU) seconds."""
     wall = sorted(p[0] / c[0] for p, c in zip(plain, coca, strict=True))
     cpu = sorted(p[1] / c[1] for p, c in zip(plain, coca, strict=True))
     row = {
-        "length": length, "samples": args.samples, "pairs": args.pairs,
+        "length": length, "samples": args.samples, "pairs": len(wall),
         "plain_median_s": statistics.median(p[0] for p in plain),
         "coca_median_s": statistics.median(c[0] for c in coca),
         "coca_over_plain": statistics.median(wall),
@@ -249,7 +260,8 @@ def render(args, part1: list[dict], part2: list[dict]) -> str:
         "## hf vs vllm (`coca-eval passkey` generation paths; `vllm_over_hf` = throughput ratio)\n\n"
         + table(part1)
         + f"\n## CoCA vs plain LLaMA of the same shape under vLLM (random weights, {FIXED_NEW_TOKENS} tokens "
-        f"each, EOS ignored; {args.pairs} paired passes per length; `coca_over_plain` = median of the "
+        f"each, EOS ignored; {args.pairs} paired passes per length, half with each engine started first; "
+        "`coca_over_plain` = median of the "
         "per-pair throughput ratios, q1/q3 its quartiles; `cpu_time_ratio` = the same median from "
         "process CPU time)\n\n"
         + table(part2)
@@ -272,7 +284,7 @@ def main() -> None:
     parser.add_argument(
         "--device", default="cpu", help="cpu or cuda (hf runs there; vLLM picks its platform)"
     )
-    parser.add_argument("--pairs", type=int, default=8, help="CoCA vs plain: paired passes per length")
+    parser.add_argument("--pairs", type=int, default=12, help="CoCA vs plain: paired passes per length")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)  # internal: one engine's timings
     parser.add_argument("--report", type=Path, default=ROOT / "reports" / "benchmarks" / "vllm_bench.md")
     args = parser.parse_args()
