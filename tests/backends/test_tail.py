@@ -66,18 +66,6 @@ def test_gemma3_global_last_layer_tail_equals_full_decoder(gemma3_dir, rope, kee
     assert type(backend.model.get_decoder().layers[-1]).__name__ == "Gemma3DecoderLayer"
 
 
-def test_gemma3_score_same_with_and_without_tail(gemma3_dir):
-    backend = load_hf_backend(make_method(str(gemma3_dir), "none", None, "float32", "hf"))
-    ids = torch.randint(2, backend.model.config.vocab_size, (2, 80))  # [B, N]
-    targets = ids[:, 50:79]  # [B, n]
-    runs = _count_whole_layer_runs(backend)
-    fast = backend.score(ids, 49, targets)
-    assert not runs  # scored through the tail path
-    backend._use_tail_rows = False
-    slow = backend.score(ids, 49, targets)
-    torch.testing.assert_close(fast, slow, rtol=1e-9, atol=1e-5)
-
-
 def test_gemma3_with_a_sliding_last_layer_runs_unchanged(tmp_path):
     sliding_last = ["sliding_attention", "full_attention", "sliding_attention"]
     directory = make_tiny_gemma3(tmp_path / "gemma3", layer_types=sliding_last)
@@ -85,9 +73,11 @@ def test_gemma3_with_a_sliding_last_layer_runs_unchanged(tmp_path):
     assert not supports_tail_rows(backend.model) and not backend._use_tail_rows
 
 
-def test_score_uses_fewer_rows_but_same_nll(llama_dir):
-    backend = load_hf_backend(make_method(str(llama_dir), "none", None, "float32", "hf"))
-    ids = torch.randint(0, 300, (2, 80))  # [B, N]
+@pytest.mark.parametrize("model_dir", ["llama_dir", "gemma3_dir"])
+def test_score_uses_fewer_rows_but_same_nll(request, model_dir):
+    directory = request.getfixturevalue(model_dir)
+    backend = load_hf_backend(make_method(str(directory), "none", None, "float32", "hf"))
+    ids = torch.randint(2, backend.model.config.vocab_size, (2, 80))  # [B, N]
     targets = ids[:, 50:79]  # [B, n]: predicted at positions 49..77
     runs = _count_whole_layer_runs(backend)
     fast = backend.score(ids, 49, targets)

@@ -42,3 +42,13 @@ def test_fold_is_idempotent_and_rejects_integer_weights():
     torch.testing.assert_close(rows, once)
     with pytest.raises(ValueError, match="unquantized"):
         fold_pair_means_(torch.zeros(2 * D, 5, dtype=torch.int8), D)
+
+
+def test_fold_along_a_head_axis_equals_folding_each_head():
+    """NeoX keeps per-head [q | t | v] rows: folding the t block of every head at once (axis 1)."""
+    weight = torch.randn(3, 3 * D, 5)  # [heads, 3d, in]
+    expected = weight.clone()
+    for head in expected:
+        fold_pair_means_(head[D : 2 * D], D)
+    fold_pair_means_(weight[:, D : 2 * D], D, axis=1)
+    torch.testing.assert_close(weight, expected, rtol=0, atol=0)

@@ -62,10 +62,9 @@ class CocaNeoXAttention(nn.Module):
             if param is None:
                 continue
             per_head = param.data.view(self.num_heads, 3 * d, *param.shape[1:])  # [h, 3d, ...]
-            for head in per_head:
-                fold_pair_means_(head[d : 2 * d], d)  # t rows
-                if self.strict:
-                    fold_pair_means_(head[:d], d)  # q rows
+            fold_pair_means_(per_head[:, d : 2 * d], d, axis=1)  # t rows of every head
+            if self.strict:
+                fold_pair_means_(per_head[:, :d], d, axis=1)  # q rows of every head
 
     def forward(self, positions: torch.Tensor, hidden_states: torch.Tensor) -> torch.Tensor:
         qtv, _ = self.query_key_value(hidden_states)  # [T, h * 3d], per head [q | t | v]

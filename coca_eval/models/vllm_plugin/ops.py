@@ -17,13 +17,13 @@ import copy
 import torch
 
 
-def fold_pair_means_(rows: torch.Tensor, head_dim: int) -> None:
-    """In place: in every head of ``rows`` [heads * d, ...] (weight or bias rows), rows i and i + d/2
-    both become their mean, so the projection outputs the pair mean in both halves."""
+def fold_pair_means_(rows: torch.Tensor, head_dim: int, axis: int = 0) -> None:
+    """In place: in every head of ``rows`` (weight or bias rows; axis ``axis`` holds heads * d of them),
+    rows i and i + d/2 both become their mean, so the projection outputs the pair mean in both halves."""
     if not rows.is_floating_point():
         raise ValueError("CoCA under vLLM needs unquantized q/t projections")
-    pairs = rows.view(-1, 2, head_dim // 2, *rows.shape[1:])  # [heads, 2, d/2, ...]
-    pairs.copy_(pairs.mean(dim=1, keepdim=True).expand_as(pairs))
+    pairs = rows.unflatten(axis, (-1, 2, head_dim // 2))  # [..., heads, 2, d/2, ...], a view
+    pairs.copy_(pairs.mean(dim=axis + 1, keepdim=True).expand_as(pairs))
 
 
 def fold_coca_projection_(
