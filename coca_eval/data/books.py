@@ -101,7 +101,7 @@ _GUTENBERG_START = re.compile(r"^\*\*\* ?START OF|^\*END\*THE SMALL PRINT")
 _GUTENBERG_END = re.compile(r"^\*\*\* ?END OF|^End of (the )?Project Gutenberg", re.IGNORECASE)
 
 
-def _gutenberg_body(lines: list[str]) -> list[str]:
+def gutenberg_body(lines: list[str]) -> list[str]:
     """Drop the licence header and footer; texts without markers come back whole."""
     starts = [i for i, line in enumerate(lines) if _GUTENBERG_START.match(line)]
     body = lines[starts[-1] + 1 :] if starts else lines
@@ -123,7 +123,7 @@ def normalise_text(raw: bytes, book: EmbeddedBook) -> str:
     """BOM, CR/CRLF, DOS end-of-file bytes, Gutenberg boilerplate and trailing spaces out; the prose stays."""
     text = raw.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n").replace("\x1a", "")
     lines = [line.rstrip() for line in text.split("\n")]
-    lines = _trim(_gutenberg_body(lines), book.first_line, book.last_line, book.doc_id)
+    lines = _trim(gutenberg_body(lines), book.first_line, book.last_line, book.doc_id)
     return "\n".join(lines).strip()
 
 

@@ -1,0 +1,74 @@
+"""Training batches: windows of the training books mixed with synthetic passkey-retrieval examples.
+
+Each batch is a pure function of ``(seed, step)``, so a resumed run sees exactly the batches an
+uninterrupted one would, and every zoo model sees the same token stream in the same order.
+
+The mix: a fraction ``passkey_fraction`` of the rows end in one passkey example (the harness's own
+``landmark`` prompt, answered by `` {key}.`` and ``<|endoftext|>``), at most the training context
+long and preceded by book text up to the row's length; the other rows are plain book windows. So the
+models learn the retrieval skill inside the trained window only, which is what Table 2 tests beyond it.
+"""
+
+from __future__ import annotations
+
+import random
+
+import torch
+
+from coca_eval.passkey.prompts import KEY_RANGE, PasskeySample, PromptBuilder
+from coca_eval.passkey.templates import TEMPLATES
+from coca_eval.zoo.recipe import Recipe
+
+MIN_PASSKEY_TOKENS = 128  # the shortest landmark prompt is ~85 of these tokens
+TEMPLATE = "landmark"
+
+
+class TrainingStream:
+    """The books as one token stream (documents joined by EOS) plus the passkey prompt builder."""
+
+    def __init__(self, recipe: Recipe, tokenizer, texts: list[str]) -> None:
+        self.recipe = recipe
+        self.eos = tokenizer.eos_token_id
+        ids: list[int] = []
+        for text in texts:
+            ids += tokenizer(text)["input_ids"] + [self.eos]
+        self.tokens = torch.tensor(ids, dtype=torch.long)  # (T,)
+        self.encode = lambda s: tokenizer(s, add_special_tokens=False)["input_ids"]
+        self.builder = PromptBuilder(TEMPLATES.get(TEMPLATE), self.encode, None)
+
+    def batch(self, step: int) -> torch.Tensor:
+        """Rows of ``context + 1`` tokens (inputs and shifted targets) for optimiser step ``step``."""
+        rng = random.Random(f"coca-eval-zoo:{self.recipe.seed}:{step}")
+        width = self.recipe.context + 1
+        rows = [self._row(rng, width) for _ in range(self.recipe.batch_size)]
+        return torch.stack(rows)  # (b, context + 1)
+
+    def _row(self, rng: random.Random, width: int) -> torch.Tensor:
+        if rng.random() >= self.recipe.passkey_fraction:
+            return self._window(rng, width)
+        example = self._passkey_example(rng, rng.randint(MIN_PASSKEY_TOKENS, self.recipe.context))
+        head = self._window(rng, width - len(example) - 1)
+        return torch.cat([head, torch.tensor([self.eos] + example)])  # (width,)
+
+    def _window(self, rng: random.Random, n: int) -> torch.Tensor:
+        start = rng.randrange(0, len(self.tokens) - n)
+        return self.tokens[start : start + n]  # (n,)
+
+    def _passkey_example(self, rng: random.Random, length: int) -> list[int]:
+        """A prompt of ``length`` tokens in total once the answer and EOS are appended."""
+        key = rng.randint(*KEY_RANGE)
+        answer = self.encode(f" {key}.") + [self.eos]
+        prompt = self.builder.build(PasskeySample(0, key, rng.random()), length - len(answer))
+        return prompt.ids + answer
+
+
+def heldout_windows(tokenizer, texts: list[str], count: int, context: int) -> torch.Tensor:
+    """``count`` evenly spaced windows of ``context + 1`` tokens from the held-out books, for a
+    training-time held-out loss that every zoo model measures on the same tokens."""
+    per_text = max(1, count // len(texts))
+    rows = []
+    for text in texts:
+        ids = torch.tensor(tokenizer(text)["input_ids"], dtype=torch.long)  # (T,)
+        starts = torch.linspace(0, len(ids) - context - 1, per_text).long()
+        rows += [ids[s : s + context + 1] for s in starts.tolist()]
+    return torch.stack(rows)  # (count, context + 1)

@@ -1,0 +1,33 @@
+"""The zoo's data in one object: the tokenizer learned from the training books, and the texts by split."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from coca_eval.zoo.corpus import SPLIT_BOOKS, load_split
+from coca_eval.zoo.tokenizer import train_tokenizer
+
+
+@dataclass
+class ZooData:
+    tokenizer: object  # PreTrainedTokenizerFast
+    train_texts: list[str]
+    heldout_texts: list[str]
+    book_hashes: dict[str, str]  # doc_id -> sha256 of the normalised text, for every book used
+
+    @classmethod
+    def load(cls, vocab_size: int) -> ZooData:
+        """Fetch (or read the cache of) the training and held-out books and learn the tokenizer."""
+        train, heldout = load_split("train"), load_split("heldout")
+        hashes = {d.doc_id: d.source["text_sha256"] for d in train + heldout}
+        tokenizer = train_tokenizer([d.text for d in train], vocab_size)
+        return cls(tokenizer, [d.text for d in train], [d.text for d in heldout], hashes)
+
+    @property
+    def tokenizer_sha256(self) -> str:
+        return hashlib.sha256(self.tokenizer.backend_tokenizer.to_str().encode("utf-8")).hexdigest()
+
+    @property
+    def splits(self) -> dict[str, list[str]]:
+        return {split: list(books) for split, books in SPLIT_BOOKS.items()}

@@ -1,0 +1,95 @@
+"""What a zoo model is: one shared training recipe and architecture, and the position scheme that varies.
+
+The CoCA paper's from-scratch comparison (Tables 1-3) and the p-RoPE paper's Table 2 compare models
+trained identically except for position handling. ``ZooSpec`` states exactly that: everything in
+``Recipe`` and ``Architecture`` is shared by default, and ``position`` (with its two knobs) is the one
+thing a zoo entry changes. A user's own variant is the same model written as a YAML file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from coca_eval.errors import CocaEvalError
+
+Position = Literal["rope", "coca", "alibi", "prope"]
+
+
+class Recipe(BaseModel):
+    """Optimisation shared by every zoo model (CoCA paper §4.3: AdamW β = (0.9, 0.95), a linear warm-up
+    over 1 % of the steps from 1e-7, then linear decay to a tenth of the peak). The peak rate is sized
+    for models of a few million parameters rather than the paper's 1e-4 for 350M."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int = 0
+    context: int = 512
+    batch_size: int = 8
+    steps: int = 1500
+    peak_lr: float = 2e-3
+    start_lr: float = 1e-7
+    final_lr_ratio: float = 0.1
+    warmup_fraction: float = 0.01
+    betas: tuple[float, float] = (0.9, 0.95)
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    passkey_fraction: float = Field(0.25, ge=0.0, le=1.0)
+    checkpoint_every: int = 50
+    eval_windows: int = 32
+
+
+class Architecture(BaseModel):
+    """A LLaMA-style decoder (RMSNorm, SwiGLU, untied nothing but the embeddings)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    vocab_size: int = 4096
+    hidden_size: int = 128
+    intermediate_size: int = 384
+    num_hidden_layers: int = 4
+    num_attention_heads: int = 4
+    rope_theta: float = 10000.0
+
+
+class ZooSpec(BaseModel):
+    """One zoo entry: a name, the row label the papers use, and its position handling."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    label: str
+    description: str
+    position: Position
+    coca_variant: Literal["slack", "strict"] = "slack"
+    rope_fraction: float = Field(1.0, ge=0.0, le=1.0)
+    recipe: Recipe = Recipe()
+    architecture: Architecture = Architecture()
+
+
+def load_spec_file(path: Path) -> ZooSpec:
+    """A user's own variant, e.g. ``{name: my-rope-1e5, label: ..., position: rope,
+    architecture: {rope_theta: 100000}}``; a bad field is one line, not a traceback."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return ZooSpec.model_validate(raw)
+    except OSError as exc:
+        raise CocaEvalError(f"cannot read zoo spec {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise CocaEvalError(f"zoo spec {path} is not valid YAML: {str(exc).splitlines()[0]}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "spec"
+        raise CocaEvalError(f"zoo spec {path}: {where}: {first['msg']}") from None
+
+
+def lr_at(recipe: Recipe, step: int) -> float:
+    """Learning rate for optimiser step ``step`` (0-based): linear warm-up, then linear decay."""
+    warmup = max(1, round(recipe.warmup_fraction * recipe.steps))
+    if step < warmup:
+        return recipe.start_lr + (recipe.peak_lr - recipe.start_lr) * step / warmup
+    progress = (step - warmup) / max(1, recipe.steps - warmup)
+    return recipe.peak_lr * (1 - (1 - recipe.final_lr_ratio) * progress)

@@ -1,0 +1,146 @@
+"""Train one zoo model: the shared recipe, periodic checkpoints, resume after a kill, a loss log.
+
+A run writes into its own directory: ``checkpoint.pt`` (weights, optimiser, step, time spent) every
+``checkpoint_every`` steps, ``train_log.jsonl`` (one line per logged step), and at the end a
+``from_pretrained`` directory (safetensors, tokenizer, ``zoo.json`` with the recipe, data hashes,
+steps, tokens/s and final losses). Rerunning the same command continues from the checkpoint; a
+checkpoint made by a different spec is refused rather than silently mixed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.zoo.build import build_model
+from coca_eval.zoo.data import TrainingStream, heldout_windows
+from coca_eval.zoo.datasets import ZooData
+from coca_eval.zoo.recipe import ZooSpec, lr_at
+from coca_eval.zoo.report_line import StepReporter
+
+LOG_EVERY = 10
+
+
+def next_token_loss(model, rows: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy of every next token of ``rows`` (b, n + 1)."""
+    logits = model(input_ids=rows[:, :-1], use_cache=False).logits  # (b, n, vocab)
+    return F.cross_entropy(logits.flatten(0, 1), rows[:, 1:].flatten())
+
+
+def make_optimizer(model, spec: ZooSpec) -> torch.optim.AdamW:
+    """AdamW with weight decay on matrices only (norm gains and biases are not decayed)."""
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    keep = [p for p in model.parameters() if p.dim() < 2]
+    groups = [
+        {"params": decay, "weight_decay": spec.recipe.weight_decay},
+        {"params": keep, "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW(groups, lr=spec.recipe.start_lr, betas=spec.recipe.betas)
+
+
+def train_step(model, optimizer, rows: torch.Tensor, lr: float, clip: float) -> float:
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    loss = next_token_loss(model, rows)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    optimizer.step()
+    return loss.item()
+
+
+@torch.no_grad()
+def heldout_loss(model, windows: torch.Tensor, batch: int = 8) -> float:
+    """Mean next-token loss over fixed held-out windows (the same for every zoo model)."""
+    model.eval()
+    losses = [next_token_loss(model, windows[i : i + batch]).item() for i in range(0, len(windows), batch)]
+    model.train()
+    return sum(losses) / len(losses)
+
+
+class Checkpoint:
+    """``checkpoint.pt`` in the run directory, written atomically."""
+
+    def __init__(self, run_dir: Path, spec: ZooSpec) -> None:
+        self.path, self.spec_json = run_dir / "checkpoint.pt", spec.model_dump_json()
+
+    def load(self, model, optimizer) -> tuple[int, float]:
+        if not self.path.is_file():
+            return 0, 0.0
+        state = torch.load(self.path, weights_only=True)
+        if state["spec"] != self.spec_json:
+            raise CocaEvalError(f"{self.path} was made by a different zoo spec; move it away to start over")
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        return int(state["step"]), float(state["seconds"])
+
+    def save(self, model, optimizer, step: int, seconds: float) -> None:
+        state = {
+            "spec": self.spec_json,
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "step": step,
+            "seconds": seconds,
+        }
+        tmp = self.path.with_suffix(".tmp")
+        torch.save(state, tmp)
+        tmp.replace(self.path)
+
+
+def train(spec: ZooSpec, run_dir: Path, data: ZooData | None = None) -> Path:
+    """Train (or finish training) ``spec`` into ``run_dir``; returns the saved model directory."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    data = data or ZooData.load(spec.architecture.vocab_size)
+    stream = TrainingStream(spec.recipe, data.tokenizer, data.train_texts)
+    windows = heldout_windows(
+        data.tokenizer, data.heldout_texts, spec.recipe.eval_windows, spec.recipe.context
+    )
+    torch.manual_seed(spec.recipe.seed)
+    tok = data.tokenizer
+    model = build_model(spec, tok.eos_token_id, tok.pad_token_id)
+    model.train()
+    optimizer = make_optimizer(model, spec)
+    ckpt = Checkpoint(run_dir, spec)
+    start, seconds = ckpt.load(model, optimizer)
+    log = _TrainLog(run_dir / "train_log.jsonl", keep_through=start)
+    reporter = StepReporter(spec.name, spec.recipe.steps, start)
+    tokens_per_step = spec.recipe.batch_size * spec.recipe.context
+    with reporter:
+        for step in range(start, spec.recipe.steps):
+            began = time.perf_counter()
+            loss = train_step(
+                model, optimizer, stream.batch(step), lr_at(spec.recipe, step), spec.recipe.grad_clip
+            )
+            seconds += time.perf_counter() - began
+            done = step + 1
+            if done % LOG_EVERY == 0 or done == spec.recipe.steps:
+                log.write({"step": done, "loss": loss, "lr": lr_at(spec.recipe, step), "seconds": seconds})
+            reporter.update(done, loss, done * tokens_per_step / max(seconds, 1e-9))
+            if done % spec.recipe.checkpoint_every == 0 or done == spec.recipe.steps:
+                ckpt.save(model, optimizer, done, seconds)
+    from coca_eval.zoo.artifact import save_trained
+
+    return save_trained(spec, run_dir, model, data, log.entries(), seconds, heldout_loss(model, windows))
+
+
+class _TrainLog:
+    """Append-only JSONL of logged steps; on resume, lines past the checkpoint are dropped first."""
+
+    def __init__(self, path: Path, keep_through: int) -> None:
+        self.path = path
+        kept = [e for e in self.entries() if e["step"] <= keep_through]
+        path.write_text("".join(json.dumps(e) + "\n" for e in kept), encoding="utf-8")
+
+    def entries(self) -> list[dict]:
+        if not self.path.is_file():
+            return []
+        return [json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line]
+
+    def write(self, entry: dict) -> None:
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(entry) + "\n")
