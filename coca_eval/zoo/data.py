@@ -15,11 +15,12 @@ import random
 
 import torch
 
+from coca_eval.errors import CocaEvalError
 from coca_eval.passkey.prompts import KEY_RANGE, PasskeySample, PromptBuilder
 from coca_eval.passkey.templates import TEMPLATES
 from coca_eval.zoo.recipe import Recipe
 
-MIN_PASSKEY_TOKENS = 128  # the shortest landmark prompt is ~85 of these tokens
+SHORTEST_FILLER = 8  # filler tokens around the key line in the shortest example
 TEMPLATE = "landmark"
 
 
@@ -35,6 +36,13 @@ class TrainingStream:
         self.tokens = torch.tensor(ids, dtype=torch.long)  # (T,)
         self.encode = lambda s: tokenizer(s, add_special_tokens=False)["input_ids"]
         self.builder = PromptBuilder(TEMPLATES.get(TEMPLATE), self.encode, None)
+        b = self.builder
+        overhead = len(b.intro) + len(b.key_tokens(KEY_RANGE[1])) + len(b.question)
+        self.shortest = overhead + len(self.encode(f" {KEY_RANGE[1]}.")) + 1 + SHORTEST_FILLER
+        if recipe.passkey_fraction > 0 and self.shortest > recipe.context:
+            raise CocaEvalError(
+                f"a {recipe.context}-token context cannot hold a passkey example ({self.shortest}+ tokens)"
+            )
 
     def batch(self, step: int) -> torch.Tensor:
         """Rows of ``context + 1`` tokens (inputs and shifted targets) for optimiser step ``step``."""
@@ -46,7 +54,7 @@ class TrainingStream:
     def _row(self, rng: random.Random, width: int) -> torch.Tensor:
         if rng.random() >= self.recipe.passkey_fraction:
             return self._window(rng, width)
-        example = self._passkey_example(rng, rng.randint(MIN_PASSKEY_TOKENS, self.recipe.context))
+        example = self._passkey_example(rng, rng.randint(self.shortest, self.recipe.context))
         head = self._window(rng, width - len(example) - 1)
         return torch.cat([head, torch.tensor([self.eos] + example)])  # (width,)
 

@@ -1,0 +1,58 @@
+"""The zoo's shipped checkpoints as model presets, so ``--model zoo-rope`` works in every task and backend.
+
+Registering reads no weights and imports no torch: the fingerprint hashes the shipped ``zoo.json``
+(which names the recipe, data and losses) and the safetensors file's size and name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.zoo.catalog import ZOO
+from coca_eval.zoo.shipped import shipped_dir
+
+
+def _materialize(name: str) -> Path:
+    path = shipped_dir(name)
+    if path is None:
+        raise CocaEvalError(
+            f"{name} ships no trained weights in this install; train it with `coca-eval zoo train {name}` "
+            f"and pass --model runs/zoo/{name}/model"
+        )
+    return path
+
+
+def _fingerprint(name: str) -> str:
+    path = shipped_dir(name)
+    if path is None:
+        return f"zoo:{name}:untrained"
+    digest = hashlib.sha256((path / "zoo.json").read_bytes())
+    for weights in sorted(path.glob("*.safetensors")):
+        digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
+    return f"zoo:{digest.hexdigest()}"
+
+
+def register_zoo_presets(registry, preset_class) -> None:
+    """Add one model preset per zoo entry to ``registry`` (the model-preset registry)."""
+    for name, spec in ZOO.items():
+        registry.add(
+            name,
+            preset_class(
+                name=name,
+                display_name=spec.label,
+                description=f"zoo: {spec.description}; trained here at {spec.recipe.context} tokens",
+                params=_parameter_count(spec),
+                trained_context=spec.recipe.context,
+                materialize=lambda n=name: _materialize(n),
+                fingerprint=_fingerprint(name),
+            ),
+        )
+
+
+def _parameter_count(spec) -> str:
+    a = spec.architecture
+    per_layer = 4 * a.hidden_size**2 + 3 * a.hidden_size * a.intermediate_size
+    total = a.vocab_size * a.hidden_size + a.num_hidden_layers * per_layer
+    return f"{total / 1e6:.1f}M"

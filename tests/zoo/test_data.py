@@ -1,0 +1,63 @@
+"""Training batches: a pure function of (seed, step), with passkey examples inside the context."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+from zoo_fixtures import micro_data
+
+from coca_eval.zoo.data import TrainingStream, heldout_windows
+from coca_eval.zoo.recipe import Recipe
+
+
+@pytest.fixture(scope="module")
+def data():
+    return micro_data()
+
+
+def test_batches_depend_only_on_seed_and_step(data):
+    recipe = Recipe(context=512, batch_size=4, passkey_fraction=0.5)
+    a = TrainingStream(recipe, data.tokenizer, data.train_texts)
+    b = TrainingStream(recipe, data.tokenizer, data.train_texts)
+    assert torch.equal(a.batch(7), b.batch(7))
+    assert not torch.equal(a.batch(7), a.batch(8))
+    assert a.batch(3).shape == (4, 513)
+
+
+def test_passkey_rows_end_with_the_key_as_answer(data):
+    recipe = Recipe(context=512, batch_size=8, passkey_fraction=1.0)
+    stream = TrainingStream(recipe, data.tokenizer, data.train_texts)
+    for row in stream.batch(0):
+        text = data.tokenizer.decode(row)
+        example = text.split("<|endoftext|>")[-2] if text.endswith("<|endoftext|>") else text
+        keys = re.findall(r"The pass key is (\d{5})\.", example)
+        answer = re.search(r"What is the pass key\? The pass key is (\d{5})\.$", example)
+        assert answer and keys and set(keys) == {answer.group(1)}
+
+
+def test_no_passkey_rows_when_the_fraction_is_zero(data):
+    stream = TrainingStream(
+        Recipe(context=256, batch_size=8, passkey_fraction=0.0), data.tokenizer, data.train_texts
+    )
+    assert "pass key" not in data.tokenizer.decode(stream.batch(0).flatten())
+
+
+def test_digits_are_single_tokens(data):
+    tokens = data.tokenizer.tokenize(" 12345")
+    assert [t for t in tokens if t.isdigit()] == list("12345")
+
+
+def test_heldout_windows_come_from_the_heldout_texts(data):
+    windows = heldout_windows(data.tokenizer, data.heldout_texts, 4, 16)
+    assert windows.shape == (4, 17)
+    first = data.tokenizer(data.heldout_texts[0])["input_ids"][:17]
+    assert windows[0].tolist() == first
+
+
+def test_a_context_too_short_for_any_passkey_example_is_refused(data):
+    from coca_eval.errors import CocaEvalError
+
+    with pytest.raises(CocaEvalError, match="cannot hold a passkey example"):
+        TrainingStream(Recipe(context=64, passkey_fraction=0.5), data.tokenizer, data.train_texts)

@@ -1,0 +1,56 @@
+"""The schedule has the paper's shape; user spec files fail in one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.zoo.catalog import ZOO
+from coca_eval.zoo.recipe import Recipe, load_spec_file, lr_at
+
+
+def test_warmup_then_linear_decay_to_a_tenth():
+    r = Recipe(steps=1000, peak_lr=1e-3, start_lr=1e-7, warmup_fraction=0.01, final_lr_ratio=0.1)
+    assert lr_at(r, 0) == pytest.approx(1e-7)
+    assert lr_at(r, 5) == pytest.approx(1e-7 + (1e-3 - 1e-7) * 0.5)
+    assert lr_at(r, 10) == pytest.approx(1e-3)
+    assert lr_at(r, 1000) == pytest.approx(1e-4)
+    assert lr_at(r, 505) == pytest.approx(1e-3 * (1 - 0.9 * 0.5))
+
+
+def test_zoo_entries_share_everything_but_position_handling():
+    shared = {(s.recipe, s.architecture) for s in ZOO.values()}
+    assert len(shared) == 1
+    assert {
+        "zoo-rope",
+        "zoo-coca-slack",
+        "zoo-coca-strict",
+        "zoo-alibi",
+        "zoo-nope",
+        "zoo-prope-0.75",
+    } <= set(ZOO)
+
+
+def test_a_user_variant_loads_from_yaml(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        "name: my-rope\nlabel: mine\ndescription: base 1e5\nposition: rope\n"
+        "architecture: {rope_theta: 100000}\n"
+    )
+    spec = load_spec_file(path)
+    assert spec.architecture.rope_theta == 100000 and spec.recipe == Recipe()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name: x\nlabel: x\ndescription: x\nposition: sideways\n", "position"),
+        ("name: x\nlabel: x\ndescription: x\nposition: rope\nrecipe: {stepz: 3}\n", "recipe.stepz"),
+        ("name: [unclosed\n", "not valid YAML"),
+    ],
+)
+def test_bad_spec_files_are_one_line_errors(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(CocaEvalError, match=message):
+        load_spec_file(path)
