@@ -1,0 +1,33 @@
+"""The split is by whole book: no evaluation text is ever trained on."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from coca_eval.data.books import EMBEDDED_BOOKS
+from coca_eval.zoo.corpus import DEBIAN_BOOKS, SPLIT_BOOKS, load_split
+
+
+def test_splits_are_disjoint_and_every_book_is_known():
+    seen = [b for books in SPLIT_BOOKS.values() for b in books]
+    assert len(seen) == len(set(seen))
+    known = set(DEBIAN_BOOKS) | {b.doc_id for b in EMBEDDED_BOOKS}
+    assert set(seen) <= known
+
+
+def test_jane_austen_is_never_training_text():
+    austen = {k for k, b in DEBIAN_BOOKS.items() if b.author == "Jane Austen"}
+    assert len(austen) == 6
+    assert austen == set(SPLIT_BOOKS["outside"])
+    assert not austen & set(SPLIT_BOOKS["train"])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/usr/bin/apt-get"), reason="Debian packages need apt-get")
+def test_every_split_loads_with_its_pinned_hashes():
+    for split, books in SPLIT_BOOKS.items():
+        docs = load_split(split)
+        assert [d.doc_id for d in docs] == list(books)
+        assert all(len(d.text.split()) > 20000 for d in docs)
