@@ -63,10 +63,12 @@ def _run_task(
     """Shared by every task: fingerprints (fail fast), journal, progress, the cell loop, the run record."""
     from coca_eval.backends.options import check_backends, load_backend
     from coca_eval.models.presets import model_fingerprint, trained_context_of
+    from coca_eval.models.rope import check_rope_patches
     from coca_eval.runner import run_cells
 
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     check_backends(methods, runtime.engine)
+    check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
     journal = Journal(journal_path_for(output, name, identity))
     longest = max(params.lengths) + getattr(params, "max_new_tokens", 0)

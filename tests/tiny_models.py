@@ -43,8 +43,11 @@ def make_tokenizer(add_bos: bool):
     return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>")
 
 
-def make_tiny_llama(directory: Path, add_bos: bool, seed: int = 0, **overrides) -> Path:
-    """Save a 2-layer LLaMA (GQA, head_dim 16) and its tokenizer to ``directory``."""
+def make_tiny_llama(
+    directory: Path, add_bos: bool, seed: int = 0, config_class=None, model_class=None, **overrides
+) -> Path:
+    """Save a 2-layer LLaMA (GQA, head_dim 16) and its tokenizer to ``directory``; ``config_class`` and
+    ``model_class`` put a LLaMA-shaped variant (p-RoPE, ALiBi) in its place."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -63,10 +66,22 @@ def make_tiny_llama(directory: Path, add_bos: bool, seed: int = 0, **overrides) 
     )
     settings.update(overrides)
     torch.manual_seed(seed)
-    model = LlamaForCausalLM(LlamaConfig(**settings))
+    model = (model_class or LlamaForCausalLM)((config_class or LlamaConfig)(**settings))
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return Path(directory)
+
+
+def sharpen_attention(model, std: float = 0.15):
+    """Redraw the q/k/v projections at ``std``: at the default 0.02 attention is nearly uniform, and a
+    position scheme that did nothing could still pass a test."""
+    import torch
+
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            if any(p in name for p in ("q_proj", "k_proj", "v_proj")):
+                param.normal_(0.0, std)
+    return model
 
 
 def make_tiny_gemma3(directory: Path, seed: int = 0, **overrides) -> Path:

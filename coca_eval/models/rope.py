@@ -12,7 +12,9 @@ window, which is how those models are extended in practice.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
@@ -88,6 +90,8 @@ def apply_rope_patch(config: Any, patch: RopePatch) -> Any:
     """Return ``config`` with its rope parameters patched (transformers >= 5 ``rope_parameters``)."""
     if patch.kind == "none":
         return config
+    if getattr(config.get_text_config(), "alibi", False):  # alibi_llama, Falcon with alibi
+        raise CocaEvalError(f"ALiBi has no rotary embedding to patch: --rope {patch.spec} needs a RoPE model")
     params = getattr(config, "rope_parameters", None)
     if not isinstance(params, dict):
         raise CocaEvalError(f"model type {config.model_type!r} has no rope parameters to patch")
@@ -101,3 +105,19 @@ def apply_rope_patch(config: Any, patch: RopePatch) -> Any:
     else:
         raise CocaEvalError(f"cannot find the rope table of model type {config.model_type!r}")
     return config
+
+
+def check_rope_patches(methods: Iterable[Any]) -> None:
+    """Refuse, before any model loads, a patch that cannot apply (``--rope dynamic:2`` on an ALiBi model),
+    for local checkpoints whose config reads without weights; others are checked when they load."""
+    from transformers import AutoConfig
+
+    for method in methods:
+        directory = Path(method.model).expanduser()
+        if method.rope.kind == "none" or not (directory / "config.json").is_file():
+            continue
+        try:
+            config = AutoConfig.from_pretrained(directory)
+        except (OSError, ValueError, KeyError):
+            continue  # loading reports it, in the backend's own words
+        apply_rope_patch(config, method.rope)

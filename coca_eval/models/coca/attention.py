@@ -40,24 +40,6 @@ def tie_query_halves(q: torch.Tensor) -> torch.Tensor:
     return torch.cat((shared, shared), dim=-1)  # (..., d)
 
 
-def keep_highest_frequencies(
-    cos: torch.Tensor, sin: torch.Tensor, fraction: float, scaling: float
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """p-RoPE (seed 004 App. C): the lowest ``1 - fraction`` frequencies get angle 0, i.e. no rotation.
-
-    Done on the final cos/sin rather than on ``inv_freq`` so that every rope type (dynamic NTK rewrites
-    ``inv_freq`` per call) composes with it. An angle-0 pair has cos = 1 and sin = 0, times the rope's
-    own attention scaling (YaRN), which is what a zero inverse frequency would have produced.
-    """
-    half = cos.shape[-1] // 2
-    kept = int(fraction * cos.shape[-1] // 2)  # the paper's int(p * head_dim // 2)
-    if kept >= half:
-        return cos, sin
-    frozen = torch.arange(half, device=cos.device) >= kept  # (R/2,)
-    frozen = torch.cat((frozen, frozen))  # (R,) in the cat(freqs, freqs) layout
-    return cos.masked_fill(frozen, scaling), sin.masked_fill(frozen, 0.0)
-
-
 def _additive_mask(mask: torch.Tensor | None, q_len: int, kv_len: int, like: torch.Tensor) -> torch.Tensor:
     """Any mask transformers may pass (None = causal, bool = keep, float = additive) as an additive one."""
     lowest = torch.finfo(like.dtype).min

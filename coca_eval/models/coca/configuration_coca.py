@@ -17,10 +17,12 @@ from __future__ import annotations
 from huggingface_hub.dataclasses import strict
 from transformers import GPTNeoXConfig, LlamaConfig
 
+from coca_eval.models.frequencies import RopeFractionMixin
+
 COCA_VARIANTS = ("slack", "strict")
 
 
-class _CocaFieldsMixin:
+class _CocaFieldsMixin(RopeFractionMixin):
     """The checks both configs share; a bad value fails when the config is built, not mid-forward."""
 
     coca_variant: str
@@ -30,8 +32,6 @@ class _CocaFieldsMixin:
         """Reject values the attention cannot honour (an odd head dim has no halves to tie)."""
         if self.coca_variant not in COCA_VARIANTS:
             raise ValueError(f"coca_variant must be one of {COCA_VARIANTS}, got {self.coca_variant!r}")
-        if not 0.0 <= float(self.rope_fraction) <= 1.0:
-            raise ValueError(f"rope_fraction must lie in [0, 1], got {self.rope_fraction!r}")
         head_dim = getattr(self, "head_dim", None) or self.hidden_size // self.num_attention_heads
         if head_dim % 2:
             raise ValueError(f"CoCA needs an even head dimension, got {head_dim}")

@@ -15,17 +15,16 @@ from transformers import LlamaForCausalLM
 from transformers.cache_utils import Cache
 from transformers.models.llama.modeling_llama import (
     LlamaAttention,
-    LlamaRotaryEmbedding,
     apply_rotary_pos_emb,
 )
 
 from coca_eval.models.coca.attention import (
     coca_attention,
     collinear_coefficients,
-    keep_highest_frequencies,
     tie_query_halves,
 )
 from coca_eval.models.coca.configuration_coca import CocaLlamaConfig
+from coca_eval.models.frequencies import HighestFrequenciesLlamaRotaryEmbedding
 
 
 class CocaLlamaAttention(LlamaAttention):
@@ -80,14 +79,6 @@ class CocaLlamaAttention(LlamaAttention):
         return out, weights
 
 
-class CocaLlamaRotaryEmbedding(LlamaRotaryEmbedding):
-    """LLaMA's rotary table (any rope type) with p-RoPE's frequency cut applied once per forward."""
-
-    def forward(self, x: torch.Tensor, position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        cos, sin = super().forward(x, position_ids)  # (b, n, d) each
-        return keep_highest_frequencies(cos, sin, self.config.rope_fraction, self.attention_scaling)
-
-
 class CocaLlamaForCausalLM(LlamaForCausalLM):
     """``LlamaForCausalLM`` with CoCA attention in every layer; loads with ``AutoModelForCausalLM``."""
 
@@ -97,5 +88,5 @@ class CocaLlamaForCausalLM(LlamaForCausalLM):
         super().__init__(config)
         for layer in self.model.layers:
             layer.self_attn = CocaLlamaAttention(config, layer.self_attn.layer_idx)
-        self.model.rotary_emb = CocaLlamaRotaryEmbedding(config)
+        self.model.rotary_emb = HighestFrequenciesLlamaRotaryEmbedding(config)
         self.post_init()  # initialises only the modules just swapped in

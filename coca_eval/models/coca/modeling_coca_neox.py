@@ -22,10 +22,10 @@ from transformers.models.gpt_neox.modeling_gpt_neox import (
 from coca_eval.models.coca.attention import (
     coca_attention,
     collinear_coefficients,
-    keep_highest_frequencies,
     tie_query_halves,
 )
 from coca_eval.models.coca.configuration_coca import CocaNeoXConfig
+from coca_eval.models.frequencies import HighestFrequenciesMixin
 
 
 class CocaNeoXAttention(GPTNeoXAttention):
@@ -77,12 +77,8 @@ class CocaNeoXAttention(GPTNeoXAttention):
         return out, weights
 
 
-class CocaNeoXRotaryEmbedding(GPTNeoXRotaryEmbedding):
+class CocaNeoXRotaryEmbedding(HighestFrequenciesMixin, GPTNeoXRotaryEmbedding):
     """GPT-NeoX's rotary table (any rope type) with p-RoPE's frequency cut applied once per forward."""
-
-    def forward(self, x: torch.Tensor, position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        cos, sin = super().forward(x, position_ids)  # (b, n, r) each
-        return keep_highest_frequencies(cos, sin, self.config.rope_fraction, self.attention_scaling)
 
 
 class CocaNeoXForCausalLM(GPTNeoXForCausalLM):
