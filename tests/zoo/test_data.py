@@ -61,3 +61,18 @@ def test_a_context_too_short_for_any_passkey_example_is_refused(data):
 
     with pytest.raises(CocaEvalError, match="cannot hold a passkey example"):
         TrainingStream(Recipe(context=64, passkey_fraction=0.5), data.tokenizer, data.train_texts)
+
+
+def test_unigram_perplexity_matches_its_definition():
+    from coca_eval.zoo.unigram import unigram_perplexity
+
+    class Chars:  # a tokenizer of single characters over a four-letter vocabulary
+        def __call__(self, text):
+            return {"input_ids": ["abcd".index(c) for c in text]}
+
+        def __len__(self):
+            return 4
+
+    # counts a:3 b:1 (c, d unseen) -> add-one probabilities 4/8, 2/8, 1/8, 1/8
+    value = unigram_perplexity(Chars(), ["aaab"], ["ab"])
+    assert value == pytest.approx(1 / ((4 / 8) * (2 / 8)) ** 0.5)
