@@ -280,8 +280,8 @@ def opencompass() -> None:
 
 
 def _print_table5(run, output) -> None:
+    from coca_eval.opencompass.report import opencompass_tables
     from coca_eval.report.definition import ReportDefinition
-    from coca_eval.report.opencompass import opencompass_tables
     from coca_eval.report.render import terminal_frame
     from coca_eval.tables import rich_table
 

@@ -61,7 +61,7 @@ class GenerationBackend(Protocol):
         prefix_lengths: Sequence[int],
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
-        allow_reuse: bool = True,
+        prefix_reuse: bool = True,
     ) -> bool:
         """Call ``on_done(i, tokens)`` for every prompt; ``prefix_lengths[i]`` is the length of the prefix
         prompt i shares with the others (a caching hint). Returns whether a shared prefix was reused."""

@@ -158,13 +158,13 @@ class HFBackend:
         prefix_lengths: Sequence[int],
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
-        allow_reuse: bool = True,
+        prefix_reuse: bool = True,
     ) -> bool:
         """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`passkey.generation`)."""
         from coca_eval.passkey.generation import GreedyDecoder, decode_prompts
 
         decoder = GreedyDecoder(self, max_new_tokens)
-        return decode_prompts(decoder, prompts, prefix_lengths, on_done, allow_reuse)
+        return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse)
 
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:
         """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the

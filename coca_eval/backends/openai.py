@@ -89,7 +89,7 @@ class OpenAIBackend(TokenizerMixin):
         prefix_lengths: Sequence[int],
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
-        allow_reuse: bool = True,
+        prefix_reuse: bool = True,
     ) -> bool:
         """Batched greedy completions; the server's own prefix cache (if on) does any reuse."""
         from coca_eval.passkey.generation import cut_at_stop, eos_ids

@@ -53,3 +53,11 @@ def write_sample_dump(run: Run, methods: Sequence[MethodSpec], params: PasskeyPa
             }
             lines.append(json.dumps(record))
     write_atomic(path, "\n".join(lines) + "\n")
+
+
+def dump_hook(
+    run: Run, runner, methods, params: PasskeyParams, dump_samples: Path | None = None, **_
+) -> None:
+    """The task's ``finish`` hook: write the dump when ``dump_samples`` names a file."""
+    if dump_samples is not None:
+        write_sample_dump(run, methods, params, Path(dump_samples))

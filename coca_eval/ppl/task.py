@@ -19,11 +19,10 @@ from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.ppl.engine import score_tokens
 from coca_eval.ppl.params import PplParams
+from coca_eval.ppl.spec import PPL_TASK_VERSION
 from coca_eval.ppl.windows import plan_windows
 from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
-
-PPL_TASK_VERSION = 1
 
 
 def resolve_bos(policy: str, backend: ScoringBackend) -> str:
@@ -94,6 +93,10 @@ class PplTask:
         self.dataset = params.dataset
         self._documents = None
 
+    @property
+    def documents_loaded(self) -> bool:
+        return self._documents is not None
+
     def documents(self):
         if self._documents is None:
             self._documents = load_documents(self.params.dataset, self.params.text_field)
@@ -124,3 +127,17 @@ class PplTask:
                 self.journal.record_part(key, str(i), _doc_part(doc, nll))
         parts = [self.journal.parts[key][str(i)] for i in range(len(docs))]
         return _cell_from_parts(method, self.params, length, parts, policy)
+
+
+def check_params(params: PplParams) -> None:
+    """Fail before any model loads when the dataset cannot be read."""
+    from coca_eval.data.sources import check_source
+
+    check_source(params.dataset)
+
+
+def record_documents(run, runner: PplTask, methods, params: PplParams, **options) -> None:
+    """Provenance of the documents the cells average over, in the run's config."""
+    if runner.documents_loaded:
+        used = {d["doc_id"] for c in run.cells for d in c.detail.get("docs", [])}
+        run.config["documents"] = {d.doc_id: d.source for d in runner.documents() if d.doc_id in used}
