@@ -14,7 +14,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
-from coca_eval.results import Run, git_revision, save_run
+from coca_eval.results import Run, git_dirty, git_revision, save_run
 from coca_eval.taskspec import TASKS, TaskSpec
 
 
@@ -94,6 +94,7 @@ def evaluate(
         )
     config = {
         "task": spec.name,
+        "task_version": spec.version,
         "params": params.identity(),
         "weights": weights,
         "journal": str(journal.path),
@@ -107,7 +108,9 @@ def evaluate(
         config["engine"] = runtime.engine.describe()
     if any(backend_notes.values()):
         config["backends"] = {label: note for label, note in backend_notes.items() if note}
-    run = Run(git=git_revision(), config=config, cells=cells)
+    dtypes = {m.label: m.dtype for m in methods}
+    cells = [c.model_copy(update={"device": runtime.device, "dtype": dtypes.get(c.method)}) for c in cells]
+    run = Run(git=git_revision(), git_dirty=git_dirty(), config=config, cells=cells)
     if spec.finish is not None:
         spec.finish(run, runner, methods, params, **options)
     if output is not None:

@@ -34,8 +34,8 @@ class Registry(Generic[T]):
     def __init__(self, kind: str, builtins: Sequence[str] = ()) -> None:
         self.kind = kind
         self._entries: dict[str, T] = {}
-        self._builtins = tuple(builtins)
-        self._loaded = not self._builtins
+        self.builtins = list(builtins)  # modules that fill it; another package appends its own
+        self._loaded = False
 
     def add(self, name: str, entry: T) -> T:
         if name in self._entries and self._entries[name] is not entry:
@@ -55,7 +55,7 @@ class Registry(Generic[T]):
         if self._loaded:
             return
         self._loaded = True
-        for module in self._builtins:
+        for module in self.builtins:
             importlib.import_module(module)
         from coca_eval.plugins import load_plugins
 

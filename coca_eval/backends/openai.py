@@ -140,3 +140,8 @@ def load_openai_backend(method, options) -> OpenAIBackend:
     side = load_local_side(method.model)
     client = CompletionsClient(options.base_url)
     return OpenAIBackend(client, _served_name(client, side, method.model), side)
+
+
+def load_for_request(method, request) -> object:
+    """The backend registry's loader (:mod:`coca_eval.backends.registry`)."""
+    return load_openai_backend(method, request.engine)

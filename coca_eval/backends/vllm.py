@@ -213,3 +213,8 @@ def load_vllm_backend(method, options: EngineOptions, longest: int) -> VllmBacke
 
     register()
     return VllmBackend(method, load_local_side(method.model), options, longest)
+
+
+def load_for_request(method, request) -> object:
+    """The backend registry's loader (:mod:`coca_eval.backends.registry`)."""
+    return load_vllm_backend(method, request.engine, request.longest)

@@ -34,7 +34,8 @@ def summary_rows(result: GateResult) -> list[list[str]]:
 def rich_summary(result: GateResult) -> Table:
     table = Table(title=headline(result), title_justify="left")
     for column in COLUMNS:
-        table.add_column(column, justify="left" if column in ("cell", "method", "verdict") else "right")
+        justify = "left" if column in ("cell", "method", "verdict") else "right"
+        table.add_column(column, justify=justify, overflow="fold")  # never cut a name or a number
     for verdict, row in zip(result.cells, summary_rows(result), strict=True):
         style = {"regression": "bold red", "pass": "green"}.get(verdict.verdict, "dim")
         table.add_row(*row[:-1], f"[{style}]{row[-1]}[/{style}]")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from coca_eval.passkey.records import SampleRecord, records_of
 from coca_eval.results import Cell, Run
 
 
-def sample_records(cell: Cell) -> list[dict]:
+def sample_records(cell: Cell) -> list[SampleRecord]:
     """The per-sample records a cell keeps (empty for a cell without them)."""
-    return list(cell.detail.get("samples") or [])
+    return records_of(cell.detail)
 
 
 def protocol_line(run: Run) -> str:
@@ -31,4 +32,4 @@ def interval(cell: Cell) -> tuple[float, float] | None:
 
 def unit_ids(cell: Cell) -> dict[int, tuple]:
     """Sample index -> (key, depth): two runs' cells must hold the very same samples to be compared."""
-    return {s["index"]: (s["key"], s["depth"]) for s in sample_records(cell)}
+    return {s.index: (s.key, s.depth) for s in sample_records(cell)}

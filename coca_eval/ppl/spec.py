@@ -30,6 +30,10 @@ register_task(
             units=lazy("coca_eval.ppl.report:units"),
             units_note="documents for perplexity",
             plots=lazy("coca_eval.ppl.plots:plot_hook"),
+            views={
+                "bpb": lazy("coca_eval.ppl.report:bpb_view"),
+                "word_ppl": lazy("coca_eval.ppl.report:word_ppl_view"),
+            },
         ),
         gate=GateHooks(
             test=lazy("coca_eval.ppl.gate:paired_test"),

@@ -15,7 +15,7 @@ from coca_eval.report.latex import latex_document, render_latex
 from coca_eval.report.layout import ReportTable
 from coca_eval.report.render import render_csv
 from coca_eval.report.runs import RunSet, merge_runs
-from coca_eval.results import write_atomic
+from coca_eval.results import Cell, write_atomic
 from coca_eval.taskspec import Plot, PlotContext, spec_for
 
 
@@ -36,6 +36,8 @@ def build_report(
             f"unknown report format(s) {', '.join(unknown)} (choose from {', '.join(FORMATS)})"
         )
     runs = merge_runs(paths, definition.labels)
+    if definition.metric is not None:
+        runs.cells = metric_view(runs.cells, definition.metric)
     output = ReportOutput(make_tables(runs, definition), [])
     if definition.plots:
         output.plots = draw_plots(runs, definition, Path(out_dir) / "plots")
@@ -43,6 +45,18 @@ def build_report(
     for fmt in dict.fromkeys(formats):
         output.files += WRITERS[fmt](output, definition, sources, Path(out_dir))
     return output
+
+
+def metric_view(cells: Sequence[Cell], metric: str) -> list[Cell]:
+    """Every cell whose task offers ``metric`` as a view, shown that way (others unchanged), so models
+    with different tokenizers compare in one table (``--metric bpb``)."""
+    views = {c.task: spec_for(c.task).report.views for c in cells}
+    if not any(metric in offered for offered in views.values()):
+        offered = sorted({name for names in views.values() for name in names})
+        raise CocaEvalError(
+            f"--metric {metric}: no task in these runs offers it (offered: {', '.join(offered) or 'none'})"
+        )
+    return [views[c.task][metric](c) if metric in views[c.task] else c for c in cells]
 
 
 def draw_plots(runs: RunSet, definition: ReportDefinition, plot_dir: Path) -> list[Plot]:
