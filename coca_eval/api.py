@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import os
 import platform
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coca_eval.backends.options import EngineOptions
+from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.passkey.params import PasskeyParams
-from coca_eval.ppl.params import PplParams
 from coca_eval.progress import CellProgress
-from coca_eval.results import Run, git_revision, save_run
+from coca_eval.results import Run, git_dirty, git_revision, save_run
+from coca_eval.taskspec import TASKS, TaskSpec
 
 
 def journal_path_for(output: Path | None, task: str, identity: dict) -> Path:
@@ -51,27 +51,37 @@ class Runtime:
     engine: EngineOptions = field(default_factory=EngineOptions)
 
 
-def _run_task(
-    name: str,
-    make_task: Callable[[Journal, CellProgress], Any],
+def evaluate(
+    task: str | TaskSpec,
     methods: Sequence[MethodSpec],
     params: Any,
-    output: Path | None,
-    runtime: Runtime,
-    **environment: Any,
-) -> tuple[Run, Any]:
-    """Shared by every task: fingerprints (fail fast), journal, progress, the cell loop, the run record."""
+    output: Path | None = None,
+    runtime: Runtime = Runtime(),
+    **options: Any,
+) -> Run:
+    """Run (or resume) any registered task and return the typed run; writes ``output`` atomically.
+
+    ``params`` comes from the spec's ``make_params`` (it has ``lengths`` and ``identity()``);
+    ``options`` never change a number (batch size, prefix reuse, a sample dump) and reach the task's
+    runner and its ``finish`` hook. The shared part: fingerprints (fail fast), journal, progress, the
+    cell loop, the run record.
+    """
     from coca_eval.backends.options import check_backends, load_backend
     from coca_eval.models.presets import model_fingerprint, trained_context_of
     from coca_eval.models.rope import check_rope_patches
     from coca_eval.runner import run_cells
 
+    spec = TASKS.get(task) if isinstance(task, str) else task
+    if spec.make_runner is None:
+        raise CocaEvalError(f"task {spec.name!r} runs through its own command (coca-eval {spec.name})")
+    if spec.check is not None:
+        spec.check(params)
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
-    journal = Journal(journal_path_for(output, name, identity))
-    longest = max(params.lengths) + getattr(params, "max_new_tokens", 0)
+    journal = Journal(journal_path_for(output, spec.name, identity))
+    longest = getattr(params, "longest_sequence", lambda: max(params.lengths))()
     backend_notes: dict[str, dict] = {}
 
     def load(method: MethodSpec):
@@ -80,10 +90,13 @@ def _run_task(
         return backend
 
     with CellProgress(len(methods) * len(params.lengths), runtime.console) as progress:
-        task = make_task(journal, progress)
-        cells = run_cells(task, methods, params.lengths, journal, load, lambda m: weights[m.model], progress)
+        runner = spec.make_runner(params, journal, progress, **options)
+        cells = run_cells(
+            runner, methods, params.lengths, journal, load, lambda m: weights[m.model], progress
+        )
     config = {
-        "task": name,
+        "task": spec.name,
+        "task_version": spec.version,
         "params": params.identity(),
         "weights": weights,
         "journal": str(journal.path),
@@ -91,54 +104,50 @@ def _run_task(
             {"label": m.label, **m.identity(), "trained_context": trained_context_of(m.model)}
             for m in methods
         ],
-        "environment": _environment(runtime.device, **environment),
+        "environment": _environment(runtime.device, **_recordable(options)),
     }
     if any(m.backend != "hf" for m in methods):
         config["engine"] = runtime.engine.describe()
     if any(backend_notes.values()):
         config["backends"] = {label: note for label, note in backend_notes.items() if note}
-    return Run(git=git_revision(), config=config, cells=cells), task
-
-
-def evaluate_ppl(
-    methods: Sequence[MethodSpec],
-    params: PplParams,
-    output: Path | None = None,
-    runtime: Runtime = Runtime(),
-    batch_size: int = 1,
-) -> Run:
-    """Run (or resume) the perplexity task and return the typed run; writes ``output`` atomically."""
-    from coca_eval.data.sources import check_source
-    from coca_eval.ppl.task import PplTask
-
-    check_source(params.dataset)
-    make_task = lambda journal, progress: PplTask(params, journal, progress, batch_size)  # noqa: E731
-    run, task = _run_task("ppl", make_task, methods, params, output, runtime, batch_size=batch_size)
-    if task._documents is not None:  # provenance of the documents the cells average over
-        used = {d["doc_id"] for c in run.cells for d in c.detail.get("docs", [])}
-        run.config["documents"] = {d.doc_id: d.source for d in task.documents() if d.doc_id in used}
+    dtypes = {m.label: m.dtype for m in methods}
+    cells = [c.model_copy(update={"device": runtime.device, "dtype": dtypes.get(c.method)}) for c in cells]
+    run = Run(git=git_revision(), git_dirty=git_dirty(), config=config, cells=cells)
+    if spec.finish is not None:
+        spec.finish(run, runner, methods, params, **options)
     if output is not None:
         save_run(run, Path(output))
     return run
 
 
+def _recordable(options: dict[str, Any]) -> dict[str, Any]:
+    """The run options worth recording beside the environment (plain values; paths as text)."""
+    return {
+        key: str(value) if isinstance(value, Path) else value
+        for key, value in options.items()
+        if value is not None and isinstance(value, (bool, int, float, str, Path))
+    }
+
+
+def evaluate_ppl(
+    methods: Sequence[MethodSpec],
+    params: Any,
+    output: Path | None = None,
+    runtime: Runtime = Runtime(),
+    batch_size: int = 1,
+) -> Run:
+    """:func:`evaluate` for the perplexity task (a convenience for notebooks)."""
+    return evaluate("ppl", methods, params, output, runtime, batch_size=batch_size)
+
+
 def evaluate_passkey(
     methods: Sequence[MethodSpec],
-    params: PasskeyParams,
+    params: Any,
     output: Path | None = None,
     runtime: Runtime = Runtime(),
     prefix_reuse: bool = True,
     dump_samples: Path | None = None,
 ) -> Run:
-    """Run (or resume) passkey retrieval; ``dump_samples`` writes every sample with its prompt ids."""
-    from coca_eval.passkey.task import PasskeyTask
-
-    make_task = lambda journal, progress: PasskeyTask(params, journal, progress, prefix_reuse)  # noqa: E731
-    run, _ = _run_task("passkey", make_task, methods, params, output, runtime, prefix_reuse=prefix_reuse)
-    if dump_samples is not None:
-        from coca_eval.passkey.dump import write_sample_dump
-
-        write_sample_dump(run, methods, params, Path(dump_samples))
-    if output is not None:
-        save_run(run, Path(output))
-    return run
+    """:func:`evaluate` for passkey retrieval; ``dump_samples`` writes every sample with its prompt ids."""
+    return evaluate("passkey", methods, params, output, runtime, prefix_reuse=prefix_reuse,
+                    dump_samples=dump_samples)  # fmt: skip

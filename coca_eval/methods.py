@@ -13,11 +13,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from coca_eval.backends.registry import BACKENDS
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.rope import RopePatch, parse_rope
 
 DTYPES = ("float32", "bfloat16", "float16")
-BACKENDS = ("hf", "vllm", "openai")
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def make_method(model: str, rope: str, label: str | None, dtype: str, backend: s
     if dtype not in DTYPES:
         raise CocaEvalError(f"unknown dtype {dtype!r} (choose from {', '.join(DTYPES)})")
     if backend not in BACKENDS:
-        raise CocaEvalError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+        raise CocaEvalError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS.names())})")
     patch = parse_rope(rope)
     return MethodSpec(model, label or default_label(model, patch), patch, dtype, backend)
 

@@ -1,6 +1,13 @@
-"""Rich progress with ETA for every long loop: one bar per cell (method x length) plus a run total."""
+"""Progress with ETA for every long loop: one bar per cell (method x length) plus a run total.
+
+On a terminal rich draws live bars. Elsewhere (a CI log, ``nohup``) rich would print nothing until the
+end, so plain lines are written instead: one per finished cell and one every ``PLAIN_INTERVAL_S``
+seconds while a cell runs.
+"""
 
 from __future__ import annotations
+
+import time
 
 from rich.console import Console
 from rich.progress import (
@@ -11,8 +18,10 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 stderr = Console(stderr=True)
+PLAIN_INTERVAL_S = 30.0
 
 
 class CellProgress:
@@ -31,6 +40,8 @@ class CellProgress:
         )
         self._run = self._progress.add_task("all cells", total=total_cells)
         self._cell: int | None = None
+        self._plain = not self._progress.console.is_terminal
+        self._last_line = time.monotonic()
 
     def __enter__(self) -> CellProgress:
         self._progress.__enter__()
@@ -45,13 +56,27 @@ class CellProgress:
     def advance(self, units: int = 1) -> None:
         if self._cell is not None:
             self._progress.advance(self._cell, units)
+            if self._plain and time.monotonic() - self._last_line >= PLAIN_INTERVAL_S:
+                task = self._progress.tasks[self._cell]
+                self._plain_line(f"{task.description}: {task.completed:g}/{task.total:g}")
 
     def finish_cell(self, note: str = "") -> None:
-        if self._cell is not None and note:
-            task = self._progress.tasks[self._cell]
-            self._progress.update(self._cell, description=f"{task.description} {note}")
+        description = ""
+        if self._cell is not None:
+            description = self._progress.tasks[self._cell].description + (f" {note}" if note else "")
+            if note:
+                self._progress.update(self._cell, description=description)
         self._cell = None
         self._progress.advance(self._run)
+        if self._plain:
+            run = self._progress.tasks[self._run]
+            plain = Text.from_markup(description).plain
+            self._plain_line(f"cell {run.completed:g}/{run.total:g} done {plain}".rstrip())
+
+    def _plain_line(self, text: str) -> None:
+        elapsed = self._progress.tasks[self._run].elapsed or 0.0
+        self._progress.console.print(f"[{elapsed:7.1f}s] {text}", markup=False, highlight=False)
+        self._last_line = time.monotonic()
 
     def log(self, message: str) -> None:
         self._progress.console.print(message)

@@ -1,25 +1,41 @@
-"""Decorator registries (the inspect_ai habit): tasks, model presets and rope patches register by name.
+"""Decorator registries (the inspect_ai habit): tasks, backends, rope patches, templates, model presets.
 
 A registry is a plain name -> object map that refuses duplicates, so a typo in a plugin fails loudly
-instead of silently shadowing a built-in entry.
+instead of silently shadowing a built-in entry. A registry may name the modules that fill it
+(``builtins``): they are imported on the first lookup, together with the third-party plug-ins of the
+``coca_eval.plugins`` entry-point group, so listing a registry never costs more than those imports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+import importlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Generic, TypeVar
 
 from coca_eval.errors import CocaEvalError
 
 T = TypeVar("T")
 
 
+def resolve(target: str) -> Any:
+    """The object a lazy ``"package.module:attr"`` reference names (imported now, not before)."""
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"a lazy reference looks like 'package.module:attr' (got {target!r})")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 class Registry(Generic[T]):
     """Named entries of one kind; ``kind`` only shapes error messages."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, builtins: Sequence[str] = ()) -> None:
         self.kind = kind
         self._entries: dict[str, T] = {}
+        self.builtins = list(builtins)  # modules that fill it; another package appends its own
+        self._loaded = False
 
     def add(self, name: str, entry: T) -> T:
         if name in self._entries and self._entries[name] is not entry:
@@ -27,22 +43,56 @@ class Registry(Generic[T]):
         self._entries[name] = entry
         return entry
 
+    def remove(self, name: str) -> T:
+        """Take an entry out again (a test's temporary task, a plug-in being replaced)."""
+        return self._entries.pop(name)
+
     def register(self, name: str) -> Callable[[T], T]:
-        """Decorator form: ``@TASKS.register("ppl")``."""
+        """Decorator form: ``@TEMPLATES.register("mine")``."""
         return lambda entry: self.add(name, entry)
 
+    def _ensure_loaded(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for module in self.builtins:
+            importlib.import_module(module)
+        from coca_eval.plugins import load_plugins
+
+        load_plugins()
+
     def get(self, name: str) -> T:
+        self._ensure_loaded()
         try:
             return self._entries[name]
         except KeyError:
             known = ", ".join(sorted(self._entries)) or "none"
             raise CocaEvalError(f"unknown {self.kind} {name!r} (known: {known})") from None
 
+    def names(self) -> list[str]:
+        """Registration order (built-ins first): the order choice lists and listings show."""
+        self._ensure_loaded()
+        return list(self._entries)
+
     def __contains__(self, name: object) -> bool:
+        self._ensure_loaded()
         return name in self._entries
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._entries))
+        return iter(sorted(self.names()))
 
     def items(self) -> list[tuple[str, T]]:
+        """Sorted by name (listings); :meth:`names` keeps registration order (choice lists)."""
+        self._ensure_loaded()
         return sorted(self._entries.items())
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """A function that imports ``"module:attr"`` on its first call and calls it: task specs name their
+    hooks this way so registering a task (``coca-eval --help`` does) imports none of its code."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return resolve(target)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = target
+    return call

@@ -1,4 +1,9 @@
-"""The result contract (schema ``coca-eval/1``): typed cells, runs, atomic JSON writes.
+"""The result contract (schema ``coca-eval/2``; ``coca-eval/1`` files still load): typed cells, runs,
+atomic JSON writes.
+
+``coca-eval/2`` adds the task's code version (``config.task_version``), whether the checkout had
+uncommitted changes (``git_dirty``) and each cell's device and dtype. A ``coca-eval/1`` file reads
+with those unknown (None); nothing else changed, so old baselines and reports keep working.
 
 Other tools and the CI gate read these files, so the models validate on the way in as well as out:
 a corrupt or hand-edited results file is a one-line :class:`CocaEvalError`, not a traceback.
@@ -20,7 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from coca_eval import __version__
 from coca_eval.errors import CocaEvalError
 
-SCHEMA = "coca-eval/1"
+SCHEMA = "coca-eval/2"
+READABLE_SCHEMAS = ("coca-eval/1", "coca-eval/2")
 Status = Literal["ok", "oom", "inf", "error"]
 
 
@@ -37,6 +43,8 @@ class Cell(BaseModel):
     value: float | None = None
     status: Status = "ok"
     n: int | None = None
+    device: str | None = None  # where it ran (coca-eval/2)
+    dtype: str | None = None  # the weights' dtype (coca-eval/2)
     detail: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -48,17 +56,56 @@ class Cell(BaseModel):
         return self
 
 
+class MethodRecord(BaseModel):
+    """One method as the run recorded it (``config.methods``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    label: str
+    model: str | None = None
+    rope: str | None = None
+    dtype: str | None = None
+    backend: str | None = None
+    trained_context: int | None = None
+
+
+class RunConfig(BaseModel):
+    """What a run's ``config`` holds: the task, its version and parameters, the weights' fingerprints,
+    the methods and the environment. Tasks add their own keys (documents, work_dir, ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    task: str | None = None
+    task_version: int | None = None  # coca-eval/2
+    params: dict[str, Any] = Field(default_factory=dict)
+    weights: dict[str, str] = Field(default_factory=dict)
+    journal: str | None = None
+    methods: list[MethodRecord] = Field(default_factory=list)
+    environment: dict[str, Any] = Field(default_factory=dict)
+
+
 class Run(BaseModel):
     """The cells of one invocation plus everything needed to reproduce them."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    schema_: Literal["coca-eval/1"] = Field(default=SCHEMA, alias="schema")
+    schema_: Literal["coca-eval/1", "coca-eval/2"] = Field(default=SCHEMA, alias="schema")
     created: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     coca_eval_version: str = __version__
     git: str | None = None
+    git_dirty: bool | None = None  # uncommitted changes in the checkout (coca-eval/2)
     config: dict[str, Any] = Field(default_factory=dict)
     cells: list[Cell] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _config_is_typed(self) -> Run:
+        RunConfig.model_validate(self.config)  # the fields every tool reads have the right types
+        return self
+
+    @property
+    def settings(self) -> RunConfig:
+        """The config as a typed model (unknown keys kept as extras)."""
+        return RunConfig.model_validate(self.config)
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json", by_alias=True), indent=2, allow_nan=False) + "\n"
@@ -74,6 +121,22 @@ def git_revision() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def git_dirty() -> bool | None:
+    """Whether the checkout has uncommitted changes (None outside git): a run made from an edited
+    tree is not reproducible from its commit alone."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -105,8 +168,8 @@ def load_run(path: Path) -> Run:
         raise CocaEvalError(f"results file not found: {path}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CocaEvalError(f"results file {path} is not readable JSON: {exc}") from None
-    if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
-        raise CocaEvalError(f"results file {path} is not a {SCHEMA} document")
+    if not isinstance(raw, dict) or raw.get("schema") not in READABLE_SCHEMAS:
+        raise CocaEvalError(f"results file {path} is not a {' or '.join(READABLE_SCHEMAS)} document")
     try:
         return Run.model_validate(raw)
     except ValidationError as exc:

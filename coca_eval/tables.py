@@ -86,10 +86,12 @@ def _sort_key(value) -> tuple:
 
 
 def rich_table(frame: pd.DataFrame, title: str) -> Table:
+    """Columns fold instead of cutting: a narrow terminal (80 columns, a CI log) must never turn a method
+    name into "SmolLM…" or split a number's digits from its interval."""
     table = Table(title=title or None, title_justify="left")
-    table.add_column(frame.index.name or "", style="bold")
+    table.add_column(frame.index.name or "", style="bold", overflow="fold")
     for column in frame.columns:
-        table.add_column(str(column), justify="right")
+        table.add_column(str(column), justify="right", overflow="fold")
     for label, row in frame.iterrows():
         table.add_row(str(label), *[_styled(v) for v in row])
     return table

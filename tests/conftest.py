@@ -14,6 +14,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from tiny_models import make_tiny_llama, tiny_corpus_text  # noqa: E402
 
+from coca_eval.models.registration import register_model_types  # noqa: E402
+
+register_model_types()  # tests load CoCA checkpoints with transformers' Auto classes directly
+
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):

@@ -68,7 +68,7 @@ def produce_runs(work: Path, out: Path) -> list[Path]:
     results in ``out``: exactly what the committed baseline is."""
     from tiny_models import tiny_corpus_text
 
-    import cli
+    from coca_eval.cli import main
 
     make_gate_model(work / MODEL)
     books = "".join(json.dumps({"text": t}) + "\n" for t in tiny_corpus_text())
@@ -76,7 +76,7 @@ def produce_runs(work: Path, out: Path) -> list[Path]:
     outputs = [Path(out).resolve() / "ppl_tiny.json", Path(out).resolve() / "passkey_tiny.json"]
     with working_directory(work):
         for args, output in zip((PPL_ARGS, PASSKEY_ARGS), outputs, strict=True):
-            cli.main([*args, "--output", str(output)])
+            main([*args, "--output", str(output)])
     return outputs
 
 

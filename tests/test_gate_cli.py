@@ -30,10 +30,10 @@ class Result(NamedTuple):
 
 def invoke(capsys, *args) -> Result:
     """The real entry point, in this process (no interpreter start-up per call): its exit code and output."""
-    import cli
+    from coca_eval.cli import main
 
     try:
-        cli.main([str(a) for a in args])
+        main([str(a) for a in args])
         code = 0
     except SystemExit as exc:
         code = exc.code or 0

@@ -53,8 +53,8 @@ def test_methods_cross_product_and_file(tmp_path, tiny_llama_dir):
     )
     methods = build_methods(["smollm2-135m"], ["none", "dynamic:4"], path, "float32", "hf")
     assert [m.label for m in methods] == [
-        "SmolLM2-135M",
-        "SmolLM2-135M + dynamic NTK x4",
+        "SmolLM2-135M-Instruct (Q4_1)",
+        "SmolLM2-135M-Instruct (Q4_1) + dynamic NTK x4",
         "Mine",
         f"{tiny_llama_dir.name} + NTK x2",
     ]

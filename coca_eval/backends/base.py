@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import torch
@@ -30,41 +29,6 @@ class ScoringBackend(Protocol):
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
         """NLL of ``targets`` [B, n] predicted at positions ``first_logit .. first_logit+n-1`` of
         ``input_ids`` [B, N]; returns float64 [B, n] on the CPU."""
-        ...
-
-
-class GenerationBackend(Protocol):
-    """Greedy generation for tasks such as passkey; implemented by the hf, vllm and openai backends.
-
-    Tasks build prompts in the model's own tokens (``encode``, ``bos_token_id``, ``adds_bos``) and decode
-    outputs with ``tokenizer.decode``; how a backend batches or caches is its own business, but every
-    backend returns the tokens the hf reference would: greedy, cut by the passkey stop rule
-    (:func:`coca_eval.passkey.generation.cut_at_stop`).
-    """
-
-    tokenizer: object
-    fingerprint: str
-    trained_context: int | None
-    position_limit: int | None
-
-    @property
-    def bos_token_id(self) -> int | None: ...
-
-    @property
-    def adds_bos(self) -> bool: ...
-
-    def encode(self, text: str) -> list[int]: ...
-
-    def generate_greedy(
-        self,
-        prompts: Sequence[Sequence[int]],
-        prefix_lengths: Sequence[int],
-        max_new_tokens: int,
-        on_done: Callable[[int, list[int]], None],
-        allow_reuse: bool = True,
-    ) -> bool:
-        """Call ``on_done(i, tokens)`` for every prompt; ``prefix_lengths[i]`` is the length of the prefix
-        prompt i shares with the others (a caching hint). Returns whether a shared prefix was reused."""
         ...
 
 

@@ -19,6 +19,7 @@ import torch
 from coca_eval.backends import probes
 from coca_eval.backends.banded import banded_sdpa
 from coca_eval.backends.tail import tail_rows
+from coca_eval.backends.tokenizers import encode_plain, tokenizer_adds_bos
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import MethodSpec
 
@@ -39,17 +40,6 @@ def _dynamic_rope_modules(model: torch.nn.Module) -> list[tuple[torch.nn.Module,
             if name.endswith("original_inv_freq"):
                 found.append((module, name[: -len("original_inv_freq")]))
     return found
-
-
-def tokenizer_adds_bos(tokenizer: Any) -> bool:
-    """Whether ``tokenizer(text)`` puts BOS in front by default (LLaMA, Gemma: yes; SmolLM2, NeoX: no)."""
-    ids = tokenizer("a").input_ids
-    return tokenizer.bos_token_id is not None and len(ids) > 0 and ids[0] == tokenizer.bos_token_id
-
-
-def encode_plain(tokenizer: Any, text: str) -> list[int]:
-    """Token ids of ``text`` without special tokens."""
-    return tokenizer(text, add_special_tokens=False).input_ids
 
 
 def position_limit(config: Any) -> int | None:
@@ -158,13 +148,13 @@ class HFBackend:
         prefix_lengths: Sequence[int],
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
-        allow_reuse: bool = True,
+        prefix_reuse: bool = True,
     ) -> bool:
         """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`passkey.generation`)."""
         from coca_eval.passkey.generation import GreedyDecoder, decode_prompts
 
         decoder = GreedyDecoder(self, max_new_tokens)
-        return decode_prompts(decoder, prompts, prefix_lengths, on_done, allow_reuse)
+        return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse)
 
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:
         """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the
@@ -189,8 +179,10 @@ def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | N
     from transformers.utils import logging as hf_logging
 
     from coca_eval.models.presets import resolve_model
+    from coca_eval.models.registration import register_model_types
     from coca_eval.models.rope import apply_rope_patch
 
+    register_model_types()
     hf_logging.disable_progress_bar()
     path, fingerprint = resolve_model(method.model)
     try:
@@ -211,3 +203,8 @@ def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | N
         model.to(device)
     model.eval()
     return HFBackend(model, tokenizer, fingerprint, trained)
+
+
+def load_for_request(method, request) -> object:
+    """The backend registry's loader (:mod:`coca_eval.backends.registry`)."""
+    return load_hf_backend(method, request.device, request.device_map)

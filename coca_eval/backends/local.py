@@ -32,7 +32,9 @@ def load_local_side(model: str) -> LocalModelSide:
     from transformers import AutoConfig, AutoTokenizer
 
     from coca_eval.models.presets import resolve_model
+    from coca_eval.models.registration import register_model_types
 
+    register_model_types()
     path, fingerprint = resolve_model(model)
     try:
         config = AutoConfig.from_pretrained(path)
@@ -65,7 +67,7 @@ class TokenizerMixin:
 
     @property
     def adds_bos(self) -> bool:
-        from coca_eval.backends.hf import tokenizer_adds_bos
+        from coca_eval.backends.tokenizers import tokenizer_adds_bos
 
         return tokenizer_adds_bos(self.side.tokenizer)
 
@@ -76,7 +78,7 @@ class TokenizerMixin:
         return position_limit(self.side.config)
 
     def encode(self, text: str) -> list[int]:
-        from coca_eval.backends.hf import encode_plain
+        from coca_eval.backends.tokenizers import encode_plain
 
         return encode_plain(self.side.tokenizer, text)
 

@@ -89,7 +89,7 @@ class OpenAIBackend(TokenizerMixin):
         prefix_lengths: Sequence[int],
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
-        allow_reuse: bool = True,
+        prefix_reuse: bool = True,
     ) -> bool:
         """Batched greedy completions; the server's own prefix cache (if on) does any reuse."""
         from coca_eval.passkey.generation import cut_at_stop, eos_ids
@@ -140,3 +140,8 @@ def load_openai_backend(method, options) -> OpenAIBackend:
     side = load_local_side(method.model)
     client = CompletionsClient(options.base_url)
     return OpenAIBackend(client, _served_name(client, side, method.model), side)
+
+
+def load_for_request(method, request) -> object:
+    """The backend registry's loader (:mod:`coca_eval.backends.registry`)."""
+    return load_openai_backend(method, request.engine)

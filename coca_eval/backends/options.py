@@ -38,37 +38,17 @@ class EngineOptions:
 
 def check_backends(methods, options: EngineOptions) -> None:
     """Fail before any model loads: vLLM missing, or an openai method without a reachable server."""
-    import importlib.util
+    from coca_eval.backends.registry import BACKENDS
 
-    backends = {m.backend for m in methods}
-    if "vllm" in backends and importlib.util.find_spec("vllm") is None:
-        raise CocaEvalError(
-            "--backend vllm needs vLLM: run `bash scripts/install_vllm_cpu.sh` (CPU) "
-            "or `pip install coca-eval[vllm]` (GPU)"
-        )
-    if "openai" in backends:
-        if any(m.backend == "openai" and m.rope.kind != "none" for m in methods):
-            raise CocaEvalError("--backend openai cannot apply --rope patches; start the server with them")
-        if not options.base_url:
-            raise CocaEvalError("--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)")
-        from coca_eval.backends.openai import CompletionsClient
-
-        CompletionsClient(options.base_url).served_models()
+    for name in dict.fromkeys(m.backend for m in methods):
+        entry = BACKENDS.get(name)
+        if entry.check is not None:
+            entry.check(methods, options)
 
 
 def load_backend(method, device: str, device_map: str | None, options: EngineOptions, longest: int):
     """Load ``method`` on the backend it names; ``longest`` is the longest sequence the task will run
     (prompt plus new tokens), which sizes engines that must know it up front (vLLM's max_model_len)."""
-    if method.backend == "hf":
-        from coca_eval.backends.hf import load_hf_backend
+    from coca_eval.backends.registry import BACKENDS, BackendRequest
 
-        return load_hf_backend(method, device, device_map)
-    if method.backend == "vllm":
-        from coca_eval.backends.vllm import load_vllm_backend
-
-        return load_vllm_backend(method, options, longest)
-    if method.backend == "openai":
-        from coca_eval.backends.openai import load_openai_backend
-
-        return load_openai_backend(method, options)
-    raise CocaEvalError(f"unknown backend {method.backend!r}")
+    return BACKENDS.get(method.backend).load(method, BackendRequest(device, device_map, options, longest))

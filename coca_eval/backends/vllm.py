@@ -134,25 +134,25 @@ class VllmBackend(TokenizerMixin):
         prefix_lengths: Sequence[int],
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
-        allow_reuse: bool = True,
+        prefix_reuse: bool = True,
     ) -> bool:
-        """All prompts in one batch (prefix caching shares their filler); ``allow_reuse=False`` runs them
+        """All prompts in one batch (prefix caching shares their filler); ``prefix_reuse=False`` runs them
         one at a time on an emptied prefix cache."""
         from coca_eval.passkey.generation import cut_at_stop
 
         if not prompts:
             return False
         llm = self.engine(max(map(len, prompts)))
-        batches = [list(range(len(prompts)))] if allow_reuse else [[i] for i in range(len(prompts))]
-        if allow_reuse and len(prompts) > 1:
+        batches = [list(range(len(prompts)))] if prefix_reuse else [[i] for i in range(len(prompts))]
+        if prefix_reuse and len(prompts) > 1:
             self._cache_prefix(llm, prompts, prefix_lengths)
         for batch in batches:
-            if not allow_reuse:
+            if not prefix_reuse:
                 llm.reset_prefix_cache()
             generated = self._greedy_in_rounds(llm, [prompts[i] for i in batch], max_new_tokens)
             for i, tokens in zip(batch, generated, strict=True):
                 on_done(i, cut_at_stop(tokens, self.eos, max_new_tokens, self.decode))
-        return allow_reuse and len(prompts) > 1
+        return prefix_reuse and len(prompts) > 1
 
     def _greedy_in_rounds(
         self, llm, prompts: Sequence[Sequence[int]], max_new_tokens: int
@@ -213,3 +213,8 @@ def load_vllm_backend(method, options: EngineOptions, longest: int) -> VllmBacke
 
     register()
     return VllmBackend(method, load_local_side(method.model), options, longest)
+
+
+def load_for_request(method, request) -> object:
+    """The backend registry's loader (:mod:`coca_eval.backends.registry`)."""
+    return load_vllm_backend(method, request.engine, request.longest)

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 from coca_eval.gate.options import GateOptions
 from coca_eval.gate.protocol import CellPair, pair_cells
-from coca_eval.gate.stats import PairedResult, holm_adjust, mcnemar_drop, paired_ppl_ratio
+from coca_eval.gate.stats import PairedResult, holm_adjust
 from coca_eval.results import Run
 from coca_eval.tables import STATUS_TEXT
+from coca_eval.taskspec import spec_for
 
 WITHIN = "within tolerance"
 NOT_SIGNIFICANT = "beyond tolerance, not significant"
@@ -59,51 +60,25 @@ def run_gate(pairs: Sequence[tuple[Run, Run]], options: GateOptions) -> GateResu
     return GateResult(verdicts, options, _notes(tested, options))
 
 
-def tolerance(task: str, options: GateOptions) -> float:
-    return options.max_ppl_rise if task == "ppl" else options.max_acc_drop
-
-
 def _test(pair: CellPair, options: GateOptions, index: int) -> CellVerdict:
     """The paired test of one cell, or why there is none (failed cells decide without a test)."""
     base, cand = pair.base, pair.cand
-    if base.task not in ("ppl", "passkey"):
+    hooks = spec_for(base.task, base.metric).gate
+    if hooks is None:
         return CellVerdict(pair, "skipped", f"no paired test for task {base.task}")
     if base.status != "ok":
         return CellVerdict(pair, "skipped", f"baseline is {STATUS_TEXT[base.status]}")
     if cand.status != "ok":
         return CellVerdict(pair, "regression", f"candidate is {STATUS_TEXT[cand.status]}")
-    return _test_ppl(pair, options, index) if base.task == "ppl" else _test_passkey(pair)
-
-
-def _test_ppl(pair: CellPair, options: GateOptions, index: int) -> CellVerdict:
-    docs_b = {d["doc_id"]: d for d in pair.base.detail.get("docs", [])}
-    docs_c = {d["doc_id"]: d for d in pair.cand.detail.get("docs", [])}
-    if not docs_b or not docs_c:
-        return CellVerdict(pair, "skipped", "no per-document NLL in the run")
-    ids = list(docs_b)
-    result = paired_ppl_ratio(
-        [docs_b[i]["nll_sum"] for i in ids],
-        [docs_c[i]["nll_sum"] for i in ids],
-        [docs_b[i]["tokens"] for i in ids],
-        options.alpha,
-        options.n_boot,
-        options.seed + 7919 * index,  # independent draws per cell, reproducible from --seed
-    )
-    return CellVerdict(pair, units=len(ids), result=result)
-
-
-def _test_passkey(pair: CellPair) -> CellVerdict:
-    samples_b = {s["index"]: s["correct"] for s in pair.base.detail.get("samples", [])}
-    samples_c = {s["index"]: s["correct"] for s in pair.cand.detail.get("samples", [])}
-    if not samples_b or not samples_c:
-        return CellVerdict(pair, "skipped", "no per-sample results in the run")
-    order = sorted(samples_b)
-    result = mcnemar_drop([samples_b[i] for i in order], [samples_c[i] for i in order])
-    return CellVerdict(pair, units=len(order), result=result)
+    outcome = hooks.test(pair, options, options.seed + 7919 * index)  # independent draws per cell
+    if isinstance(outcome, str):
+        return CellVerdict(pair, "skipped", outcome)
+    units, result = outcome
+    return CellVerdict(pair, units=units, result=result)
 
 
 def _decide(verdict: CellVerdict, options: GateOptions) -> None:
-    limit = tolerance(verdict.pair.base.task, options)
+    limit = spec_for(verdict.pair.base.task).gate.tolerance(options)
     above = verdict.result.effect > limit
     significant = verdict.p_adjusted <= options.alpha
     verdict.verdict = "regression" if above and significant else "pass"
@@ -111,12 +86,18 @@ def _decide(verdict: CellVerdict, options: GateOptions) -> None:
 
 
 def _notes(tested: Sequence[CellVerdict], options: GateOptions) -> list[str]:
-    """Say so when the protocol is too small for any perplexity change to be significant: D documents
-    give an exact p-value of at least 2^-D, and Holm multiplies the smallest one by the number of tests."""
-    docs = [v.units for v in tested if v.pair.base.task == "ppl"]
-    if not docs or len(tested) * 2.0 ** -min(docs) <= options.alpha:
-        return []
-    return [
-        f"with {min(docs)} documents and {len(tested)} gated cells no perplexity change can be significant "
-        f"at alpha {options.alpha:g}; gate on more documents (--num-docs) or fewer lengths"
-    ]
+    """Say so when the protocol is too small for any change to be significant: a test whose p-value
+    cannot go below ``min_p_value(units)`` (2^-D for D documents), times the number of tests (Holm),
+    never reaches ``alpha``."""
+    notes = []
+    for task in dict.fromkeys(v.pair.base.task for v in tested):
+        hooks = spec_for(task).gate
+        units = [v.units for v in tested if v.pair.base.task == task]
+        if hooks.min_p_value is None or len(tested) * hooks.min_p_value(min(units)) <= options.alpha:
+            continue
+        notes.append(
+            f"with {min(units)} {hooks.units_name} and {len(tested)} gated cells no {hooks.change_name} can "
+            f"be significant at alpha {options.alpha:g}; gate on more {hooks.units_name} "
+            f"({hooks.more_units_hint}) or fewer lengths"
+        )
+    return notes

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.results import Cell, Run
+from coca_eval.taskspec import spec_for
 
 
 class IncomparableRuns(CocaEvalError):
@@ -80,17 +81,19 @@ def pair_cells(base: Run, cand: Run) -> list[CellPair]:
 
 
 def check_units(pair: CellPair) -> None:
-    """The documents (ppl) or samples (passkey) behind the two cells must be the very same ones."""
-    if pair.base.task not in _UNIT_CHECKS:
+    """The units behind the two cells (documents, samples: the task's spec says) must be the same."""
+    hooks = spec_for(pair.base.task, pair.base.metric).gate
+    if hooks is None:
         return
-    keys, units, what = _UNIT_CHECKS[pair.base.task]
-    for key in keys:
+    for key in hooks.protocol_keys:
         got_b, got_c = pair.base.detail.get(key), pair.cand.detail.get(key)
         if got_b is not None and got_c is not None and got_b != got_c:
             raise IncomparableRuns(f"incomparable runs: {key} {got_b!r} vs {got_c!r} at {pair.where}")
-    units_b, units_c = units(pair.base), units(pair.cand)
+    if hooks.units is None:
+        return
+    units_b, units_c = hooks.units(pair.base), hooks.units(pair.cand)
     if units_b and units_c and units_b != units_c:
-        raise IncomparableRuns(f"incomparable runs: {what} differ at {pair.where}")
+        raise IncomparableRuns(f"incomparable runs: {hooks.units_differ} differ at {pair.where}")
 
 
 def _labels(cells: Iterable[Cell]) -> list[str]:
@@ -99,17 +102,3 @@ def _labels(cells: Iterable[Cell]) -> list[str]:
 
 def _key(cell: Cell) -> tuple:
     return (cell.task, cell.metric, cell.dataset, cell.length)
-
-
-def _docs(cell: Cell) -> dict[str, int]:
-    return {d["doc_id"]: d["tokens"] for d in cell.detail.get("docs", [])}
-
-
-def _samples(cell: Cell) -> dict[int, tuple]:
-    return {s["index"]: (s["key"], s["depth"]) for s in cell.detail.get("samples", [])}
-
-
-_UNIT_CHECKS = {
-    "ppl": (("stride", "mode", "bos", "doc_tokens"), _docs, "documents or their scored tokens"),
-    "passkey": (("template", "max_new_tokens"), _samples, "passkey samples (keys, depths)"),
-}

@@ -11,7 +11,9 @@ from rich.table import Table
 
 from coca_eval.gate.compare import NOT_SIGNIFICANT, SIGNIFICANT, WITHIN, CellVerdict, GateResult
 from coca_eval.lengths import format_length
+from coca_eval.results import Cell
 from coca_eval.tables import cell_text
+from coca_eval.taskspec import EffectKind, spec_for
 
 COLUMNS = ("cell", "method", "baseline", "candidate", "change", "95% CI", "p (Holm)", "verdict")
 
@@ -32,7 +34,8 @@ def summary_rows(result: GateResult) -> list[list[str]]:
 def rich_summary(result: GateResult) -> Table:
     table = Table(title=headline(result), title_justify="left")
     for column in COLUMNS:
-        table.add_column(column, justify="left" if column in ("cell", "method", "verdict") else "right")
+        justify = "left" if column in ("cell", "method", "verdict") else "right"
+        table.add_column(column, justify=justify, overflow="fold")  # never cut a name or a number
     for verdict, row in zip(result.cells, summary_rows(result), strict=True):
         style = {"regression": "bold red", "pass": "green"}.get(verdict.verdict, "dim")
         table.add_row(*row[:-1], f"[{style}]{row[-1]}[/{style}]")
@@ -83,7 +86,7 @@ def _cell_json(verdict: CellVerdict) -> dict[str, Any]:
         "baseline": {"value": base.value, "status": base.status},
         "candidate": {"value": cand.value, "status": cand.status},
         "effect": None if result is None else result.effect,
-        "effect_kind": "ppl_ratio_minus_1" if base.task == "ppl" else "accuracy_drop",
+        "effect_kind": _effect(base).name if _effect(base) else None,
         "interval": None if result is None else [result.low, result.high],
         "p_value": None if result is None else result.p_value,
         "p_adjusted": verdict.p_adjusted,
@@ -99,8 +102,10 @@ def _row(verdict: CellVerdict) -> list[str]:
     where = format_length(base.length) if base.length is not None else str(base.dataset)
     change = interval = p_text = ""
     if result is not None:
-        change, low, high = (_change(base.task, x) for x in (result.effect, result.low, result.high))
-        interval = f"[{low}, {high}]" if base.task == "ppl" else f"[{high}, {low}]"
+        effect = _effect(base)
+        change = effect.text(result.effect)
+        low, high = sorted((result.low, result.high), key=lambda x: effect.sign * x)
+        interval = f"[{effect.text(low)}, {effect.text(high)}]"
         p_text = f"{verdict.p_adjusted:.3g}"
     return [
         f"{base.task} {where}",
@@ -124,6 +129,7 @@ def _verdict(verdict: CellVerdict) -> str:
     return f"{word}: {verdict.reason}"
 
 
-def _change(task: str, effect: float) -> str:
-    """PPL as a signed relative change, accuracy as a signed difference (candidate minus baseline)."""
-    return f"{effect:+.2%}" if task == "ppl" else f"{-effect:+.2f}"
+def _effect(cell: Cell) -> EffectKind | None:
+    """How the cell's task prints a paired effect (None: the task has no paired test)."""
+    hooks = spec_for(cell.task, cell.metric).gate
+    return hooks.effect if hooks is not None else None

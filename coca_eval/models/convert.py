@@ -92,6 +92,9 @@ def _load_and_save(src: Path, out: Path, config: Any, key_mapping: dict[str, str
     """Load the source weights into the CoCA model, insist every weight matched, save with tokenizer."""
     from transformers import AutoModelForCausalLM
 
+    from coca_eval.models.registration import register_model_types
+
+    register_model_types()
     try:
         model, info = AutoModelForCausalLM.from_pretrained(
             src, config=config, dtype="auto", key_mapping=key_mapping, output_loading_info=True

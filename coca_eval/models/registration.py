@@ -1,16 +1,29 @@
-"""Teach transformers' Auto classes the project's own model types, once, when a model is about to load."""
+"""Custom transformers model types, registered with the Auto classes only when something loads a model.
+
+``import coca_eval`` must stay free of torch and transformers (``coca-eval --help``, ``report`` and
+``gate`` never run a model), so nothing registers at import. Every place that hands a directory to
+transformers' Auto classes (the hf backend, the local tokenizer/config side of vllm and openai,
+``convert``, the vLLM plug-in, OpenCompass's model wrapper) calls :func:`register_model_types` first.
+
+A new model type adds one line to :data:`MODEL_TYPE_REGISTRATIONS`: a lazy ``"module:function"``
+whose function registers its config and model classes (idempotently).
+"""
 
 from __future__ import annotations
 
-import functools
-import importlib
+from coca_eval.registry import resolve
 
-# each module has a ``register()`` that adds its config and model classes to the Auto classes
-MODEL_TYPE_MODULES = ("coca_eval.models.coca", "coca_eval.models.prope", "coca_eval.models.alibi")
+MODEL_TYPE_REGISTRATIONS: list[str] = [
+    "coca_eval.models.coca:register",  # coca_llama, coca_gpt_neox
+    "coca_eval.models.prope:register",  # prope_llama (p-RoPE; p = 0 is NoPE)
+    "coca_eval.models.alibi:register",  # alibi_llama
+]
+_done: set[str] = set()
 
 
-@functools.cache
 def register_model_types() -> None:
-    """Register every custom model type (idempotent; imports torch and transformers)."""
-    for module in MODEL_TYPE_MODULES:
-        importlib.import_module(module).register()
+    """Run every registration once per process (cheap to call before each load)."""
+    for target in MODEL_TYPE_REGISTRATIONS:
+        if target not in _done:
+            resolve(target)()
+            _done.add(target)

@@ -12,20 +12,58 @@ window, which is how those models are extended in practice.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.registry import Registry
 
-_KINDS = {
-    "linear": "PI",
-    "dynamic": "dynamic NTK",
-    "ntk": "NTK",
-    "yarn": "YaRN",
-    "base": "base",
-}
+
+@dataclass(frozen=True)
+class RopeKind:
+    """One kind of patch: its row label, and how it rewrites one rope table.
+
+    ``table(value, theta, rotary_dim, trained)`` returns the rope entries to set (``rope_type`` and its
+    parameters); ``min_value`` is the smallest value that makes sense (a factor below 1 shrinks context).
+    """
+
+    label: str
+    table: Callable[[float, float, int, int], dict]
+    min_value: float = 1.0
+    value_name: str = "F"
+
+
+ROPE_PATCHES = Registry[RopeKind]("rope patch")
+ROPE_PATCHES.add(
+    "linear", RopeKind("PI", lambda f, theta, dim, trained: {"rope_type": "linear", "factor": f})
+)
+ROPE_PATCHES.add(
+    "dynamic", RopeKind("dynamic NTK", lambda f, theta, dim, trained: {"rope_type": "dynamic", "factor": f})
+)
+ROPE_PATCHES.add(  # fixed NTK-aware: stretch the base so the lowest frequency slows by ~factor
+    "ntk",
+    RopeKind(
+        "NTK",
+        lambda f, theta, dim, trained: {"rope_type": "default", "rope_theta": theta * f ** (dim / (dim - 2))},
+    ),
+)
+ROPE_PATCHES.add(
+    "yarn",
+    RopeKind(
+        "YaRN",
+        lambda f, theta, dim, trained: {
+            "rope_type": "yarn",
+            "factor": f,
+            "original_max_position_embeddings": trained,
+        },
+    ),
+)
+ROPE_PATCHES.add(
+    "base",
+    RopeKind("theta", lambda v, theta, dim, trained: {"rope_type": "default", "rope_theta": v}, 0.0, "THETA"),
+)
 _SPEC = re.compile(r"^(?P<kind>[a-z]+):(?P<value>\d+(\.\d+)?(e\d+)?)$")
 
 
@@ -45,9 +83,10 @@ class RopePatch:
         """Human label for table rows, e.g. ``dynamic NTK x4``."""
         if self.kind == "none":
             return ""
-        if self.kind == "base":
-            return f"theta={self.value:g}"
-        return f"{_KINDS[self.kind]} x{self.value:g}"
+        kind = ROPE_PATCHES.get(self.kind)
+        return (
+            f"{kind.label}={self.value:g}" if kind.value_name == "THETA" else f"{kind.label} x{self.value:g}"
+        )
 
 
 def parse_rope(spec: str | None) -> RopePatch:
@@ -56,13 +95,19 @@ def parse_rope(spec: str | None) -> RopePatch:
     if text in ("none", ""):
         return RopePatch()
     match = _SPEC.match(text)
-    if not match or match["kind"] not in _KINDS:
-        kinds = ", ".join(f"{k}:F" for k in _KINDS if k != "base")
-        raise CocaEvalError(f"invalid rope patch {spec!r}: expected none, {kinds} or base:THETA")
-    value = float(match["value"])
-    if value <= 0 or (match["kind"] != "base" and value < 1):
+    if not match or match["kind"] not in ROPE_PATCHES:
+        raise CocaEvalError(f"invalid rope patch {spec!r}: expected {rope_choices()}")
+    value, kind = float(match["value"]), ROPE_PATCHES.get(match["kind"])
+    if value <= 0 or value < kind.min_value:
         raise CocaEvalError(f"invalid rope patch {spec!r}: the factor must be >= 1 (theta > 0)")
     return RopePatch(match["kind"], value)
+
+
+def rope_choices() -> str:
+    """``none, linear:F, dynamic:F, ...``: what ``--rope`` accepts (its help and its errors say so)."""
+    return ", ".join(
+        ["none", *(f"{name}:{ROPE_PATCHES.get(name).value_name}" for name in ROPE_PATCHES.names())]
+    )
 
 
 def _rotary_dim(config: Any, table: dict) -> int:
@@ -74,16 +119,8 @@ def _patched_table(patch: RopePatch, table: dict, config: Any) -> dict:
     theta = table["rope_theta"]
     trained = table.get("original_max_position_embeddings", config.max_position_embeddings)
     out = {k: v for k, v in table.items() if k in ("rope_theta", "partial_rotary_factor")}
-    if patch.kind == "base":
-        return {**out, "rope_type": "default", "rope_theta": patch.value}
-    if patch.kind == "ntk":  # fixed NTK-aware: stretch the base so the lowest frequency slows by ~factor
-        dim = _rotary_dim(config, table)
-        return {**out, "rope_type": "default", "rope_theta": theta * patch.value ** (dim / (dim - 2))}
-    rope_type = {"linear": "linear", "dynamic": "dynamic", "yarn": "yarn"}[patch.kind]
-    patched = {**out, "rope_type": rope_type, "factor": patch.value}
-    if rope_type == "yarn":
-        patched["original_max_position_embeddings"] = trained
-    return patched
+    kind = ROPE_PATCHES.get(patch.kind)
+    return {**out, **kind.table(patch.value, theta, _rotary_dim(config, table), trained)}
 
 
 def apply_rope_patch(config: Any, patch: RopePatch) -> Any:

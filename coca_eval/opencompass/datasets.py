@@ -43,10 +43,6 @@ class BenchmarkDataset:
     def abbr_of(self, subject: str) -> str:
         return f"{self.subject_prefix}{subject}"
 
-    def subject_of(self, abbr: str) -> str | None:
-        prefix = self.subject_prefix or ""
-        return abbr[len(prefix) :] if self.is_suite and abbr.startswith(prefix) else None
-
     def required_files(self) -> list[str]:
         """Files that must exist below the data root (for a suite: only once subjects are chosen)."""
         if not self.is_suite:

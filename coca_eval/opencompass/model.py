@@ -43,7 +43,9 @@ class CocaEvalModel(BaseModel):
             from transformers import AutoTokenizer
 
             from coca_eval.models.presets import resolve_model
+            from coca_eval.models.registration import register_model_types
 
+            register_model_types()
             self.backend = None
             self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(path)[0])
         else:

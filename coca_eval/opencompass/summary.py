@@ -91,7 +91,7 @@ def _is_separator(row: dict[str, str]) -> bool:
 
 
 def _other_split(dataset: str) -> bool:
-    from coca_eval.report.opencompass import canonical
+    from coca_eval.opencompass.report import canonical
 
     name = dataset.strip()
     return name not in _KEPT and canonical(name) in {canonical(a) for a in _KEPT}

@@ -19,14 +19,14 @@ class _TokenizerOnly:
     def __init__(self, path: str) -> None:
         from transformers import AutoTokenizer
 
-        from coca_eval.backends.hf import tokenizer_adds_bos
+        from coca_eval.backends.tokenizers import tokenizer_adds_bos
 
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.bos_token_id = self.tokenizer.bos_token_id
         self.adds_bos = tokenizer_adds_bos(self.tokenizer)
 
     def encode(self, text: str) -> list[int]:
-        from coca_eval.backends.hf import encode_plain
+        from coca_eval.backends.tokenizers import encode_plain
 
         return encode_plain(self.tokenizer, text)
 
@@ -53,3 +53,11 @@ def write_sample_dump(run: Run, methods: Sequence[MethodSpec], params: PasskeyPa
             }
             lines.append(json.dumps(record))
     write_atomic(path, "\n".join(lines) + "\n")
+
+
+def dump_hook(
+    run: Run, runner, methods, params: PasskeyParams, dump_samples: Path | None = None, **_
+) -> None:
+    """The task's ``finish`` hook: write the dump when ``dump_samples`` names a file."""
+    if dump_samples is not None:
+        write_sample_dump(run, methods, params, Path(dump_samples))

@@ -124,11 +124,11 @@ def decode_prompts(
     prompts: Sequence[Sequence[int]],
     prefix_lengths: Sequence[int],
     on_done: Callable[[int, list[int]], None],
-    allow_reuse: bool = True,
+    prefix_reuse: bool = True,
 ) -> bool:
     """Decode every prompt by the fastest exact route; returns whether the shared prefix was reused."""
     total = max(map(len, prompts)) + decoder.max_new_tokens
-    reuse = allow_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, total)
+    reuse = prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, total)
     if reuse:
         decoder.shared_prefix(prompts, prefix_lengths, on_done)
     else:

@@ -12,7 +12,7 @@ from coca_eval.passkey.templates import TEMPLATES
 
 @dataclass(frozen=True)
 class PasskeyParams:
-    """Everything that changes a passkey number (``fast`` and the device do not)."""
+    """Everything that changes a passkey number (``prefix_reuse`` and the device do not)."""
 
     lengths: tuple[int, ...] = field(default=(512, 1024, 2048))
     samples: int = 100
@@ -23,6 +23,10 @@ class PasskeyParams:
 
     def identity(self) -> dict[str, Any]:
         return asdict(self)
+
+    def longest_sequence(self) -> int:
+        """Prompt plus answer: what engines that size their context up front must hold."""
+        return max(self.lengths) + self.max_new_tokens
 
 
 def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:

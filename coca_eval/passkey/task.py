@@ -8,11 +8,10 @@ from coca_eval.methods import MethodSpec
 from coca_eval.passkey.params import PasskeyParams
 from coca_eval.passkey.prompts import PasskeyPrompt, PasskeySample, PromptBuilder, draw_samples, parse_depths
 from coca_eval.passkey.scoring import accuracy_detail, score_output
+from coca_eval.passkey.spec import PASSKEY_TASK_VERSION
 from coca_eval.passkey.templates import TEMPLATES
 from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
-
-PASSKEY_TASK_VERSION = 1
 
 
 def prompt_builder(params: PasskeyParams, backend) -> PromptBuilder:
@@ -34,8 +33,16 @@ class PasskeyTask:
 
     name, metric, dataset = "passkey", "accuracy", None
 
-    def __init__(self, params: PasskeyParams, journal: Journal, progress: CellProgress, fast: bool = True):
-        self.params, self.journal, self.progress, self.fast = params, journal, progress, fast
+    def __init__(
+        self,
+        params: PasskeyParams,
+        journal: Journal,
+        progress: CellProgress,
+        prefix_reuse: bool = True,
+        **_: object,
+    ):
+        self.params, self.journal, self.progress = params, journal, progress
+        self.prefix_reuse = prefix_reuse
 
     def cell_key(self, method: MethodSpec, weights: str, length: int) -> str:
         identity = {
@@ -88,7 +95,7 @@ class PasskeyTask:
             [prompts[i].shared_prefix for i in todo],
             self.params.max_new_tokens,
             record,
-            self.fast,
+            self.prefix_reuse,
         )
         records = [self.journal.parts[key][str(i)] for i in range(len(prompts))]
         detail = {

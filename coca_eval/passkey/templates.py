@@ -1,5 +1,6 @@
 """Prompt wordings. ``landmark`` is the canonical landmark-attention text; ``coca`` is the CoCA paper's
-Listing 1 (seed 000, App. B.1), kept word for word, its "Remeber" included."""
+Listing 1 ("CoCA: Fusing Position Embedding with Collinear Constrained Attention", App. B.1), kept
+word for word, its "Remeber" included."""
 
 from __future__ import annotations
 

@@ -19,11 +19,11 @@ from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.ppl.engine import score_tokens
 from coca_eval.ppl.params import PplParams
+from coca_eval.ppl.records import DocPart, bits_per_byte, word_perplexity
+from coca_eval.ppl.spec import PPL_TASK_VERSION
 from coca_eval.ppl.windows import plan_windows
 from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
-
-PPL_TASK_VERSION = 1
 
 
 def resolve_bos(policy: str, backend: ScoringBackend) -> str:
@@ -48,20 +48,26 @@ def ppl_cell_key(method: MethodSpec, weights: str, params: PplParams, length: in
     return cell_key(identity)
 
 
-def _doc_part(doc: TokenDoc, nll: np.ndarray) -> dict[str, Any]:
+def _doc_part(doc: TokenDoc, nll: np.ndarray, text: str) -> dict[str, Any]:
+    """The document's record; ``text`` (its kept tokens decoded) gives the byte and word counts that
+    bits per byte and word perplexity divide by."""
     scored = nll[~np.isnan(nll)]
     total = float(scored.sum())
-    return {
-        "doc_id": doc.doc_id,
-        "nll_sum": total if math.isfinite(total) else None,
-        "tokens": int(scored.size),
-    }
+    part = DocPart(
+        doc_id=doc.doc_id,
+        nll_sum=total if math.isfinite(total) else None,
+        tokens=int(scored.size),
+        bytes=len(text.encode("utf-8")),
+        words=len(text.split()),
+    )
+    return part.model_dump()
 
 
 def _cell_from_parts(
     method: MethodSpec, params: PplParams, length: int, parts: list[dict], policy: str
 ) -> Cell:
-    tokens = sum(p["tokens"] for p in parts)
+    typed = [DocPart.model_validate(p) for p in parts]
+    tokens = sum(p.tokens for p in typed)
     detail = {
         "docs": parts,
         "stride": params.effective_stride(length),
@@ -72,12 +78,14 @@ def _cell_from_parts(
     base = dict(
         task="ppl", method=method.label, metric="ppl", length=length, dataset=params.dataset, n=tokens
     )
-    if any(p["nll_sum"] is None for p in parts):
+    if any(p.nll_sum is None for p in typed):
         return Cell(**base, status="inf", detail=detail)
-    nll = sum(p["nll_sum"] for p in parts)
-    per_doc = [math.exp(p["nll_sum"] / p["tokens"]) for p in parts]
+    nll = sum(p.nll_sum for p in typed)
+    per_doc = [math.exp(p.nll_sum / p.tokens) for p in typed]
     detail["ppl_macro"] = float(np.mean(per_doc)) if all(map(math.isfinite, per_doc)) else None
     detail["nll_per_token"] = nll / tokens
+    detail["bits_per_byte"] = bits_per_byte(typed)  # tokenizer-independent (lm-eval's numbers)
+    detail["word_perplexity"] = word_perplexity(typed)
     value = math.exp(nll / tokens) if nll / tokens < 700 else math.inf
     if not math.isfinite(value):
         return Cell(**base, status="inf", detail=detail)
@@ -93,6 +101,10 @@ class PplTask:
         self.params, self.journal, self.progress, self.batch_size = params, journal, progress, batch_size
         self.dataset = params.dataset
         self._documents = None
+
+    @property
+    def documents_loaded(self) -> bool:
+        return self._documents is not None
 
     def documents(self):
         if self._documents is None:
@@ -121,6 +133,21 @@ class PplTask:
         for i, (doc, plan) in enumerate(zip(docs, plans, strict=True)):
             if str(i) not in finished:
                 nll = score_tokens(backend, doc.ids, plan, self.batch_size, self.progress.advance)
-                self.journal.record_part(key, str(i), _doc_part(doc, nll))
+                text = backend.tokenizer.decode(doc.ids, skip_special_tokens=True)
+                self.journal.record_part(key, str(i), _doc_part(doc, nll, text))
         parts = [self.journal.parts[key][str(i)] for i in range(len(docs))]
         return _cell_from_parts(method, self.params, length, parts, policy)
+
+
+def check_params(params: PplParams) -> None:
+    """Fail before any model loads when the dataset cannot be read."""
+    from coca_eval.data.sources import check_source
+
+    check_source(params.dataset)
+
+
+def record_documents(run, runner: PplTask, methods, params: PplParams, **options) -> None:
+    """Provenance of the documents the cells average over, in the run's config."""
+    if runner.documents_loaded:
+        used = {d["doc_id"] for c in run.cells for d in c.detail.get("docs", [])}
+        run.config["documents"] = {d.doc_id: d.source for d in runner.documents() if d.doc_id in used}

@@ -1,5 +1,6 @@
-"""Which tables a report holds: one per task/metric/dataset of length cells (plus its delta table),
-Table 5 for OpenCompass cells, and any requested paper table that has no run table to sit beside."""
+"""Which tables a report holds: one per task/metric/dataset of length cells (plus its delta table), the
+own tables of tasks whose spec lays them out (Table 5 for OpenCompass), and any requested paper table
+that has no run table to sit beside."""
 
 from __future__ import annotations
 
@@ -14,21 +15,16 @@ from coca_eval.report.length_tables import (
     table_name,
     value_table,
 )
-from coca_eval.report.opencompass import opencompass_tables
 from coca_eval.report.runs import RunSet
 from coca_eval.results import Cell
-from coca_eval.tables import higher_is_better
-
-TASK_METRIC = {"ppl": "ppl", "passkey": "accuracy", "opencompass": "accuracy"}
-INTERVAL_NOTES = {
-    "ppl": "Brackets: 95 % bootstrap interval, resampling documents.",
-    "passkey": "Brackets: Wilson 95 % interval.",
-}
+from coca_eval.taskspec import TASKS, higher_is_better, spec_for
 
 
 def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]:
-    check_delta_base([c for c in runs.cells if c.length is not None], definition.delta_vs)
-    keyed = table_groups(runs.cells)
+    own_layout = [t for t in task_order(runs.cells) if spec_for(t).report.tables is not None]
+    by_length = [c for c in runs.cells if c.task not in own_layout]
+    check_delta_base([c for c in by_length if c.length is not None], definition.delta_vs)
+    keyed = table_groups(by_length)
     tables = []
     for key, cells in keyed.items():
         name = table_name(key, list(keyed))
@@ -38,8 +34,9 @@ def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]
         delta = delta_table(key, cells, definition, name) if definition.delta_vs else None
         if delta is not None:
             tables.append(delta)
-    tables += opencompass_tables(runs.cells, definition)
-    present = {key[0] for key in keyed} | {c.task for c in runs.cells if c.task == "opencompass"}
+    for task in own_layout:
+        tables += spec_for(task).report.tables([c for c in runs.cells if c.task == task], definition)
+    present = {key[0] for key in keyed} | set(own_layout)
     tables += [standalone_paper_table(k) for k in definition.paper if not set(paper_spec(k).tasks) & present]
     return tables
 
@@ -57,7 +54,8 @@ def _paper_rows(key: str, task: str | None) -> list[Row]:
     """One task's rows, best per column in bold within each group; a group holding only a row of its
     own name (Table 5's Total) is shown ungrouped."""
     spec, found = paper_spec(key), paper_rows(key, task)
-    higher = higher_is_better(TASK_METRIC.get(task or next(iter(spec.tasks), "ppl"), "ppl"))
+    shown = task or next(iter(spec.tasks), None)
+    higher = shown is not None and higher_is_better(shown, spec_for(shown).metric)
     rows = []
     for group in dict.fromkeys(r.group for r in found):
         members = [r for r in found if r.group == group]
@@ -81,15 +79,29 @@ def paper_cells(key: str, task: str) -> list[Cell]:
         for column, text in row.values.items():
             cell = printed_cell(text) if column.isdigit() else None
             if cell is not None:
-                update = {"task": task, "method": label, "metric": TASK_METRIC[task], "length": int(column)}
+                update = {
+                    "task": task,
+                    "method": label,
+                    "metric": spec_for(task).metric,
+                    "length": int(column),
+                }
                 cells.append(cell.model_copy(update=update))
     return cells
 
 
+def task_order(cells) -> list[str]:
+    """The tasks present, registered ones in registration order (stable report layout), then others."""
+    present = set(c.task for c in cells)
+    known = [name for name in TASKS.names() if name in present]
+    return known + sorted(present - set(known))
+
+
 def _notes(runs: RunSet, task: str, definition: ReportDefinition) -> list[str]:
     notes = runs.protocol_lines(task)
-    if definition.intervals and task in INTERVAL_NOTES:
-        notes.append(INTERVAL_NOTES[task])
-    if definition.show_n:
-        notes.append("n: documents for perplexity, samples for passkey.")
+    hooks = spec_for(task).report
+    if definition.intervals and hooks.interval is not None and hooks.interval_note:
+        notes.append(hooks.interval_note)
+    counted = [spec_for(t).report.units_note for t in task_order(runs.cells)]
+    if definition.show_n and any(counted):
+        notes.append(f"n: {', '.join(note for note in counted if note)}.")
     return notes

@@ -8,15 +8,15 @@ from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.paper import paper_spec
-from coca_eval.report.assemble import make_tables, paper_cells
+from coca_eval.report.assemble import make_tables, paper_cells, task_order
 from coca_eval.report.definition import FORMATS, ReportDefinition
 from coca_eval.report.documents import html_document, markdown_document, run_lines
 from coca_eval.report.latex import latex_document, render_latex
 from coca_eval.report.layout import ReportTable
-from coca_eval.report.plots import Plot
 from coca_eval.report.render import render_csv
 from coca_eval.report.runs import RunSet, merge_runs
-from coca_eval.results import write_atomic
+from coca_eval.results import Cell, write_atomic
+from coca_eval.taskspec import Plot, PlotContext, spec_for
 
 
 @dataclass
@@ -36,6 +36,8 @@ def build_report(
             f"unknown report format(s) {', '.join(unknown)} (choose from {', '.join(FORMATS)})"
         )
     runs = merge_runs(paths, definition.labels)
+    if definition.metric is not None:
+        runs.cells = metric_view(runs.cells, definition.metric)
     output = ReportOutput(make_tables(runs, definition), [])
     if definition.plots:
         output.plots = draw_plots(runs, definition, Path(out_dir) / "plots")
@@ -45,40 +47,51 @@ def build_report(
     return output
 
 
+def metric_view(cells: Sequence[Cell], metric: str) -> list[Cell]:
+    """Every cell whose task offers ``metric`` as a view, shown that way (others unchanged), so models
+    with different tokenizers compare in one table (``--metric bpb``)."""
+    views = {c.task: spec_for(c.task).report.views for c in cells}
+    if not any(metric in offered for offered in views.values()):
+        offered = sorted({name for names in views.values() for name in names})
+        raise CocaEvalError(
+            f"--metric {metric}: no task in these runs offers it (offered: {', '.join(offered) or 'none'})"
+        )
+    return [views[c.task][metric](c) if metric in views[c.task] else c for c in cells]
+
+
 def draw_plots(runs: RunSet, definition: ReportDefinition, plot_dir: Path) -> list[Plot]:
-    from coca_eval.report.passkey_plots import depth_heatmap, distance_ranges, trained_window
-    from coca_eval.report.plots import passkey_accuracy_plot, ppl_plots
+    """Each task's plots (its spec's hook, else metric vs length), then the requested paper tables."""
 
     def context_of(method: str) -> int | None:
         return definition.trained_context or runs.trained_context(method)
 
-    plots = [
-        *ppl_plots(runs.cells, plot_dir, context_of=context_of),
-        *passkey_accuracy_plot(runs.cells, plot_dir),
-        *depth_heatmap(runs.cells, plot_dir, definition.depth_bins),
-        *distance_ranges(runs.cells, plot_dir, definition.distance_ranges),
-        *trained_window(runs.cells, plot_dir, context_of),
-    ]
+    plots: list[Plot] = []
+    for task in task_order(runs.cells):
+        context = PlotContext(plot_dir, definition, stem="", context_of=context_of)
+        plots += _plot_hook(task)([c for c in runs.cells if c.task == task], context)
     return plots + paper_plots(definition, plot_dir)
 
 
 def paper_plots(definition: ReportDefinition, plot_dir: Path) -> list[Plot]:
     """The requested paper tables drawn the same way as our runs (their Fig 1 is their Table 1 drawn),
     so the two pictures can be compared. Tables of deltas are not drawn."""
-    from coca_eval.report.plots import passkey_accuracy_plot, ppl_plots
-
     plots = []
     for key in definition.paper:
         spec = paper_spec(key)
         if not spec.bold:
             continue
         source = f"paper, {spec.caption.split(':')[0]}"
-        stem = f"paper_{key.replace('-', '_')}"
-        if "ppl" in spec.tasks:
-            plots += ppl_plots(paper_cells(key, "ppl"), plot_dir, f"{stem}_ppl", source)
-        if "passkey" in spec.tasks:
-            plots += passkey_accuracy_plot(paper_cells(key, "passkey"), plot_dir, f"{stem}_passkey", source)
+        for task in spec.tasks:
+            stem = f"paper_{key.replace('-', '_')}_{task}"
+            context = PlotContext(plot_dir, definition, stem=stem, source=source)
+            plots += _plot_hook(task)(paper_cells(key, task), context)
     return plots
+
+
+def _plot_hook(task: str):
+    from coca_eval.report.plots import default_plots
+
+    return spec_for(task).report.plots or default_plots
 
 
 def _write(path: Path, text: str, written: list[Path]) -> None:

@@ -37,6 +37,7 @@ class ReportDefinition(BaseModel):
     intervals: bool = False
     show_n: bool = False
     digits: int = Field(default=2, ge=0, le=8)
+    metric: str | None = None  # a task's other view of its cells (ppl: bpb, word_ppl)
     trained_context: int | None = None
     distance_ranges: int = Field(default=4, ge=1, le=16)
     depth_bins: int = Field(default=10, ge=1, le=50)

@@ -1,4 +1,5 @@
-"""Uncertainty next to a printed cell: Wilson for passkey accuracy, a document bootstrap for perplexity.
+"""Uncertainty next to a printed cell, as its task's spec defines it (Wilson for passkey accuracy, a
+document bootstrap for perplexity).
 
 A 100-sample accuracy of 0.95 is really "somewhere in 0.89..0.98"; a 4-document perplexity moves with
 which books were drawn. Both are cheap to show and easy to forget, hence the ``--intervals`` option.
@@ -6,25 +7,17 @@ which books were drawn. Both are cheap to show and easy to forget, hence the ``-
 
 from __future__ import annotations
 
-from coca_eval.gate.stats import ppl_interval
-from coca_eval.passkey.scoring import wilson_interval
 from coca_eval.results import Cell
 from coca_eval.tables import cell_text
+from coca_eval.taskspec import spec_for
 
 
 def cell_interval(cell: Cell) -> tuple[float, float] | None:
     """95 % interval of an ok cell, or None when the run kept nothing to derive one from."""
-    if cell.status != "ok":
+    interval = spec_for(cell.task, cell.metric).report.interval
+    if cell.status != "ok" or interval is None:
         return None
-    if cell.task == "passkey":
-        if "wilson95" in cell.detail:
-            low, high = cell.detail["wilson95"]
-            return float(low), float(high)
-        return wilson_interval(round(cell.value * cell.n), cell.n) if cell.n else None
-    docs = cell.detail.get("docs") or []
-    if cell.task == "ppl" and len(docs) > 1 and all(d.get("nll_sum") is not None for d in docs):
-        return ppl_interval([d["nll_sum"] for d in docs], [d["tokens"] for d in docs])
-    return None
+    return interval(cell)
 
 
 def entry_text(cell: Cell | None, digits: int, intervals: bool = False, show_n: bool = False) -> str:
@@ -37,7 +30,8 @@ def entry_text(cell: Cell | None, digits: int, intervals: bool = False, show_n: 
     if interval is not None:
         text += f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
     if show_n and cell.status == "ok":
-        count = len(cell.detail["docs"]) if cell.task == "ppl" and cell.detail.get("docs") else cell.n
+        units = spec_for(cell.task, cell.metric).report.units
+        count = units(cell) if units is not None else cell.n
         if count is not None:
             text += f" (n={count})"
     return text

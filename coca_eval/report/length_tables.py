@@ -11,9 +11,18 @@ from coca_eval.report.definition import ReportDefinition
 from coca_eval.report.intervals import entry_text
 from coca_eval.report.layout import Entry, ReportTable, Row, arrange, bold_best, printed_cell
 from coca_eval.results import Cell
-from coca_eval.tables import cell_grid, higher_is_better
+from coca_eval.tables import cell_grid
+from coca_eval.taskspec import higher_is_better, spec_for
 
-TITLES = {"ppl": "Perplexity by evaluation length", "passkey": "Passkey retrieval accuracy by prompt length"}
+
+def table_title(task: str, metric: str) -> str:
+    """The task's own title for its main metric, else ``<task> <metric> by length``."""
+    spec = spec_for(task, metric)
+    return (
+        spec.report.table_title
+        if spec.report.table_title and metric == spec.metric
+        else (f"{task} {metric} by length")
+    )
 
 
 def table_groups(cells: Sequence[Cell]) -> dict[tuple, list[Cell]]:
@@ -41,7 +50,7 @@ def value_table(key: tuple, cells: Sequence[Cell], definition: ReportDefinition,
     task, metric, dataset = key
     grid = cell_grid(cells)
     lengths = _columns(grid.columns, _paper_lengths(task, definition))
-    higher, digits = higher_is_better(metric), definition.digits
+    higher, digits = higher_is_better(task, metric), definition.digits
     rows = []
     for group, labels in arrange(grid.rows, definition.group_pairs()):
         found = [[grid.get(label, n) for n in lengths] for label in labels]
@@ -50,7 +59,7 @@ def value_table(key: tuple, cells: Sequence[Cell], definition: ReportDefinition,
         ]
         for label, entries in zip(labels, bold_best(found, texts, higher, digits), strict=True):
             rows.append(Row(label, entries, group))
-    title = TITLES.get(task, f"{task} {metric} by length") + (f" ({dataset})" if dataset else "")
+    title = table_title(task, metric) + (f" ({dataset})" if dataset else "")
     table = ReportTable(name, title, [format_length(n) for n in lengths], rows)
     _add_paper_rows(table, task, metric, lengths, definition)
     return table
@@ -74,7 +83,7 @@ def delta_table(
             texts = [_delta(c, b, digits, label == base_label) for c, b in zip(mine, base, strict=True)]
             shown = label if label == base_label else f"{label} (delta)"
             rows.append(Row(shown, [Entry(t) for t in texts], group))
-    title = TITLES.get(key[0], f"{key[0]} {key[1]}") + f": change vs {base_label}"
+    title = table_title(key[0], key[1]) + f": change vs {base_label}"
     return ReportTable(f"{name}_delta", title, [format_length(n) for n in grid.columns], rows)
 
 
@@ -115,5 +124,5 @@ def _add_paper_rows(
             texts = [[r.values.get(str(n), "") for n in lengths] for r in members]
             cells = [[printed_cell(t) for t in row] for row in texts]
             plain = [[Entry(t) for t in row] for row in texts]
-            entries = bold_best(cells, texts, higher_is_better(metric), 6) if spec.bold else plain
+            entries = bold_best(cells, texts, higher_is_better(task, metric), 6) if spec.bold else plain
             table.rows.extend(Row(r.label, e, name) for r, e in zip(members, entries, strict=True))

@@ -1,4 +1,4 @@
-"""Length plots as the CoCA paper draws them: perplexity (Fig 1) and passkey accuracy vs length.
+"""Length plots as the CoCA paper draws them (metric vs a log2 length axis), shared by every task.
 
 Figures are built with matplotlib's object API (no pyplot state, Agg rendering), written as PNG for
 Markdown/HTML and SVG for papers, with fixed metadata so re-running a report does not churn the files.
@@ -18,11 +18,10 @@ from matplotlib.ticker import ScalarFormatter
 from coca_eval.lengths import format_length
 from coca_eval.results import Cell
 from coca_eval.tables import STATUS_TEXT, cell_grid
+from coca_eval.taskspec import Plot, PlotContext
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "coca-eval"
-
-Plot = tuple[str, str]  # (file stem, caption)
 
 
 def save(fig: Figure, out_dir: Path, name: str) -> None:
@@ -40,39 +39,55 @@ def length_axis(ax: Axes, lengths: Sequence[int]) -> None:
     ax.grid(True, alpha=0.3)
 
 
-def ppl_plots(
+def length_plot(
     cells: Sequence[Cell],
-    out_dir: Path,
-    stem: str = "ppl_vs_length",
-    source: str | None = None,
+    title: str,
+    ylabel: str,
+    xlabel: str = "evaluation length (tokens)",
     context_of: Callable[[str], int | None] | None = None,
-) -> list[Plot]:
-    """One Fig 1 style plot per dataset: a line per method, failed cells marked at the top edge, and a
-    dotted line at each trained context ``context_of`` knows inside the plotted range (where
-    extrapolation starts). ``source`` names where the numbers come from when they are not a run's."""
+) -> Axes:
+    """A line per method over a log2 length axis, failed cells marked at the top edge and a dotted line
+    at each trained context ``context_of`` knows (where extrapolation starts); the caller may add to
+    the returned axes (bands, limits) before :func:`finish_plot` writes it."""
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    grid = cell_grid(cells)
+    for method in grid.rows:
+        _method_line(ax, [grid.get(method, n) for n in grid.columns], grid.columns, method)
+    _mark_failures(ax, cells)
+    _mark_trained_contexts(ax, grid.rows, grid.columns, context_of)
+    length_axis(ax, grid.columns)
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.set_title(title)
+    return ax
+
+
+def finish_plot(ax: Axes, out_dir: Path, name: str) -> None:
+    ax.legend(fontsize="small", loc="best")
+    save(ax.figure, out_dir, name)
+
+
+def log_scale_when_wide(ax: Axes, cells: Sequence[Cell]) -> None:
+    """Log y axis when values span more than 20x (a perplexity that explodes past the trained context)."""
+    values = [c.value for c in cells if c.status == "ok"]
+    if values and max(values) / min(values) > 20:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+
+
+def default_plots(cells: Sequence[Cell], context: PlotContext) -> list[Plot]:
+    """What a task without its own plot hook gets: metric vs length, one plot per (metric, dataset)."""
+    groups: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        if cell.length:
+            groups.setdefault((cell.task, cell.metric, cell.dataset), []).append(cell)
     plots = []
-    datasets = list(dict.fromkeys(c.dataset for c in cells if c.task == "ppl" and c.length))
-    for dataset in datasets:
-        chosen = [c for c in cells if c.task == "ppl" and c.dataset == dataset and c.length]
-        name = stem if len(datasets) == 1 else f"{stem}_{dataset}"
-        where = source or dataset
-        fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-        ax = fig.add_subplot()
-        grid = cell_grid(chosen)
-        for method in grid.rows:
-            _method_line(ax, [grid.get(method, n) for n in grid.columns], grid.columns, method)
-        values = [c.value for c in chosen if c.status == "ok"]
-        if values and max(values) / min(values) > 20:
-            ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(ScalarFormatter())
-        _mark_failures(ax, chosen)
-        _mark_trained_contexts(ax, grid.rows, grid.columns, context_of)
-        length_axis(ax, grid.columns)
-        ax.set(xlabel="evaluation context window (tokens)", ylabel="perplexity (lower is better)")
-        ax.set_title(f"Perplexity vs context window, {where}")
-        ax.legend(fontsize="small", loc="best")
-        save(fig, out_dir, name)
-        plots.append((name, f"Perplexity vs evaluation length, {where} (log2 length axis)"))
+    for (task, metric, dataset), chosen in groups.items():
+        name = "_".join(str(p) for p in (context.stem or task, metric, dataset, "vs_length") if p)
+        where = context.source or dataset or task
+        ax = length_plot(chosen, f"{metric} vs length, {where}", metric, context_of=context.context_of)
+        finish_plot(ax, context.out_dir, name)
+        plots.append((name, f"{task} {metric} vs evaluation length, {where}"))
     return plots
 
 
@@ -84,44 +99,8 @@ def _mark_trained_contexts(
         ax.axvline(context, color="grey", linestyle=":", label=f"trained context ({format_length(context)})")
 
 
-def passkey_accuracy_plot(
-    cells: Sequence[Cell], out_dir: Path, stem: str = "passkey_vs_length", source: str | None = None
-) -> list[Plot]:
-    """Accuracy per method vs prompt length, with the Wilson 95 % band each cell records."""
-    chosen = [c for c in cells if c.task == "passkey" and c.length]
-    if not chosen:
-        return []
-    grid = cell_grid(chosen)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    for method in grid.rows:
-        row = [grid.get(method, n) for n in grid.columns]
-        line = _method_line(ax, row, grid.columns, method)
-        band = [
-            (n, c.detail["wilson95"])
-            for n, c in zip(grid.columns, row, strict=True)
-            if _ok(c) and "wilson95" in c.detail
-        ]
-        if band and line is not None:
-            xs, bounds = zip(*band, strict=True)
-            ax.fill_between(
-                xs, [b[0] for b in bounds], [b[1] for b in bounds], alpha=0.15, color=line.get_color()
-            )
-    _mark_failures(ax, chosen)
-    length_axis(ax, grid.columns)
-    ax.set_ylim(-0.02, 1.05)
-    ax.set(xlabel="prompt length (tokens)", ylabel="passkey accuracy")
-    ax.set_title(f"Passkey retrieval, {source}" if source else "Passkey retrieval (band: Wilson 95 %)")
-    ax.legend(fontsize="small", loc="best")
-    save(fig, out_dir, stem)
-    caption = (
-        f"Passkey accuracy vs prompt length, {source}" if source else "Passkey accuracy vs prompt length"
-    )
-    return [(stem, caption + ("" if source else ", Wilson 95 % band"))]
-
-
 def _method_line(ax: Axes, row: Sequence[Cell | None], lengths: Sequence[int], label: str):
-    points = [(n, c.value) for n, c in zip(lengths, row, strict=True) if _ok(c)]
+    points = [(n, c.value) for n, c in zip(lengths, row, strict=True) if ok_cell(c)]
     if not points:
         return None
     xs, ys = zip(*points, strict=True)
@@ -142,5 +121,5 @@ def _mark_failures(ax: Axes, cells: Sequence[Cell]) -> None:
                 va="top", fontsize="x-small", color=colour)  # fmt: skip
 
 
-def _ok(cell: Cell | None) -> bool:
+def ok_cell(cell: Cell | None) -> bool:
     return cell is not None and cell.status == "ok" and math.isfinite(cell.value)

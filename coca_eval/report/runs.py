@@ -14,6 +14,7 @@ from pathlib import Path
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.presets import trained_context_of
 from coca_eval.results import Cell, Run, load_run
+from coca_eval.taskspec import spec_for
 
 
 @dataclass
@@ -40,7 +41,10 @@ class RunSet:
 
     def protocol_lines(self, task: str) -> list[str]:
         """One sentence per run of ``task`` saying how its numbers were made (shown under its tables)."""
-        lines = [protocol_line(run) for _, run in self.runs if run.config.get("task") == task]
+        protocol = spec_for(task).report.protocol
+        if protocol is None:
+            return []
+        lines = [protocol(run) for _, run in self.runs if run.config.get("task") == task]
         return list(dict.fromkeys(line for line in lines if line))
 
 
@@ -62,21 +66,3 @@ def merge_runs(paths: Sequence[Path], relabel: dict[str, str] | None = None) -> 
                 )
             merged.setdefault(key, (path, cell))
     return RunSet([cell for _, cell in merged.values()], runs)
-
-
-def protocol_line(run: Run) -> str:
-    params, task = run.config.get("params") or {}, run.config.get("task")
-    if task == "ppl":
-        docs = max((len(c.detail.get("docs", [])) for c in run.cells), default=0)
-        return (
-            f"Perplexity: {params.get('dataset')}, {docs} documents x {params.get('doc_tokens')} tokens, "
-            f"{params.get('mode')} windows, stride {params.get('stride')}, BOS {params.get('bos')}, "
-            f"seed {params.get('seed')}."
-        )
-    if task == "passkey":
-        return (
-            f"Passkey: {params.get('samples')} samples per length, template {params.get('template')}, "
-            f"depths {params.get('depths')}, greedy <= {params.get('max_new_tokens')} new tokens, "
-            f"seed {params.get('seed')}."
-        )
-    return ""

@@ -27,7 +27,11 @@ from coca_eval.models.presets import (
 def test_presets_are_registered_with_pinned_fingerprints():
     assert list(MODEL_PRESETS) == ["gemma3-270m", "smollm2-135m"]
     smol, gemma = MODEL_PRESETS.get("smollm2-135m"), MODEL_PRESETS.get("gemma3-270m")
-    assert (smol.display_name, smol.params, smol.trained_context) == ("SmolLM2-135M", "135M", 8192)
+    assert (smol.display_name, smol.params, smol.trained_context) == (
+        "SmolLM2-135M-Instruct (Q4_1)",
+        "135M",
+        8192,
+    )
     assert (gemma.display_name, gemma.params, gemma.trained_context) == ("Gemma3-270M", "270M", 32768)
     assert smol.fingerprint == f"gguf-sha256:{SMOLLM2_135M.gguf_sha256}"
     assert [m.rsplit(".", 1)[1] for _, m in GEMMA3_270M.parts] == ["part00", "part01", "part02", "part03"]

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from report_fixtures import fixed_runs
 
+from coca_eval.passkey.bins import depth_matrix, range_accuracy, window_points
 from coca_eval.report import ReportDefinition, build_report
-from coca_eval.report.passkey_bins import depth_matrix, range_accuracy, window_points
 
 
 def sample(distance: int, correct: bool, depth: float = 0.5) -> dict:
@@ -69,7 +69,7 @@ def test_paper_tables_are_drawn_like_runs_but_delta_tables_are_not(tmp_path):
 def test_ppl_plot_marks_the_trained_context_inside_the_range(tmp_path, context, drawn):
     from report_fixtures import ppl_cell
 
-    from coca_eval.report.plots import ppl_plots
+    from coca_eval.ppl.plots import ppl_plots
 
     cells = [ppl_cell("A", n, v) for n, v in [(512, 10.0), (1024, 11.0), (2048, 40.0)]]
     ppl_plots(cells, tmp_path, context_of=lambda method: context)

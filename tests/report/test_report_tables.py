@@ -6,12 +6,12 @@ import pytest
 from report_fixtures import fixed_runs, opencompass_run
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.opencompass.report import canonical, display, opencompass_tables
 from coca_eval.report import ReportDefinition, load_definition
 from coca_eval.report.assemble import make_tables
 from coca_eval.report.intervals import cell_interval
 from coca_eval.report.latex import latex_escape
 from coca_eval.report.layout import arrange
-from coca_eval.report.opencompass import canonical, display, opencompass_tables
 from coca_eval.report.runs import merge_runs
 from coca_eval.results import Cell, Run, save_run
 from coca_eval.tables import best_positions, cell_grid, methods_by_lengths

@@ -1,8 +1,10 @@
-"""CoCA decoders (Collinear Constrained Attention, seed 000) as transformers models.
+"""CoCA decoders as transformers models (Collinear Constrained Attention, from "CoCA: Fusing Position
+Embedding with Collinear Constrained Attention in Transformers for Long Context Window Extending").
 
 ``register()`` teaches ``AutoConfig`` and ``AutoModelForCausalLM`` the model types ``coca_llama`` and
 ``coca_gpt_neox``, so a converted checkpoint loads like any other with ``from_pretrained(dir)``.
-``import coca_eval`` calls it; calling it again is harmless.
+:func:`coca_eval.models.registration.register_model_types` calls it before any model loads; calling it
+again is harmless.
 """
 
 from __future__ import annotations

@@ -21,9 +21,9 @@ def register() -> None:
     """Register the CoCA configs, architectures and attention backend with vLLM (safe to call again)."""
     from vllm import ModelRegistry
 
-    from coca_eval.models.coca import register as register_transformers_configs
+    from coca_eval.models.registration import register_model_types
 
-    register_transformers_configs()  # vLLM parses config.json with transformers' AutoConfig
+    register_model_types()  # vLLM parses config.json with transformers' AutoConfig
     supported = set(ModelRegistry.get_supported_archs())
     for architecture, target in ARCHITECTURES.items():
         if architecture not in supported:

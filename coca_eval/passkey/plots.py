@@ -10,9 +10,53 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from coca_eval.lengths import format_length
-from coca_eval.report.passkey_bins import depth_matrix, range_accuracy, samples_by_method, window_points
-from coca_eval.report.plots import Plot, length_axis, save
+from coca_eval.passkey.bins import depth_matrix, range_accuracy, samples_by_method, window_points
+from coca_eval.report.plots import finish_plot, length_axis, length_plot, ok_cell, save
 from coca_eval.results import Cell
+from coca_eval.taskspec import Plot, PlotContext
+
+
+def plot_hook(cells: Sequence[Cell], context: PlotContext) -> list[Plot]:
+    """The report's plot hook: accuracy vs length; for a run's own cells also where retrieval fails."""
+    stem = context.stem or "passkey_vs_length"
+    plots = accuracy_plot(cells, context.out_dir, stem, context.source)
+    if context.source is not None:
+        return plots
+    definition = context.definition
+    return [
+        *plots,
+        *depth_heatmap(cells, context.out_dir, definition.depth_bins),
+        *distance_ranges(cells, context.out_dir, definition.distance_ranges),
+        *trained_window(cells, context.out_dir, context.context_of),
+    ]
+
+
+def accuracy_plot(
+    cells: Sequence[Cell], out_dir: Path, stem: str = "passkey_vs_length", source: str | None = None
+) -> list[Plot]:
+    """Accuracy per method vs prompt length, with the Wilson 95 % band each cell records."""
+    chosen = [c for c in cells if c.length]
+    if not chosen:
+        return []
+    title = f"Passkey retrieval, {source}" if source else "Passkey retrieval (band: Wilson 95 %)"
+    ax = length_plot(chosen, title, "passkey accuracy", "prompt length (tokens)")
+    colours = {line.get_label(): line.get_color() for line in ax.get_lines()}
+    for method in dict.fromkeys(c.method for c in chosen):
+        band = sorted(
+            (c.length, c.detail["wilson95"])
+            for c in chosen
+            if c.method == method and ok_cell(c) and "wilson95" in c.detail
+        )
+        if band and method in colours:
+            xs, bounds = zip(*band, strict=True)
+            lows, highs = [b[0] for b in bounds], [b[1] for b in bounds]
+            ax.fill_between(xs, lows, highs, alpha=0.15, color=colours[method])
+    ax.set_ylim(-0.02, 1.05)
+    finish_plot(ax, out_dir, stem)
+    caption = (
+        f"Passkey accuracy vs prompt length, {source}" if source else "Passkey accuracy vs prompt length"
+    )
+    return [(stem, caption + ("" if source else ", Wilson 95 % band"))]
 
 
 def depth_heatmap(cells: Sequence[Cell], out_dir: Path, bins: int) -> list[Plot]:

@@ -1,0 +1,38 @@
+"""The shipped backends: hf (transformers), vllm (in-process engine), openai (a completions server)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from coca_eval.backends.registry import BACKENDS, BackendEntry
+from coca_eval.errors import CocaEvalError
+
+
+def _check_vllm(methods, engine) -> None:
+    if importlib.util.find_spec("vllm") is None:
+        raise CocaEvalError(
+            "--backend vllm needs vLLM: run `bash scripts/install_vllm_cpu.sh` (CPU) "
+            "or `pip install coca-eval[vllm]` (GPU)"
+        )
+
+
+def _check_openai(methods, engine) -> None:
+    if any(m.backend == "openai" and m.rope.kind != "none" for m in methods):
+        raise CocaEvalError("--backend openai cannot apply --rope patches; start the server with them")
+    if not engine.base_url:
+        raise CocaEvalError("--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)")
+    from coca_eval.backends.openai import CompletionsClient
+
+    CompletionsClient(engine.base_url).served_models()
+
+
+BACKENDS.add("hf", BackendEntry("coca_eval.backends.hf:load_for_request", "transformers"))
+BACKENDS.add(
+    "vllm", BackendEntry("coca_eval.backends.vllm:load_for_request", "in-process engine", _check_vllm)
+)
+BACKENDS.add(
+    "openai",
+    BackendEntry(
+        "coca_eval.backends.openai:load_for_request", "a running /v1/completions server", _check_openai
+    ),
+)

@@ -1,0 +1,18 @@
+"""The shipped commands besides the tasks', registered lazily: listing them imports none of them."""
+
+from __future__ import annotations
+
+from coca_eval.cli.group import COMMANDS, CommandEntry
+
+for name, help_text in (
+    ("tasks", "List registered tasks and their presets."),
+    ("models", "List model presets (any local directory or hub id works too)."),
+    ("report", "Tables (Markdown, LaTeX, CSV, HTML) and plots from results files, like the paper's."),
+    ("gate", "Fail (exit 1) when a candidate run regresses against a baseline run."),
+    ("convert", "Write a coca-eval CoCA checkpoint from a reference or plain LLaMA checkpoint."),
+):
+    COMMANDS.add(name, CommandEntry(f"coca_eval.cli.commands:{name}", help_text))
+COMMANDS.add(
+    "zoo",
+    CommandEntry("coca_eval.zoo.cli:zoo", "The miniature zoo: tiny models trained here, by position scheme."),
+)

@@ -1,0 +1,162 @@
+"""The commands that are not tasks: report, gate, tasks, models, convert.
+
+Registered (lazily) in :mod:`coca_eval.cli.builtin`; this module is imported only to run one of them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from coca_eval.errors import CocaEvalError
+
+
+@click.command()
+@click.argument("source", type=click.Path(path_type=Path))
+@click.argument("output", type=click.Path(path_type=Path))
+@click.option(
+    "--from-llama",
+    is_flag=True,
+    help="SOURCE is a plain LLaMA checkpoint: start CoCA from it "
+    "(t_proj initialised from k_proj), ready for the paper's fine-tuning recipe.",
+)
+@click.option("--variant", type=click.Choice(["slack", "strict"]), default="slack", show_default=True)
+def convert(source: Path, output: Path, from_llama: bool, variant: str) -> None:
+    """Write a coca-eval CoCA checkpoint from a reference-repository CoCA checkpoint (LLaMA-CoCA with
+    t_proj, or NeoX-CoCA with fused q/t/v) or, with --from-llama, from a plain LLaMA checkpoint."""
+    from coca_eval.cli.output import stderr
+    from coca_eval.models.convert import convert_from_llama, convert_reference
+
+    written = (convert_from_llama if from_llama else convert_reference)(source, output, variant)
+    stderr().print(f"CoCA ({variant}) checkpoint written to {written}; evaluate it with --model {written}")
+
+
+@click.command()
+def tasks() -> None:
+    """List registered tasks and their presets."""
+    from rich.table import Table
+
+    from coca_eval.cli.output import stdout
+    from coca_eval.presets import list_presets
+    from coca_eval.taskspec import TASKS
+
+    table = Table(title="Tasks and presets")
+    for column in ("task", "preset", "description"):
+        table.add_column(column, overflow="fold")
+    presets = list_presets()
+    for name in TASKS.names():
+        mine = [p for p in presets if p.task == name] or [None]
+        for preset in mine:
+            described = preset.description if preset else TASKS.get(name).description
+            table.add_row(name, preset.name if preset else "", described)
+    stdout().print(table)
+
+
+@click.command()
+def models() -> None:
+    """List model presets (any local directory or hub id works too)."""
+    from rich.table import Table
+
+    from coca_eval.cli.output import stdout
+    from coca_eval.models.presets import MODEL_PRESETS
+
+    table = Table(title="Model presets")
+    for column in ("name", "model", "params", "trained context", "source"):
+        table.add_column(column, overflow="fold")
+    for name, preset in MODEL_PRESETS.items():
+        table.add_row(
+            name, preset.display_name, preset.params, str(preset.trained_context), preset.description
+        )
+    stdout().print(table)
+
+
+def _report_formats() -> list[str]:
+    from coca_eval.report.definition import FORMATS
+
+    return list(FORMATS)
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    type=click.Choice(_report_formats()),
+    help="Output format (repeatable). Default: md.",
+)
+@click.option("--out", "out_dir", default="report", show_default=True, type=click.Path(path_type=Path))
+@click.option("--definition", help="Report definition: a YAML file or a shipped name (reports/definitions/).")
+@click.option("--title", help="Report title.")
+@click.option("--paper", multiple=True, help="Set a paper table beside ours: table1..table5, v1-table4, ...")
+@click.option("--delta-vs", help="Also show every row as signed differences to this method (Table 3 style).")
+@click.option("--intervals", is_flag=True, help="Show 95% intervals (Wilson; document bootstrap for PPL).")
+@click.option("--show-n", is_flag=True, help="Show n (documents or samples) in every cell.")
+@click.option("--digits", type=int, help="Decimals of printed values (default 2).")
+@click.option(
+    "--metric",
+    help="Show this metric of the cells instead of their own, where the task offers it: bpb (bits per "
+    "byte) or word_ppl (word perplexity) for ppl, comparable across tokenizers.",
+)
+@click.option(
+    "--trained-context", type=int, help="Trained context for Fig 5 (default: from the run's model)."
+)
+@click.option("--no-plots", is_flag=True, help="Tables only.")
+def report(runs, formats, out_dir, definition, no_plots, **overrides) -> None:
+    """Tables (Markdown, LaTeX, CSV, HTML) and plots from one or more results files, like the paper's.
+
+    \b
+    coca-eval report runs/t1.json runs/t2.json --paper table1 --paper table2 --format md --format latex
+    coca-eval report run.json --definition coca-table1 --intervals --delta-vs "LLaMA-7B"
+    coca-eval report ppl-smollm.json ppl-gemma.json --metric bpb
+    """
+    from coca_eval.cli.output import stderr, stdout
+    from coca_eval.report import build_report, load_definition
+    from coca_eval.report.render import terminal_frame
+    from coca_eval.tables import rich_table
+
+    spec = load_definition(definition).with_overrides(**overrides, plots=False if no_plots else None)
+    output = build_report(runs, spec, formats or ("md",), out_dir)
+    for table in output.tables:
+        stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
+    stderr().print(f"report written to {out_dir} ({len(output.files)} files, {len(output.plots)} plots)")
+
+
+@click.command()
+@click.option("--baseline", multiple=True, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--candidate", multiple=True, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--max-ppl-rise", default="2%", show_default=True, help="Tolerated relative PPL rise.")
+@click.option("--max-acc-drop", default="0.05", show_default=True, help="Tolerated passkey accuracy drop.")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level (overall).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
+@click.option("--bootstrap", "n_boot", default=5000, show_default=True, type=int, help="Bootstrap draws.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON instead of a table.")
+def gate(baseline, candidate, max_ppl_rise, max_acc_drop, alpha, seed, n_boot, as_json) -> None:
+    """Fail (exit 1) when a candidate run regresses against a baseline run, beyond tolerance and
+    significantly; exit 2 when the runs were made under different protocols.
+
+    \b
+    coca-eval gate --baseline base/ppl.json --candidate new/ppl.json --max-ppl-rise 2%
+    coca-eval gate --baseline b/ppl.json --candidate c/ppl.json --baseline b/pk.json --candidate c/pk.json
+    """
+    import json
+
+    from coca_eval.cli.output import stdout
+    from coca_eval.gate import append_step_summary, make_options, rich_summary, run_gate, verdict_json
+    from coca_eval.results import load_run
+
+    if len(baseline) != len(candidate):
+        raise CocaEvalError("give one --candidate for every --baseline (they pair up in order)")
+    options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot)
+    pairs = [(load_run(b), load_run(c)) for b, c in zip(baseline, candidate, strict=True)]
+    result = run_gate(pairs, options)
+    if as_json:
+        click.echo(json.dumps(verdict_json(result), indent=2))
+    else:
+        stdout().print(rich_summary(result))
+        for note in result.notes:
+            stdout().print(f"note: {note}", markup=False)
+    append_step_summary(result)
+    sys.exit(result.exit_code)

@@ -1,0 +1,170 @@
+"""Options every model-evaluating command shares, and the helpers its commands call.
+
+Choice lists come from the registries (backends, rope patches, dtypes), so a plug-in's backend is a
+valid ``--backend`` without touching this file.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from coca_eval.errors import CocaEvalError
+
+ENGINE_KEYS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "enforce_eager", "base_url")
+
+
+class RegistryChoice(click.Choice):
+    """A choice list read from a registry each time it is shown or checked, so entries a plug-in
+    registers later (or a test registers) are valid too."""
+
+    def __init__(self, registry: Any) -> None:
+        self.registry = registry
+        super().__init__([])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.registry.names())
+
+    @choices.setter
+    def choices(self, value: Any) -> None:  # click's __init__ assigns; the registry is the source
+        pass
+
+
+def _engine_options() -> list:
+    """Backend choice and the engine options of the vllm and openai backends."""
+    from coca_eval.backends.registry import BACKENDS
+
+    return [
+        click.option(
+            "--backend",
+            type=RegistryChoice(BACKENDS),
+            default="hf",
+            show_default=True,
+            help="Where the model runs: hf (transformers), vllm (in-process engine), openai (a running "
+            "/v1/completions server), or a plug-in's backend.",
+        ),
+        click.option("--base-url", help="openai backend: server URL, e.g. http://127.0.0.1:8000/v1."),
+        click.option("--tensor-parallel-size", type=int, default=1, show_default=True, help="vllm: GPUs."),
+        click.option("--gpu-memory-utilization", type=float, help="vllm: fraction of GPU memory to use."),
+        click.option("--max-model-len", type=int, help="vllm: context the engine reserves (default: task)."),
+        click.option(
+            "--enforce-eager/--no-enforce-eager", default=None, help="vllm: skip CUDA graphs / compilation."
+        ),
+    ]
+
+
+def method_options(output_help: str, batch_help: str | None = None):
+    """Options shared by every task that evaluates methods (model x rope patch x backend).
+
+    The engine options reach the command as one ``engine`` argument (an ``EngineOptions``). A task
+    without batching leaves ``batch_help`` out and has no ``--batch-size``.
+    """
+    from coca_eval.methods import DTYPES
+    from coca_eval.models.rope import rope_choices
+
+    options = [
+        click.option(
+            "--model",
+            "models",
+            multiple=True,
+            help="Model preset (see `coca-eval models`), local directory or hub id (repeatable). "
+            "Default: smollm2-135m.",
+        ),
+        click.option(
+            "--rope", "ropes", multiple=True, help=f"Position patch (repeatable): {rope_choices()}."
+        ),
+        click.option(
+            "--methods",
+            "methods_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="YAML file with a 'methods:' list of {model, rope, label, dtype, backend}.",
+        ),
+        click.option("--dtype", type=click.Choice(DTYPES), default="float32", show_default=True),
+        click.option("--device", default="cpu", show_default=True, help="cpu | cuda | cuda:N."),
+        click.option("--device-map", default=None, help="transformers device_map (e.g. auto) for multi-GPU."),
+        click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help=output_help),
+        *_engine_options(),
+    ]
+    if batch_help is not None:
+        options.append(click.option("--batch-size", default=1, show_default=True, type=int, help=batch_help))
+
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(**kwargs):
+            from coca_eval.backends.options import EngineOptions
+
+            kwargs["engine"] = EngineOptions(**{key: kwargs.pop(key) for key in ENGINE_KEYS})
+            return func(**kwargs)
+
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper
+
+    return decorate
+
+
+def preset_default(preset: str, task: str, key: str) -> str | None:
+    """``preset embedded: 4``: what an option left out gets, shown in ``--help``."""
+    from coca_eval.presets import get_preset
+
+    try:
+        value = get_preset(preset, task=task).params.get(key)
+    except CocaEvalError:
+        return None
+    if value is None:
+        return None
+    shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+    return f"preset {preset}: {shown}"
+
+
+def preset_values(preset: str, task: str, overrides: dict) -> dict:
+    """The preset's parameters with every option the user actually gave laid over them."""
+    from coca_eval.presets import get_preset
+
+    values = dict(get_preset(preset, task=task).params)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return values
+
+
+def build_cli_methods(models, ropes, methods_file, dtype, backend="hf") -> list:
+    from coca_eval.methods import build_methods
+
+    chosen = list(models) or ([] if methods_file else ["smollm2-135m"])
+    return build_methods(chosen, list(ropes), methods_file, dtype, backend)
+
+
+def check_batch_size(batch_size: int) -> None:
+    if batch_size < 1:
+        raise CocaEvalError(f"--batch-size must be a positive integer (got {batch_size})")
+
+
+def default_output(task: str, now: datetime | None = None) -> Path:
+    """Where a run without ``--output`` is written (``runs/<task>-<timestamp>.json``), so there is
+    always a file to hand to ``report`` or ``gate``."""
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / f"{task}-{stamp}.json"
+
+
+def save_default(run: Any, output: Path | None, task: str) -> Path:
+    """The ``--output`` path (already written by the task), else the run written to the default path."""
+    if output is not None:
+        return Path(output)
+    from coca_eval.results import save_run
+
+    path = default_output(task)
+    save_run(run, path)
+    return path
+
+
+def print_length_table(run: Any, heading: str, digits: int, written: Path) -> None:
+    from coca_eval.cli.output import stderr, stdout
+    from coca_eval.tables import methods_by_lengths, rich_table
+
+    stdout().print(heading)
+    stdout().print(rich_table(methods_by_lengths(run.cells, digits), title=""))
+    stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,78 @@
+"""``coca-eval passkey``: retrieval accuracy at exact token lengths (the paper's Table 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from coca_eval.cli.options import RegistryChoice, method_options, preset_default
+from coca_eval.passkey.templates import TEMPLATES
+
+PRESET = "passkey-quick"
+
+
+def _preset_option(*names: str, key: str, **kwargs):
+    shown = preset_default(PRESET, "passkey", key)
+    return click.option(*names, show_default=shown or False, **kwargs)
+
+
+@click.command()
+@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@_preset_option("--lengths", key="lengths", help="Prompt lengths in tokens: 512..32k, 512,1024 or 1k..8k.")
+@_preset_option("--samples", key="samples", type=int, help="Samples per length (the paper uses 100).")
+@_preset_option(
+    "--seed", key="seed", type=int, help="Seed of keys and depths (same samples for every method)."
+)
+@_preset_option(
+    "--max-new-tokens",
+    key="max_new_tokens",
+    type=int,
+    help="Greedy tokens at most (paper: 64); stops once decided.",
+)
+@_preset_option(
+    "--depths", key="depths", help="stratified | random | comma list of fractions, e.g. 0,0.25,0.5,0.75,1."
+)
+@_preset_option("--template", key="template", type=RegistryChoice(TEMPLATES), help="Prompt wording.")
+@click.option(
+    "--dump-samples",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every sample (prompt ids, key, depth, distance, output, correct) as JSONL.",
+)
+@click.option(
+    "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
+)
+@method_options(
+    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
+    "Default: runs/passkey-TIMESTAMP.json."
+)
+def passkey(preset, models, ropes, methods_file, dtype, device, device_map, output, backend, engine,
+            dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
+    """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
+
+    Samples of one length share their filler prefix, which is decoded once (see --no-prefix-reuse);
+    there is no --batch-size.
+    """
+    from coca_eval.api import Runtime, evaluate
+    from coca_eval.cli.options import build_cli_methods, preset_values, print_length_table, save_default
+    from coca_eval.cli.output import stderr
+    from coca_eval.passkey.params import make_passkey_params
+
+    params = make_passkey_params(preset_values(preset, "passkey", overrides))
+    methods = build_cli_methods(models, ropes, methods_file, dtype, backend)
+    runtime = Runtime(device, device_map, stderr(), engine)
+    run = evaluate(
+        "passkey",
+        methods,
+        params,
+        output,
+        runtime,
+        prefix_reuse=not no_prefix_reuse,
+        dump_samples=dump_samples,
+    )
+    written = save_default(run, output, "passkey")
+    heading = (
+        f"[bold]Passkey accuracy[/bold], {params.samples} samples per length, template {params.template}, "
+        f"greedy <= {params.max_new_tokens} tokens"
+    )
+    print_length_table(run, heading, 2, written)

@@ -1,0 +1,35 @@
+"""How reports and the gate read a passkey cell: its protocol caption, interval and samples."""
+
+from __future__ import annotations
+
+from coca_eval.passkey.records import SampleRecord, records_of
+from coca_eval.results import Cell, Run
+
+
+def sample_records(cell: Cell) -> list[SampleRecord]:
+    """The per-sample records a cell keeps (empty for a cell without them)."""
+    return records_of(cell.detail)
+
+
+def protocol_line(run: Run) -> str:
+    params = run.config.get("params") or {}
+    return (
+        f"Passkey: {params.get('samples')} samples per length, template {params.get('template')}, "
+        f"depths {params.get('depths')}, greedy <= {params.get('max_new_tokens')} new tokens, "
+        f"seed {params.get('seed')}."
+    )
+
+
+def interval(cell: Cell) -> tuple[float, float] | None:
+    """The Wilson 95 % interval the cell recorded, else one from its value and n."""
+    from coca_eval.passkey.scoring import wilson_interval
+
+    if "wilson95" in cell.detail:
+        low, high = cell.detail["wilson95"]
+        return float(low), float(high)
+    return wilson_interval(round(cell.value * cell.n), cell.n) if cell.n else None
+
+
+def unit_ids(cell: Cell) -> dict[int, tuple]:
+    """Sample index -> (key, depth): two runs' cells must hold the very same samples to be compared."""
+    return {s.index: (s.key, s.depth) for s in sample_records(cell)}

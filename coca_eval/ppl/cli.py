@@ -1,0 +1,82 @@
+"""``coca-eval ppl``: sliding-window perplexity, one methods x lengths table (the paper's Table 1)."""
+
+from __future__ import annotations
+
+import click
+
+from coca_eval.cli.options import method_options, preset_default
+from coca_eval.ppl.params import BOS_CHOICES, MODES
+
+PRESET = "embedded"
+
+
+def _preset_option(*names: str, key: str, **kwargs):
+    """An option whose value, when left out, comes from the preset: ``--help`` shows which."""
+    shown = preset_default(PRESET, "ppl", key)
+    return click.option(*names, show_default=shown or False, **kwargs)
+
+
+@click.command()
+@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@_preset_option(
+    "--dataset",
+    key="dataset",
+    help="embedded | pg19 | hf:ID[:SPLIT] | path to .txt/.jsonl/.parquet or a directory.",
+)
+@_preset_option(
+    "--num-docs", key="num_docs", type=int, help="Documents to sample (each must have >= --doc-tokens)."
+)
+@_preset_option("--doc-tokens", key="doc_tokens", type=int, help="Tokens kept per document.")
+@_preset_option(
+    "--lengths", key="lengths", help="Window lengths: 512..32k (powers of two), 512,1024,4096 or 1k..8k."
+)
+@_preset_option("--stride", key="stride", type=int, help="Sliding stride S; S >= L means disjoint windows.")
+@_preset_option("--mode", key="mode", type=click.Choice(MODES), help="truncated: first L tokens only.")
+@_preset_option("--bos", key="bos", type=click.Choice(BOS_CHOICES), help="BOS per window.")
+@_preset_option("--seed", key="seed", type=int, help="Document sampling seed.")
+@click.option("--limit", type=int, help="Evaluate only the first N sampled documents (quick checks).")
+@_preset_option("--text-field", key="text_field", help="Text field of .jsonl/.parquet/hub rows.")
+@method_options(
+    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
+    "Default: runs/ppl-TIMESTAMP.json.",
+    batch_help="Windows per forward pass.",
+)
+def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, backend, engine,
+        **overrides):  # fmt: skip
+    """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
+    from coca_eval.api import Runtime, evaluate
+    from coca_eval.cli.options import (
+        build_cli_methods,
+        check_batch_size,
+        preset_values,
+        print_length_table,
+        save_default,
+    )
+    from coca_eval.cli.output import stderr
+    from coca_eval.ppl.params import make_params
+
+    params = make_params(preset_values(preset, "ppl", overrides))
+    check_batch_size(batch_size)
+    methods = build_cli_methods(models, ropes, methods_file, dtype, backend)
+    run = evaluate(
+        "ppl", methods, params, output, Runtime(device, device_map, stderr(), engine), batch_size=batch_size
+    )
+    written = save_default(run, output, "ppl")
+    docs = max(len(c.detail.get("docs", [])) for c in run.cells)
+    heading = (
+        f"[bold]Perplexity[/bold], {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
+        f"{window_caption(params)}, BOS {params.bos}"
+    )
+    print_length_table(run, heading, 2, written)
+
+
+def window_caption(params) -> str:
+    """``sliding, S=512``; says "disjoint" where the stride reaches the window length (S >= L)."""
+    if params.mode != "sliding":
+        return params.mode
+    disjoint = [n for n in params.lengths if params.effective_stride(n) == n]
+    if len(disjoint) == len(params.lengths):
+        return f"disjoint windows (S={params.stride} >= L)"
+    if disjoint:
+        return f"sliding, S={params.stride} (disjoint at L <= {max(disjoint)})"
+    return f"sliding, S={params.stride}"

@@ -1,0 +1,65 @@
+"""How reports and the gate read a perplexity cell: its protocol caption, interval and documents."""
+
+from __future__ import annotations
+
+import math
+
+from coca_eval.ppl.records import DocPart, bits_per_byte, parts_of, word_perplexity
+from coca_eval.results import Cell, Run
+
+
+def doc_parts(cell: Cell) -> list[DocPart]:
+    """The per-document NLL sums and token counts a cell keeps (empty for a cell without them)."""
+    return parts_of(cell.detail)
+
+
+def protocol_line(run: Run) -> str:
+    """One sentence under the tables saying how the numbers were made."""
+    params = run.config.get("params") or {}
+    docs = max((len(doc_parts(c)) for c in run.cells), default=0)
+    return (
+        f"Perplexity: {params.get('dataset')}, {docs} documents x {params.get('doc_tokens')} tokens, "
+        f"{params.get('mode')} windows, stride {params.get('stride')}, BOS {params.get('bos')}, "
+        f"seed {params.get('seed')}."
+    )
+
+
+def interval(cell: Cell) -> tuple[float, float] | None:
+    """95 % document bootstrap of the micro-averaged PPL (None with fewer than two documents)."""
+    from coca_eval.gate.stats import ppl_interval
+
+    docs = doc_parts(cell)
+    if len(docs) > 1 and all(d.nll_sum is not None for d in docs):
+        return ppl_interval([d.nll_sum for d in docs], [d.tokens for d in docs])
+    return None
+
+
+def units(cell: Cell) -> int | None:
+    """Documents: the units the interval resamples."""
+    return len(doc_parts(cell)) or cell.n
+
+
+def unit_ids(cell: Cell) -> dict[str, int]:
+    """Document id -> scored tokens: two runs' cells must cover exactly these to be compared."""
+    return {d.doc_id: d.tokens for d in doc_parts(cell)}
+
+
+def _view(cell: Cell, metric: str, value: float | None) -> Cell:
+    """The cell showing another metric of the same documents (an error cell where it cannot)."""
+    if cell.status != "ok":
+        return cell.model_copy(update={"metric": metric})
+    if value is None or not math.isfinite(value):
+        reason = f"no {metric}: the run kept no byte and word counts (coca-eval/1)"
+        return cell.model_copy(update={"metric": metric, "value": None, "status": "error",
+                                       "detail": {**cell.detail, "error": reason}})  # fmt: skip
+    return cell.model_copy(update={"metric": metric, "value": value})
+
+
+def bpb_view(cell: Cell) -> Cell:
+    """``report --metric bpb``: bits per byte from the same per-document sums."""
+    return _view(cell, "bpb", bits_per_byte(doc_parts(cell)))
+
+
+def word_ppl_view(cell: Cell) -> Cell:
+    """``report --metric word_ppl``: word perplexity from the same per-document sums."""
+    return _view(cell, "word_ppl", word_perplexity(doc_parts(cell)))

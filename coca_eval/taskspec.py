@@ -1,0 +1,150 @@
+"""The task registry: one :class:`TaskSpec` per task, and nothing outside a task's package names it.
+
+A task (``ppl``, ``passkey``, ``opencompass``, a later analysis, a third-party plug-in) lives in its own
+package and registers one spec at import: how to build its parameters and its cell runner, its metric
+and which way is better, and the hooks the report (protocol caption, interval, tables, plots) and the
+gate (paired test, tolerance, what makes two runs comparable) call. :mod:`coca_eval.api`,
+:mod:`coca_eval.report` and :mod:`coca_eval.gate` dispatch through the spec only.
+
+This module is imported by ``coca-eval --help``: it imports nothing heavy, and neither may a task's
+spec module (hooks import their implementation inside the function).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from coca_eval.registry import Registry
+
+if TYPE_CHECKING:
+    from coca_eval.gate.options import GateOptions
+    from coca_eval.gate.protocol import CellPair
+    from coca_eval.gate.stats import PairedResult
+    from coca_eval.report.definition import ReportDefinition
+    from coca_eval.report.layout import ReportTable
+    from coca_eval.results import Cell, Run
+
+Plot = tuple[str, str]  # (file stem, caption)
+
+
+@dataclass(frozen=True)
+class PlotContext:
+    """Where and how a task draws: ``source`` is set for a paper's numbers (only the length plot then),
+    ``stem`` prefixes file names, ``context_of`` gives a method's trained context (or None)."""
+
+    out_dir: Path
+    definition: ReportDefinition
+    stem: str
+    source: str | None = None
+    context_of: Callable[[str], int | None] = lambda method: None
+
+
+@dataclass(frozen=True)
+class ReportHooks:
+    """How the report shows a task's cells; every field has a generic default."""
+
+    table_title: str = ""  # "Perplexity by evaluation length"; default "<task> <metric> by length"
+    protocol: Callable[[Run], str] | None = None  # one sentence under the task's tables
+    interval: Callable[[Cell], tuple[float, float] | None] | None = None  # 95 % interval of an ok cell
+    interval_note: str = ""  # says which interval the brackets show
+    units: Callable[[Cell], int | None] | None = None  # what "n=" counts (default: ``cell.n``)
+    units_note: str = ""  # "documents for perplexity": joined into the note under ``--show-n`` tables
+    tables: Callable[[Sequence[Cell], ReportDefinition], list[ReportTable]] | None = None  # own layout
+    plots: Callable[[Sequence[Cell], PlotContext], list[Plot]] | None = None  # default: metric vs length
+    views: dict[str, Callable[[Cell], Cell]] = field(default_factory=dict)  # ``report --metric NAME``
+
+
+@dataclass(frozen=True)
+class EffectKind:
+    """How a paired effect reads: ``sign`` turns "worse" into the printed change (PPL rise +, accuracy
+    drop -), ``percent`` prints it relative."""
+
+    name: str
+    sign: int = 1
+    percent: bool = False
+
+    def text(self, effect: float) -> str:
+        change = self.sign * effect
+        return f"{change:+.2%}" if self.percent else f"{change:+.2f}"
+
+
+@dataclass(frozen=True)
+class GateHooks:
+    """The gate's view of a task.
+
+    ``test(pair, options, seed)`` returns ``(units, result)`` or a reason to skip; ``result.effect`` is
+    positive when the candidate is worse. ``protocol_keys`` are detail fields that must agree and
+    ``units(cell)`` the documents or samples that must be the same ones in both runs.
+    """
+
+    test: Callable[[CellPair, GateOptions, int], tuple[int, PairedResult] | str]
+    tolerance: Callable[[GateOptions], float]
+    effect: EffectKind
+    protocol_keys: tuple[str, ...] = ()
+    units: Callable[[Cell], dict] | None = None
+    units_name: str = "units"  # "documents", in the note on too-small protocols
+    units_differ: str = "units"  # "documents or their scored tokens", in the refusal to compare
+    min_p_value: Callable[[int], float] | None = None  # smallest p ``units`` can give (a note if too big)
+    change_name: str = "change"  # "perplexity change", in that note
+    more_units_hint: str = ""  # "--num-docs"
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task: parameters, cell runner, metric and direction, report and gate hooks.
+
+    ``make_runner(params, journal, progress, **options)`` returns a :class:`~coca_eval.runner.CellTask`;
+    ``options`` are run settings that never change a number (batch size, prefix reuse) and are recorded
+    in the run's environment. ``finish(run, runner, methods, params, **options)`` adds what the task
+    wants in the run besides its cells. A task without ``make_runner`` runs through its own command
+    (OpenCompass runs as a subprocess).
+    """
+
+    name: str
+    version: int
+    metric: str
+    lower_is_better: bool
+    description: str = ""
+    make_params: Callable[[dict[str, Any]], Any] | None = None
+    make_runner: Callable[..., Any] | None = None
+    finish: Callable[..., None] | None = None
+    check: Callable[[Any], None] | None = None  # fail fast on the params before any model loads
+    command: str | None = None  # lazy "module:attr" of its click command
+    report: ReportHooks = field(default_factory=ReportHooks)
+    gate: GateHooks | None = None
+
+    @property
+    def higher_is_better(self) -> bool:
+        return not self.lower_is_better
+
+
+TASKS = Registry[TaskSpec](
+    "task", builtins=("coca_eval.ppl.spec", "coca_eval.passkey.spec", "coca_eval.opencompass.spec")
+)
+
+
+def register_task(spec: TaskSpec) -> TaskSpec:
+    """Add a task (from its package, a plug-in, or a test)."""
+    return TASKS.add(spec.name, spec)
+
+
+def spec_for(task: str, metric: str | None = None) -> TaskSpec:
+    """The registered spec, or a generic one for cells of a task this installation does not know
+    (a results file from a plug-in that is not installed still renders)."""
+    if task in TASKS:
+        return TASKS.get(task)
+    from coca_eval.tables import higher_is_better
+
+    return TaskSpec(task, 0, metric or "value", not higher_is_better(metric or "value"))
+
+
+def higher_is_better(task: str, metric: str) -> bool:
+    """Which way "best" points for a task's metric: the spec says for its own metric; other metric
+    names (a ``--metric bpb`` view) go by the usual names (perplexity-like low, accuracies high)."""
+    from coca_eval.tables import higher_is_better as by_name
+
+    spec = spec_for(task, metric)
+    return spec.higher_is_better if metric == spec.metric else by_name(metric)

@@ -1,0 +1,26 @@
+"""Progress outside a terminal: plain lines per finished cell and at a bounded interval."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from coca_eval import progress
+from coca_eval.progress import CellProgress
+
+
+def test_without_a_terminal_every_finished_cell_prints_a_line(monkeypatch):
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL_S", 0.0)
+    sink = io.StringIO()
+    console = Console(file=sink, force_terminal=False, width=200)
+    with CellProgress(2, console) as bar:
+        bar.start_cell("model @ 512", total=4)
+        bar.advance(2)
+        bar.finish_cell()
+        bar.start_cell("model @ 1k", total=4)
+        bar.finish_cell("[red]OOM")
+    lines = sink.getvalue().splitlines()
+    assert any(line.endswith("model @ 512: 2/4") for line in lines)
+    assert any(line.endswith("cell 1/2 done model @ 512") for line in lines)
+    assert any(line.endswith("cell 2/2 done model @ 1k OOM") for line in lines)
