@@ -71,21 +71,37 @@ def load_methods_file(path: Path, dtype: str, backend: str) -> list[MethodSpec]:
     entries = raw.get("methods") if isinstance(raw, dict) else None
     if not isinstance(entries, list) or not entries:
         raise CocaEvalError(f"methods file {path} needs a non-empty 'methods:' list")
+    return methods_from_entries(entries, f"methods file {path}", dtype, backend)
+
+
+def methods_from_entries(entries: list | tuple, where: str, dtype: str, backend: str) -> list[MethodSpec]:
+    """``{model, rope, label, dtype, backend}`` dicts (a methods file's or a preset's) as methods."""
     try:
         parsed = [_MethodEntry.model_validate(e) for e in entries]
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise CocaEvalError(f"methods file {path}: {first['loc']} {first['msg']}") from None
+        raise CocaEvalError(f"{where}: {first['loc']} {first['msg']}") from None
     return [make_method(e.model, e.rope, e.label, e.dtype or dtype, e.backend or backend) for e in parsed]
 
 
 def build_methods(
-    models: list[str], ropes: list[str], methods_file: Path | None, dtype: str, backend: str
+    models: list[str],
+    ropes: list[str],
+    methods_file: Path | None,
+    dtype: str,
+    backend: str,
+    preset_methods: tuple[dict, ...] = (),
 ) -> list[MethodSpec]:
-    """Every ``--model`` with every ``--rope``, then the methods file's rows; labels must be unique."""
+    """Every ``--model`` with every ``--rope``, then the methods file's rows; labels must be unique.
+
+    With neither ``--model`` nor ``--methods``, the preset's own rows apply (``preset_methods``)."""
     methods = [make_method(m, r, None, dtype, backend) for m in models for r in (ropes or ["none"])]
     if methods_file is not None:
         methods += load_methods_file(methods_file, dtype, backend)
+    if not methods and preset_methods:
+        if ropes:
+            raise CocaEvalError("--rope needs --model: the preset's rows carry their own position patches")
+        methods = methods_from_entries(preset_methods, "preset methods", dtype, backend)
     labels = [m.label for m in methods]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:

@@ -1,6 +1,7 @@
 """Task presets: the papers' protocols as YAML data under ``tasks/`` (no logic lives there).
 
-A preset names a registered task and its parameters. Presets ship inside the wheel
+A preset names a registered task and its parameters, and may name the methods (rows) a run uses when
+the user names none (the default run's rows, for example). Presets ship inside the wheel
 (``coca_eval/_presets/tasks``) and are read from the checkout's ``tasks/`` in an editable install.
 """
 
@@ -23,6 +24,7 @@ class TaskPreset:
     description: str
     params: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    methods: tuple[dict[str, Any], ...] = ()
 
 
 def preset_dirs() -> list[Path]:
@@ -36,7 +38,12 @@ def _read_preset(path: Path) -> TaskPreset:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
         return TaskPreset(
-            raw["name"], raw["task"], raw.get("description", ""), dict(raw.get("params") or {}), path
+            raw["name"],
+            raw["task"],
+            raw.get("description", ""),
+            dict(raw.get("params") or {}),
+            path,
+            tuple(raw.get("methods") or ()),
         )
     except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
         raise CocaEvalError(f"preset file {path} is malformed: {str(exc).splitlines()[0]}") from None

@@ -86,3 +86,33 @@ def test_user_preset_file(tmp_path):
     path.write_text("task: [\n")
     with pytest.raises(CocaEvalError, match="malformed"):
         get_preset(str(path))
+
+
+def test_the_default_presets_bring_the_zoo_showcase_rows():
+    from coca_eval.cli.options import build_cli_methods
+
+    for preset, task in (("zoo", "ppl"), ("zoo-passkey", "passkey")):
+        methods = build_cli_methods((), (), None, "float32", "hf", preset, task)
+        assert [m.label for m in methods] == [
+            "RoFormer",
+            "RoFormer + dynamic NTK",
+            "RoFormer + CoCA",
+            "RoFormer + dynamic NTK & CoCA",
+        ]
+        assert [(m.model, m.rope.spec) for m in methods][1] == ("zoo-rope", "dynamic:4")
+
+
+def test_a_named_model_replaces_the_preset_rows_and_a_preset_without_rows_means_smollm2():
+    from coca_eval.cli.options import build_cli_methods
+
+    named = build_cli_methods(("zoo-alibi",), (), None, "float32", "hf", "zoo", "ppl")
+    assert [m.model for m in named] == ["zoo-alibi"]
+    plain = build_cli_methods((), ("dynamic:2",), None, "float32", "hf", "embedded", "ppl")
+    assert [(m.model, m.rope.spec) for m in plain] == [("smollm2-135m", "dynamic:2")]
+
+
+def test_rope_without_model_under_a_preset_with_rows_is_refused():
+    from coca_eval.cli.options import build_cli_methods
+
+    with pytest.raises(CocaEvalError, match="--rope needs --model"):
+        build_cli_methods((), ("dynamic:4",), None, "float32", "hf", "zoo", "ppl")

@@ -73,7 +73,7 @@ def method_options(output_help: str, batch_help: str | None = None):
             "models",
             multiple=True,
             help="Model preset (see `coca-eval models`), local directory or hub id (repeatable). "
-            "Default: smollm2-135m.",
+            "Default: the preset's rows (the zoo showcase), else smollm2-135m.",
         ),
         click.option(
             "--rope", "ropes", multiple=True, help=f"Position patch (repeatable): {rope_choices()}."
@@ -131,11 +131,14 @@ def preset_values(preset: str, task: str, overrides: dict) -> dict:
     return values
 
 
-def build_cli_methods(models, ropes, methods_file, dtype, backend="hf") -> list:
+def build_cli_methods(models, ropes, methods_file, dtype, backend="hf", preset=None, task=None) -> list:
+    """The rows to run: ``--model`` x ``--rope`` and ``--methods``; else the preset's rows; else SmolLM2."""
     from coca_eval.methods import build_methods
+    from coca_eval.presets import get_preset
 
-    chosen = list(models) or ([] if methods_file else ["smollm2-135m"])
-    return build_methods(chosen, list(ropes), methods_file, dtype, backend)
+    rows = get_preset(preset, task=task).methods if preset and not (models or methods_file) else ()
+    chosen = list(models) or ([] if methods_file or rows else ["smollm2-135m"])
+    return build_methods(chosen, list(ropes), methods_file, dtype, backend, rows)
 
 
 def check_batch_size(batch_size: int) -> None:

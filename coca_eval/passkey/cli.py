@@ -9,7 +9,7 @@ import click
 from coca_eval.cli.options import RegistryChoice, method_options, preset_default
 from coca_eval.passkey.templates import TEMPLATES
 
-PRESET = "passkey-quick"
+PRESET = "zoo-passkey"
 
 
 def _preset_option(*names: str, key: str, **kwargs):
@@ -59,7 +59,7 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
     from coca_eval.passkey.params import make_passkey_params
 
     params = make_passkey_params(preset_values(preset, "passkey", overrides))
-    methods = build_cli_methods(models, ropes, methods_file, dtype, backend)
+    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "passkey")
     runtime = Runtime(device, device_map, stderr(), engine)
     run = evaluate(
         "passkey",

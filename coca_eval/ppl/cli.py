@@ -7,7 +7,7 @@ import click
 from coca_eval.cli.options import method_options, preset_default
 from coca_eval.ppl.params import BOS_CHOICES, MODES
 
-PRESET = "embedded"
+PRESET = "zoo"
 
 
 def _preset_option(*names: str, key: str, **kwargs):
@@ -57,7 +57,7 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
 
     params = make_params(preset_values(preset, "ppl", overrides))
     check_batch_size(batch_size)
-    methods = build_cli_methods(models, ropes, methods_file, dtype, backend)
+    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
     run = evaluate(
         "ppl", methods, params, output, Runtime(device, device_map, stderr(), engine), batch_size=batch_size
     )
