@@ -9,7 +9,7 @@ import click
 from coca_eval.cli.options import RegistryChoice, method_options, preset_default
 from coca_eval.passkey.templates import TEMPLATES
 
-PRESET = "zoo-passkey"
+PRESET = "passkey-quick"
 
 
 def _preset_option(*names: str, key: str, **kwargs):
