@@ -41,7 +41,7 @@ def _coca_transform_rows(
     batch, pos = token // seq_len, token % seq_len
     dims = tl.arange(0, DIM_BLOCK)  # (D,)
     pair = (dims + HEAD_DIM // 2) % HEAD_DIM  # (D,) coefficient partner over the whole head
-    half_r: tl.constexpr = ROTARY_DIM // 2
+    half_r = ROTARY_DIM // 2
     rotated = dims < ROTARY_DIM  # (D,)
     partner = tl.where(rotated, tl.where(dims < half_r, dims + half_r, dims - half_r), dims)  # (D,)
     partner_pair = (partner + HEAD_DIM // 2) % HEAD_DIM  # (D,)
