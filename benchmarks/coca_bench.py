@@ -19,6 +19,9 @@ machine hits all methods alike. Peak memory is the growth of the process's peak 
 call (glibc trimmed, then VmHWM reset through /proc/self/clear_refs). Linux only.
 
     nice -n 19 python benchmarks/coca_bench.py [--lengths 512,1024,2048,4096,8192] [--report PATH]
+
+With ``--device cuda`` the GPU benchmark of ``coca_bench_cuda.py`` runs instead (bf16, SDPA, a 7B-shaped
+layer and a 1B-shaped model, N = 2k .. 64k); its options are listed by ``coca_bench_cuda.py --help``.
 """
 
 from __future__ import annotations
@@ -102,13 +105,13 @@ def reference_bytes(length: int, heads: int = 9, with_model_mask: bool = False) 
     return 2 * heads * length * length * 4 + mask
 
 
-def attention_layers() -> tuple[dict[str, torch.nn.Module], LlamaRotaryEmbedding]:
+def attention_layers(shapes: dict = SHAPES) -> tuple[dict[str, torch.nn.Module], LlamaRotaryEmbedding]:
     """Vanilla, CoCA-fast and CoCA-reference layers with identical weights (t_proj = k_proj)."""
     torch.manual_seed(0)
     vanilla_config, fast_config, eager_config = (
-        LlamaConfig(**SHAPES),
-        CocaLlamaConfig(**SHAPES),
-        CocaLlamaConfig(**SHAPES),
+        LlamaConfig(**shapes),
+        CocaLlamaConfig(**shapes),
+        CocaLlamaConfig(**shapes),
     )
     vanilla_config._attn_implementation = fast_config._attn_implementation = "sdpa"
     eager_config._attn_implementation = "eager"
@@ -143,10 +146,12 @@ def bench_layers(lengths: list[int], budget: int) -> list[dict]:
     return rows
 
 
-def whole_models() -> dict[str, torch.nn.Module]:
+def whole_models(shapes: dict = MODEL, positions: int = 16384) -> dict[str, torch.nn.Module]:
+    """Vanilla and CoCA models with random weights, built on the default device (a ``torch.device``
+    context puts them straight on a GPU)."""
     torch.manual_seed(0)
-    vanilla = LlamaForCausalLM(LlamaConfig(**MODEL, max_position_embeddings=16384)).eval()
-    coca = CocaLlamaForCausalLM(CocaLlamaConfig(**MODEL, max_position_embeddings=16384)).eval()
+    vanilla = LlamaForCausalLM(LlamaConfig(**shapes, max_position_embeddings=positions)).eval()
+    coca = CocaLlamaForCausalLM(CocaLlamaConfig(**shapes, max_position_embeddings=positions)).eval()
     return {"vanilla": vanilla, "coca": coca}
 
 
@@ -316,8 +321,17 @@ def main() -> None:
         "--headroom-gib", type=float, default=4.0, help="memory always left to other processes"
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads (see the note in the report)")
-    parser.add_argument("--report", type=Path, default=ROOT / "reports" / "benchmarks" / "coca_bench.md")
+    parser.add_argument("--report", type=Path, default=None, help="markdown report (default per device)")
+    parser.add_argument(
+        "--device", choices=["cpu", "cuda"], default="cpu", help="cuda: see coca_bench_cuda.py"
+    )
+    args, _ = parser.parse_known_args()
+    if args.device == "cuda":
+        from coca_bench_cuda import main as cuda_main
+
+        return cuda_main()
     args = parser.parse_args()
+    args.report = args.report or ROOT / "reports" / "benchmarks" / "coca_bench.md"
     torch.set_num_threads(args.threads)
     args.load = Path("/proc/loadavg").read_text().split()[0]
     budget = int(min(args.budget_gib * GIB, available_bytes() - args.headroom_gib * GIB))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create ./.venv and install coca-eval into it (editable), with optional extras: dev, vllm, opencompass.
+# Create ./.venv and install coca-eval into it (editable), with optional extras: dev, kernels, vllm, opencompass.
 #
 #   bash scripts/install.sh          # the tool
 #   bash scripts/install.sh dev      # the tool + pytest/ruff

@@ -18,6 +18,35 @@ from coca_eval.models.registration import register_model_types  # noqa: E402
 
 register_model_types()  # tests load CoCA checkpoints with transformers' Auto classes directly
 
+# `gpu` tests run on this device: CUDA normally (skipped where there is none); set to ``cpu`` to run the
+# GPU suite's logic on a CPU machine (tests that need CUDA itself still skip), e.g. before a GPU run.
+GPU_DEVICE = os.environ.get("COCA_EVAL_GPU_DEVICE", "cuda")
+
+
+def pytest_collection_modifyitems(config, items):
+    """``gpu`` tests skip cleanly without CUDA (never fail on a CPU machine)."""
+    import torch
+
+    if GPU_DEVICE != "cuda" or torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs CUDA (set COCA_EVAL_GPU_DEVICE=cpu to dry-run on CPU)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def gpu_device() -> str:
+    """Where ``gpu`` tests run (see GPU_DEVICE)."""
+    return GPU_DEVICE
+
+
+@pytest.fixture
+def cuda_only(gpu_device) -> None:
+    """For checks that need CUDA itself (its allocator statistics, its kernels)."""
+    if gpu_device != "cuda":
+        pytest.skip("needs CUDA itself, not a dry run")
+
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):

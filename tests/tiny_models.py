@@ -118,3 +118,41 @@ def make_sentencepiece_like_tokenizer():
     tok = tok._tokenizer
     tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
     return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+
+
+def make_tiny_coca(directory: Path, kind: str = "llama", seed: int = 0, head_std: float = 0.5, **overrides):
+    """Save a 2-layer CoCA decoder (LLaMA with GQA, or GPT-NeoX with partial rotary) and a tokenizer.
+
+    The LM head is drawn at ``head_std`` so that greedy decoding has clear winners: with the default
+    0.02 the top two logits of a random model are often within 1e-4 of each other, and a comparison of
+    generations across devices would hinge on float rounding rather than on the code under test.
+    """
+    import torch
+
+    from coca_eval.models.coca import (
+        CocaLlamaConfig,
+        CocaLlamaForCausalLM,
+        CocaNeoXConfig,
+        CocaNeoXForCausalLM,
+    )
+
+    tokenizer = make_tokenizer(add_bos=False)
+    settings = dict(
+        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, max_position_embeddings=256, bos_token_id=0, eos_token_id=1,
+        tie_word_embeddings=False,
+    )  # fmt: skip
+    if kind == "llama":
+        settings.update(num_key_value_heads=2)
+        config_class, model_class = CocaLlamaConfig, CocaLlamaForCausalLM
+    else:
+        settings.update(rotary_pct=0.5)
+        config_class, model_class = CocaNeoXConfig, CocaNeoXForCausalLM
+    settings.update(overrides)
+    torch.manual_seed(seed)
+    model = model_class(config_class(**settings))
+    with torch.no_grad():
+        model.get_output_embeddings().weight.normal_(0.0, head_std)
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return Path(directory)

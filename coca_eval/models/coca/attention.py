@@ -13,6 +13,7 @@ does, as one einsum, and is what ``output_attentions`` and ``attn_implementation
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -81,10 +82,48 @@ def coca_eager_attention(
     return out.transpose(1, 2).contiguous(), probs  # (b, m, h, d), (b, h, m, n)
 
 
+def uses_eager_path(module: torch.nn.Module, kwargs: dict) -> bool:
+    """Attention weights exist only on the eager path, so asking for them selects it, as transformers
+    itself recommends for models whose fast kernel cannot return them."""
+    wants_weights = kwargs.get("output_attentions") or module.config.output_attentions
+    return module.config._attn_implementation in (None, "eager") or bool(wants_weights)
+
+
+def coca_operands(
+    module: torch.nn.Module,
+    q: torch.Tensor,
+    t: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    rope: Callable,
+    kwargs: dict,
+) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
+    """Projections q (b, h, n, d) and t (b, kv, n, d) -> (query, rope(q) or None, rope(t)).
+
+    The eager path needs q and rope(q) apart: (q, rope(q), rope(t)). The fast path needs only their
+    product: where the fused Triton kernel is selected and can run (:mod:`coca_eval.kernels`), it
+    returns (q ∘ rope(q), None, rope(t)) in one launch; otherwise the torch ops run as they always did.
+    ``module.strict`` picks the variant; ``rope`` is the model's own ``apply_rotary_pos_emb``.
+    """
+    from coca_eval.kernels import fused_transform_applies
+
+    if not uses_eager_path(module, kwargs) and fused_transform_applies(q):
+        from coca_eval.kernels.coca_transform import fused_coca_transform, kernel_supports
+
+        if kernel_supports(q, t, cos.shape[-1]):
+            query, key_rot = fused_coca_transform(q, t, cos, sin, module.strict)  # (b,h,n,d), (b,kv,n,d)
+            return query, None, key_rot
+    t = collinear_coefficients(t)  # (b, kv, n, d): t_i = t_{i+d/2} >= 0
+    if module.strict:
+        q = tie_query_halves(q)  # (b, h, n, d): q_i = q_{i+d/2}
+    q_rot, t_rot = rope(q, t, cos, sin)  # (b, h, n, d), (b, kv, n, d)
+    return q, q_rot, t_rot
+
+
 def coca_attention(
     module: torch.nn.Module,
     query: torch.Tensor,
-    query_rot: torch.Tensor,
+    query_rot: torch.Tensor | None,
     key_rot: torch.Tensor,
     value: torch.Tensor,
     attention_mask: torch.Tensor | None,
@@ -92,12 +131,10 @@ def coca_attention(
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Route to the reference contraction or to the configured kernel with (q ∘ rope(q), rope(t)).
 
-    Attention weights exist only on the eager path, so asking for them selects it, as transformers
-    itself recommends for models whose fast kernel cannot return them.
+    ``query_rot`` is None when :func:`coca_operands` already formed the product (fused kernel).
     """
-    implementation = module.config._attn_implementation
-    wants_weights = kwargs.get("output_attentions") or module.config.output_attentions
-    if implementation in (None, "eager") or wants_weights:
+    if uses_eager_path(module, kwargs):
         return coca_eager_attention(module, query, query_rot, key_rot, value, attention_mask, **kwargs)
-    kernel = ALL_ATTENTION_FUNCTIONS.get_interface(implementation, sdpa_attention_forward)
-    return kernel(module, query * query_rot, key_rot, value, attention_mask, **kwargs)
+    kernel = ALL_ATTENTION_FUNCTIONS.get_interface(module.config._attn_implementation, sdpa_attention_forward)
+    fast_query = query if query_rot is None else query * query_rot  # (b, h, n, d)
+    return kernel(module, fast_query, key_rot, value, attention_mask, **kwargs)

@@ -20,8 +20,7 @@ from transformers.models.llama.modeling_llama import (
 
 from coca_eval.models.coca.attention import (
     coca_attention,
-    collinear_coefficients,
-    tie_query_halves,
+    coca_operands,
 )
 from coca_eval.models.coca.configuration_coca import CocaLlamaConfig
 from coca_eval.models.frequencies import HighestFrequenciesLlamaRotaryEmbedding
@@ -55,11 +54,9 @@ class CocaLlamaAttention(LlamaAttention):
         t = self.t_proj(hidden_states).view(hidden_shape).transpose(1, 2)  # (b, kv, n, d)
         v = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)  # (b, kv, n, d)
 
-        t = collinear_coefficients(t)  # (b, kv, n, d): t_i = t_{i+d/2} >= 0
-        if self.strict:
-            q = tie_query_halves(q)  # (b, h, n, d): q_i = q_{i+d/2}
         cos, sin = position_embeddings  # (b, n, d) each
-        q_rot, t_rot = apply_rotary_pos_emb(q, t, cos, sin)  # (b, h, n, d), (b, kv, n, d)
+        q, q_rot, t_rot = coca_operands(self, q, t, cos, sin, apply_rotary_pos_emb, kwargs)
+        # q (b, h, n, d), q_rot (b, h, n, d) or None when fused into q, t_rot (b, kv, n, d)
 
         if past_key_values is not None:  # the cache holds rope(t) where LLaMA keeps rope(k)
             t_rot, v = past_key_values.update(t_rot, v, self.layer_idx)  # (b, kv, n_past + n, d) each

@@ -21,8 +21,7 @@ from transformers.models.gpt_neox.modeling_gpt_neox import (
 
 from coca_eval.models.coca.attention import (
     coca_attention,
-    collinear_coefficients,
-    tie_query_halves,
+    coca_operands,
 )
 from coca_eval.models.coca.configuration_coca import CocaNeoXConfig
 from coca_eval.models.frequencies import HighestFrequenciesMixin
@@ -53,11 +52,9 @@ class CocaNeoXAttention(GPTNeoXAttention):
         qtv = self.query_key_value(hidden_states).view(hidden_shape).transpose(1, 2)  # (b, h, n, 3d)
         q, t, v = qtv.chunk(3, dim=-1)  # (b, h, n, d) each; t is the middle third
 
-        t = collinear_coefficients(t)  # (b, h, n, d): t_i = t_{i+d/2} >= 0
-        if self.strict:
-            q = tie_query_halves(q)  # (b, h, n, d): q_i = q_{i+d/2}
         cos, sin = position_embeddings  # (b, n, r) each, r = rotary_ndims
-        q_rot, t_rot = apply_rotary_pos_emb(q, t, cos, sin)  # (b, h, n, d) each, dims >= r unrotated
+        q, q_rot, t_rot = coca_operands(self, q, t, cos, sin, apply_rotary_pos_emb, kwargs)
+        # q (b, h, n, d), q_rot (b, h, n, d) or None (fused into q), t_rot (b, h, n, d); dims >= r unrotated
 
         if layer_past is not None:  # the cache holds rope(t) where GPT-NeoX keeps rope(k)
             t_rot, v = layer_past.update(t_rot, v, self.layer_idx)  # (b, h, n_past + n, d) each

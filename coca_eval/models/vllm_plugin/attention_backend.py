@@ -4,7 +4,10 @@ CoCA's dual form is ordinary softmax attention over (q ∘ rope(q), rope(t)), so
 platform's own kernel under a name of its own: ``--attention-backend COCA`` (or
 ``attention_config={"backend": "COCA"}``) selects it where the platform honours a configured backend
 (CUDA: FlashAttention underneath). The CPU platform ignores the setting and keeps its CPU kernel, which
-computes the same thing.
+computes the same thing. What is CoCA-specific happens just before this backend writes the key into the
+paged cache: the plugin's models form (q ∘ rope(q), rope(t)) in :func:`~coca_eval.models.vllm_plugin.ops.
+coca_query_key`, with the fused Triton kernel where it is selected (``COCA_EVAL_COCA_KERNEL=triton``,
+opt-in until a GPU measurement shows it faster; see :mod:`coca_eval.kernels`).
 """
 
 from __future__ import annotations

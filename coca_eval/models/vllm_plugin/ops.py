@@ -16,6 +16,19 @@ import copy
 
 import torch
 
+# vLLM rotary classes whose forward is exactly "look up [cos | sin] by position, rotate half" (the
+# scaled variants only build a different table), so the fused kernel may replace it.
+FUSABLE_ROTARY_TYPES = frozenset(
+    {
+        "RotaryEmbedding",
+        "LinearScalingRotaryEmbedding",
+        "DynamicNTKScalingRotaryEmbedding",
+        "YaRNScalingRotaryEmbedding",
+        "Llama3RotaryEmbedding",
+        "NTKScalingRotaryEmbedding",
+    }
+)
+
 
 def fold_pair_means_(rows: torch.Tensor, head_dim: int, axis: int = 0) -> None:
     """In place: in every head of ``rows`` (weight or bias rows; axis ``axis`` holds heads * d of them),
@@ -40,10 +53,29 @@ def coca_query_key(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(q ∘ rope(q), rope(relu(t))) from projections q [T, h*d] and t [T, kv*d] whose pair halves are
     already equal (weights folded at load): what vLLM's attention layer and paged KV cache receive in
-    place of (rope(q), rope(k))."""
+    place of (rope(q), rope(k)). Where the fused Triton kernel is selected (:mod:`coca_eval.kernels`)
+    and the rotary embedding is a plain rotate-half table, one launch computes both before the cache
+    write; other rotary types keep vLLM's own rotation below."""
+    if fused_rotary_applies(q, rotary):
+        from coca_eval.kernels.coca_transform import fused_coca_query_key_flat
+
+        return fused_coca_query_key_flat(q, t, positions, rotary.cos_sin_cache, rotary.head_size)
     t = t.relu_()  # [T, kv*d]: the coefficients t_i = t_{i+d/2} >= 0
     q_rot, t_rot = rotary(positions, q.clone(), t)  # [T, h*d], [T, kv*d]; kernels rotate in place
     return q_rot.mul_(q), t_rot  # [T, h*d], [T, kv*d]
+
+
+def fused_rotary_applies(q: torch.Tensor, rotary) -> bool:
+    """The fused kernel is selected and can run, and ``rotary`` is vLLM's plain rotate-half rope: a
+    [positions, cos | sin] table looked up by position (any scaling folded into it). Multimodal,
+    interleaved (GPT-J) and per-call rescaling ropes have their own forward and keep it."""
+    from coca_eval.kernels import fused_transform_applies
+
+    if not fused_transform_applies(q) or not getattr(rotary, "is_neox_style", False):
+        return False
+    cache = getattr(rotary, "cos_sin_cache", None)
+    known = type(rotary).__name__ in FUSABLE_ROTARY_TYPES
+    return known and cache is not None and cache.shape[-1] == rotary.rotary_dim and rotary.rotary_dim > 0
 
 
 def with_rope_fraction(rotary: torch.nn.Module, fraction: float) -> torch.nn.Module:
