@@ -21,11 +21,8 @@ from coca_eval.kernels.coca_transform import (  # noqa: E402
     fused_coca_transform,
     kernel_supports,
 )
-from coca_eval.models.coca.attention import (  # noqa: E402
-    collinear_coefficients,
-    keep_highest_frequencies,
-    tie_query_halves,
-)
+from coca_eval.models.coca.attention import collinear_coefficients, tie_query_halves  # noqa: E402
+from coca_eval.models.frequencies import keep_highest_frequencies  # noqa: E402
 
 TOL = dict(rtol=1e-6, atol=1e-6)
 
