@@ -258,7 +258,7 @@ def test_p_rope_keeps_only_the_highest_frequencies(kind):
         _, weights = run_attention(model, x, "eager")
     expected = causal_softmax(literal_scores(model, x, strict=False, fraction=0.5))
     assert (weights[0].double() - expected).abs().max() <= 1e-5
-    # the same as RoPE whose lowest frequencies are zeroed (seed 004 App. C: timescale = inf)
+    # the same as RoPE whose lowest frequencies are zeroed ("Round and Round We Go!", App. C: timescale = inf)
     reference = tiny_coca(kind)
     table = rotary(reference)
     kept = int(0.5 * table.inv_freq.numel() * 2 // 2)
