@@ -150,8 +150,8 @@ class HFBackend:
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
     ) -> bool:
-        """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`passkey.generation`)."""
-        from coca_eval.passkey.generation import GreedyDecoder, decode_prompts
+        """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`.hf_generation`)."""
+        from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 
         decoder = GreedyDecoder(self, max_new_tokens)
         return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse)

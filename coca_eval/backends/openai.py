@@ -92,7 +92,8 @@ class OpenAIBackend(TokenizerMixin):
         prefix_reuse: bool = True,
     ) -> bool:
         """Batched greedy completions; the server's own prefix cache (if on) does any reuse."""
-        from coca_eval.passkey.generation import cut_at_stop, eos_ids
+        from coca_eval.backends.tokenizers import eos_ids
+        from coca_eval.passkey.generation import cut_at_stop
 
         eos = eos_ids(None, self.tokenizer)
         for lo in range(0, len(prompts), BATCH):
