@@ -50,7 +50,7 @@ class GreedyDecoder:
     @torch.inference_mode()
     def naive(self, prompt: Sequence[int]) -> list[int]:
         """One sample from scratch: prefill the whole prompt, then decode."""
-        self.backend._reset_dynamic_rope()
+        self.backend.reset_dynamic_rope()
         logits, cache = self._forward(prompt)
         return self._continue(logits, cache)
 
@@ -64,7 +64,7 @@ class GreedyDecoder:
         """Decode every prompt, reusing the KV cache of their common prefix; calls ``on_done(i, tokens)``."""
         order = sorted(range(len(prompts)), key=lambda i: -prefix_lengths[i])
         longest = order[0]
-        self.backend._reset_dynamic_rope()
+        self.backend.reset_dynamic_rope()
         _, cache = self._forward(prompts[longest][: max(1, prefix_lengths[longest])])
         for i in order:
             keep = max(1, prefix_lengths[i])
@@ -108,5 +108,6 @@ def prefix_reuse_is_exact(backend, total_length: int) -> bool:
     if getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True):
         return False
     return not (
-        backend._dynamic and (backend.trained_context is None or total_length > backend.trained_context)
+        backend.has_dynamic_rope
+        and (backend.trained_context is None or total_length > backend.trained_context)
     )
