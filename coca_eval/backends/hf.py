@@ -60,10 +60,10 @@ def _token_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     reference) at half its time, which matters with 262k-word vocabularies. (float32 ``cross_entropy``
     on CPU is biased by 4e-6 to 2e-5 nats per token, and by ~1e-4 on a transposed view.)
     """
-    target_logits = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # [B, n]
-    shift = logits.amax(dim=-1, keepdim=True)  # [B, n, 1]
-    total = logits.sub_(shift).exp_().sum(dim=-1)  # [B, n]
-    return total.log() + shift.squeeze(-1) - target_logits  # [B, n]
+    target_logits = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # (b, s)
+    shift = logits.amax(dim=-1, keepdim=True)  # (b, s, 1)
+    total = logits.sub_(shift).exp_().sum(dim=-1)  # (b, s)
+    return total.log() + shift.squeeze(-1) - target_logits  # (b, s)
 
 
 class HFBackend:
@@ -125,14 +125,14 @@ class HFBackend:
         rows, block = max(16, HEAD_CHUNK_BYTES // row_bytes), max(1, CACHE_BLOCK_BYTES // row_bytes)
         out = []
         for lo in range(0, hidden.shape[1], rows):
-            logits = head(hidden[:, lo : lo + rows]).float()  # [B, c, V]
-            chunk_targets = targets[:, lo : lo + rows]  # [B, c]
+            logits = head(hidden[:, lo : lo + rows]).float()  # (b, r, vocab)
+            chunk_targets = targets[:, lo : lo + rows]  # (b, r)
             for b in range(0, logits.shape[1], block):
-                part = logits[:, b : b + block]  # [B, k, V], a view reduced in place
+                part = logits[:, b : b + block]  # (b, r, vocab), a view reduced in place
                 if self.softcap:
                     part.div_(self.softcap).tanh_().mul_(self.softcap)
-                out.append(_token_nll(part, chunk_targets[:, b : b + block]))  # [B, k]
-        return torch.cat(out, dim=1)  # [B, n]
+                out.append(_token_nll(part, chunk_targets[:, b : b + block]))  # (b, r)
+        return torch.cat(out, dim=1)  # (b, s)
 
     @torch.inference_mode()
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
@@ -140,14 +140,14 @@ class HFBackend:
         input_ids, targets = input_ids.to(self.device), targets.to(self.device)
         n = targets.shape[1]
         if probes.SPLIT_HEAD in self.fast_paths:
-            hidden = self._scored_hidden(input_ids, first_logit)  # [B, N - first_logit, H]
-            nll = self._head_nll(hidden[:, :n], targets)  # [B, n]
+            hidden = self._scored_hidden(input_ids, first_logit)  # (b, n - first_logit, hidden)
+            nll = self._head_nll(hidden[:, :n], targets)  # (b, s)
         else:
             keep = input_ids.shape[1] - first_logit
             logits = (
                 self.model(input_ids=input_ids, logits_to_keep=keep, use_cache=False).logits[:, :n].float()
-            )  # [B, n, V]
-            nll = _token_nll(logits, targets)  # [B, n]
+            )  # (b, s, vocab)
+            nll = _token_nll(logits, targets)  # (b, s)
         return nll.double().cpu()
 
     def generate_greedy(
@@ -168,12 +168,12 @@ class HFBackend:
         """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the
         model allows it (see :mod:`coca_eval.backends.tail`)."""
         if probes.TAIL_ROWS not in self.fast_paths:
-            return self.final_hidden(input_ids)[:, first_logit:]  # [B, K, H]
+            return self.final_hidden(input_ids)[:, first_logit:]  # (b, s, hidden)
         with tail_rows(self.model, input_ids.shape[1] - first_logit):
-            return self.final_hidden(input_ids)  # [B, K, H]
+            return self.final_hidden(input_ids)  # (b, s, hidden)
 
     def final_hidden(self, input_ids: torch.Tensor) -> torch.Tensor:
-        """The decoder's last hidden states [B, N, H], built without a KV cache (nothing reuses one
+        """The decoder's last hidden states (b, n, hidden), built without a KV cache (nothing reuses one
         here, and a cache would make the tail layer fall back to running every row), with banded
         sliding-window attention where the load probe allowed it."""
         with banded_sdpa(probes.BANDED in self.fast_paths):

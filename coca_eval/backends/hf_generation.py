@@ -34,9 +34,9 @@ class GreedyDecoder:
         self._decode = _plain_decode(backend.tokenizer)
 
     def _forward(self, ids: Sequence[int], cache=None):
-        input_ids = torch.tensor([list(ids)], device=self.backend.device)  # [1, n]
+        input_ids = torch.tensor([list(ids)], device=self.backend.device)  # (1, n)
         out = self.model(input_ids=input_ids, past_key_values=cache, use_cache=True, logits_to_keep=1)
-        return out.logits[0, -1], out.past_key_values  # [V], cache
+        return out.logits[0, -1], out.past_key_values  # (vocab,), cache
 
     def _continue(self, logits: torch.Tensor, cache) -> list[int]:
         generated: list[int] = []

@@ -112,7 +112,7 @@ class OpenAIBackend(TokenizerMixin):
         return False
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        """NLL of ``targets`` [B, n] from the echoed prompt log-probs of each row of ``input_ids`` [B, N]."""
+        """NLL of ``targets`` (b, s) from the echoed prompt log-probs of each row of ``input_ids`` (b, n)."""
         rows = input_ids.tolist()
         n = targets.shape[1]
         if any(
@@ -130,7 +130,7 @@ class OpenAIBackend(TokenizerMixin):
                     f"server {self.client.base_url} returns no prompt log-probs (echo+logprobs)"
                 )
             out.append([-logprobs[j] for j in range(first_logit + 1, first_logit + 1 + n)])
-        return torch.tensor(out, dtype=torch.float64)  # [B, n]
+        return torch.tensor(out, dtype=torch.float64)  # (b, s)
 
 
 def load_openai_backend(method, options) -> OpenAIBackend:

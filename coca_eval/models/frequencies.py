@@ -25,8 +25,8 @@ def keep_highest_frequencies(
     kept = int(fraction * cos.shape[-1] // 2)  # the paper's int(p * head_dim // 2)
     if kept >= half:
         return cos, sin
-    frozen = torch.arange(half, device=cos.device) >= kept  # (R/2,)
-    frozen = torch.cat((frozen, frozen))  # (R,) in the cat(freqs, freqs) layout
+    frozen = torch.arange(half, device=cos.device) >= kept  # (rot/2,)
+    frozen = torch.cat((frozen, frozen))  # (rot,) in the cat(freqs, freqs) layout
     return cos.masked_fill(frozen, scaling), sin.masked_fill(frozen, 0.0)
 
 
@@ -48,7 +48,7 @@ class HighestFrequenciesMixin:
     """
 
     def forward(self, x: torch.Tensor, position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        cos, sin = super().forward(x, position_ids)  # (b, n, r) each
+        cos, sin = super().forward(x, position_ids)  # (b, n, rot) each
         return keep_highest_frequencies(cos, sin, self.config.rope_fraction, self.attention_scaling)
 
 

@@ -56,8 +56,8 @@ class CocaNeoXAttention(GPTNeoXAttention):
         t = collinear_coefficients(t)  # (b, h, n, d): t_i = t_{i+d/2} >= 0
         if self.strict:
             q = tie_query_halves(q)  # (b, h, n, d): q_i = q_{i+d/2}
-        cos, sin = position_embeddings  # (b, n, r) each, r = rotary_ndims
-        q_rot, t_rot = apply_rotary_pos_emb(q, t, cos, sin)  # (b, h, n, d) each, dims >= r unrotated
+        cos, sin = position_embeddings  # (b, n, rot) each, rot = rotary_ndims
+        q_rot, t_rot = apply_rotary_pos_emb(q, t, cos, sin)  # (b, h, n, d) each, dims >= rot unrotated
 
         if layer_past is not None:  # the cache holds rope(t) where GPT-NeoX keeps rope(k)
             t_rot, v = layer_past.update(t_rot, v, self.layer_idx)  # (b, h, n_past + n, d) each
