@@ -1,6 +1,6 @@
 """Sliding-window attention computed band by band while scoring whole windows.
 
-transformers runs a sliding-window layer through SDPA with a dense [N, N] boolean mask. The kernel
+transformers runs a sliding-window layer through SDPA with a dense (n, n) boolean mask. The kernel
 cannot skip what the mask hides, so a sliding layer costs at least as much as a full causal one: at
 N = 2048 and a 512-token window, four times the visible scores; at N = 32k, sixty-four times. While the
 backend scores windows (no KV cache, no padding) it routes SDPA through :func:`banded_attention`:
@@ -28,24 +28,24 @@ def _sdpa():
 
 
 def banded_attention(module, query, key, value, attention_mask, dropout=0.0, scaling=None, **kwargs):
-    """transformers' attention-function signature; query [B, h, N, d], key/value [B, kv, N, d] ->
-    ([B, N, h, d], None). Only sliding layers over a whole window take the banded path."""
+    """transformers' attention-function signature; query (b, h, n, d), key/value (b, kv, n, d) ->
+    ((b, n, h, d), None). Only sliding layers over a whole window take the banded path."""
     window = kwargs.get("sliding_window")
     rows = query.shape[2]
     if window is None or rows != key.shape[2] or rows <= window or dropout or kwargs.get("softcap"):
         return _sdpa()(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs)
     groups = query.shape[1] // key.shape[1]
-    key, value = key.repeat_interleave(groups, 1), value.repeat_interleave(groups, 1)  # [B, h, N, d]
-    out = torch.empty_like(query)  # [B, h, N, d]
+    key, value = key.repeat_interleave(groups, 1), value.repeat_interleave(groups, 1)  # (b, h, n, d)
+    out = torch.empty_like(query)  # (b, h, n, d)
     for start in range(0, rows, BLOCK_ROWS):
         stop, first = min(rows, start + BLOCK_ROWS), max(0, start - window + 1)
-        q_pos = torch.arange(start, stop, device=query.device).unsqueeze(1)  # [b, 1]
-        k_pos = torch.arange(first, stop, device=query.device).unsqueeze(0)  # [1, k]
-        visible = (k_pos <= q_pos) & (k_pos > q_pos - window)  # [b, k], transformers' sliding rule
+        q_pos = torch.arange(start, stop, device=query.device).unsqueeze(1)  # (r, 1)
+        k_pos = torch.arange(first, stop, device=query.device).unsqueeze(0)  # (1, k)
+        visible = (k_pos <= q_pos) & (k_pos > q_pos - window)  # (r, k), transformers' sliding rule
         out[:, :, start:stop] = F.scaled_dot_product_attention(
             query[:, :, start:stop], key[:, :, first:stop], value[:, :, first:stop], visible, scale=scaling
-        )  # [B, h, b, d]
-    return out.transpose(1, 2).contiguous(), None  # [B, N, h, d]
+        )  # (b, h, r, d)
+    return out.transpose(1, 2).contiguous(), None  # (b, n, h, d)
 
 
 def sliding_windows(model: torch.nn.Module) -> set[int]:

@@ -27,8 +27,8 @@ class ScoringBackend(Protocol):
         ...
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        """NLL of ``targets`` [B, n] predicted at positions ``first_logit .. first_logit+n-1`` of
-        ``input_ids`` [B, N]; returns float64 [B, n] on the CPU."""
+        """NLL of ``targets`` (b, s) predicted at positions ``first_logit .. first_logit+s-1`` of
+        ``input_ids`` (b, n); returns float64 (b, s) on the CPU."""
         ...
 
 

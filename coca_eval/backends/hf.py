@@ -60,14 +60,19 @@ def _token_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     reference) at half its time, which matters with 262k-word vocabularies. (float32 ``cross_entropy``
     on CPU is biased by 4e-6 to 2e-5 nats per token, and by ~1e-4 on a transposed view.)
     """
-    target_logits = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # [B, n]
-    shift = logits.amax(dim=-1, keepdim=True)  # [B, n, 1]
-    total = logits.sub_(shift).exp_().sum(dim=-1)  # [B, n]
-    return total.log() + shift.squeeze(-1) - target_logits  # [B, n]
+    target_logits = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # (b, s)
+    shift = logits.amax(dim=-1, keepdim=True)  # (b, s, 1)
+    total = logits.sub_(shift).exp_().sum(dim=-1)  # (b, s)
+    return total.log() + shift.squeeze(-1) - target_logits  # (b, s)
 
 
 class HFBackend:
-    """A loaded transformers model and tokenizer, scoring windows as :class:`ScoringBackend` says."""
+    """A loaded transformers model and tokenizer, scoring windows as :class:`ScoringBackend` says.
+
+    Beside that interface, the load probes (:mod:`.probes`) and the greedy decoder (:mod:`.hf_generation`)
+    use ``model``, ``device``, ``softcap``, ``fast_paths``, ``has_dynamic_rope``, ``reset_dynamic_rope``
+    and ``final_hidden``; the rest is private.
+    """
 
     def __init__(self, model: Any, tokenizer: Any, fingerprint: str, trained_context: int | None) -> None:
         self.model = model
@@ -75,12 +80,15 @@ class HFBackend:
         self.fingerprint = fingerprint
         self.trained_context = trained_context
         self.device = next(model.parameters()).device
+        self.softcap: float | None = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
         self._dynamic = _dynamic_rope_modules(model)
-        self._softcap = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
-        self._use_banded = False
-        self._use_split_head = probes.split_head_matches_forward(self)
-        self._use_tail_rows = self._use_split_head and probes.tail_rows_match_full(self)
-        self._use_banded = self._use_split_head and probes.banded_matches_sdpa(self)
+        self.fast_paths: frozenset[str] = frozenset()  # the plain path while the probes run
+        self.fast_paths = probes.choose_fast_paths(self)
+
+    @property
+    def has_dynamic_rope(self) -> bool:
+        """Whether some rotary table rescales with the sequence length (dynamic NTK, dynamic YaRN)."""
+        return bool(self._dynamic)
 
     @property
     def bos_token_id(self) -> int | None:
@@ -97,7 +105,7 @@ class HFBackend:
     def encode(self, text: str) -> list[int]:
         return encode_plain(self.tokenizer, text)
 
-    def _reset_dynamic_rope(self) -> None:
+    def reset_dynamic_rope(self) -> None:
         """Make each forward scale dynamic rope for its own length.
 
         transformers only grows its cached scaling, so without this a 16k window followed by a 10k one
@@ -117,29 +125,29 @@ class HFBackend:
         rows, block = max(16, HEAD_CHUNK_BYTES // row_bytes), max(1, CACHE_BLOCK_BYTES // row_bytes)
         out = []
         for lo in range(0, hidden.shape[1], rows):
-            logits = head(hidden[:, lo : lo + rows]).float()  # [B, c, V]
-            chunk_targets = targets[:, lo : lo + rows]  # [B, c]
+            logits = head(hidden[:, lo : lo + rows]).float()  # (b, r, vocab)
+            chunk_targets = targets[:, lo : lo + rows]  # (b, r)
             for b in range(0, logits.shape[1], block):
-                part = logits[:, b : b + block]  # [B, k, V], a view reduced in place
-                if self._softcap:
-                    part.div_(self._softcap).tanh_().mul_(self._softcap)
-                out.append(_token_nll(part, chunk_targets[:, b : b + block]))  # [B, k]
-        return torch.cat(out, dim=1)  # [B, n]
+                part = logits[:, b : b + block]  # (b, r, vocab), a view reduced in place
+                if self.softcap:
+                    part.div_(self.softcap).tanh_().mul_(self.softcap)
+                out.append(_token_nll(part, chunk_targets[:, b : b + block]))  # (b, r)
+        return torch.cat(out, dim=1)  # (b, s)
 
     @torch.inference_mode()
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        self._reset_dynamic_rope()
+        self.reset_dynamic_rope()
         input_ids, targets = input_ids.to(self.device), targets.to(self.device)
         n = targets.shape[1]
-        if self._use_split_head:
-            hidden = self._scored_hidden(input_ids, first_logit)  # [B, N - first_logit, H]
-            nll = self._head_nll(hidden[:, :n], targets)  # [B, n]
+        if probes.SPLIT_HEAD in self.fast_paths:
+            hidden = self._scored_hidden(input_ids, first_logit)  # (b, n - first_logit, hidden)
+            nll = self._head_nll(hidden[:, :n], targets)  # (b, s)
         else:
             keep = input_ids.shape[1] - first_logit
             logits = (
                 self.model(input_ids=input_ids, logits_to_keep=keep, use_cache=False).logits[:, :n].float()
-            )  # [B, n, V]
-            nll = _token_nll(logits, targets)  # [B, n]
+            )  # (b, s, vocab)
+            nll = _token_nll(logits, targets)  # (b, s)
         return nll.double().cpu()
 
     def generate_greedy(
@@ -150,8 +158,8 @@ class HFBackend:
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
     ) -> bool:
-        """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`passkey.generation`)."""
-        from coca_eval.passkey.generation import GreedyDecoder, decode_prompts
+        """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`.hf_generation`)."""
+        from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 
         decoder = GreedyDecoder(self, max_new_tokens)
         return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse)
@@ -159,16 +167,16 @@ class HFBackend:
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:
         """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the
         model allows it (see :mod:`coca_eval.backends.tail`)."""
-        if not self._use_tail_rows:
-            return self._final_hidden(input_ids)[:, first_logit:]  # [B, K, H]
+        if probes.TAIL_ROWS not in self.fast_paths:
+            return self.final_hidden(input_ids)[:, first_logit:]  # (b, s, hidden)
         with tail_rows(self.model, input_ids.shape[1] - first_logit):
-            return self._final_hidden(input_ids)  # [B, K, H]
+            return self.final_hidden(input_ids)  # (b, s, hidden)
 
-    def _final_hidden(self, input_ids: torch.Tensor) -> torch.Tensor:
-        """The decoder's last hidden states [B, N, H], built without a KV cache (nothing reuses one
+    def final_hidden(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """The decoder's last hidden states (b, n, hidden), built without a KV cache (nothing reuses one
         here, and a cache would make the tail layer fall back to running every row), with banded
         sliding-window attention where the load probe allowed it."""
-        with banded_sdpa(self._use_banded):
+        with banded_sdpa(probes.BANDED in self.fast_paths):
             return self.model.get_decoder()(input_ids=input_ids, use_cache=False).last_hidden_state
 
 

@@ -92,7 +92,8 @@ class OpenAIBackend(TokenizerMixin):
         prefix_reuse: bool = True,
     ) -> bool:
         """Batched greedy completions; the server's own prefix cache (if on) does any reuse."""
-        from coca_eval.passkey.generation import cut_at_stop, eos_ids
+        from coca_eval.backends.tokenizers import eos_ids
+        from coca_eval.passkey.generation import cut_at_stop
 
         eos = eos_ids(None, self.tokenizer)
         for lo in range(0, len(prompts), BATCH):
@@ -111,7 +112,7 @@ class OpenAIBackend(TokenizerMixin):
         return False
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        """NLL of ``targets`` [B, n] from the echoed prompt log-probs of each row of ``input_ids`` [B, N]."""
+        """NLL of ``targets`` (b, s) from the echoed prompt log-probs of each row of ``input_ids`` (b, n)."""
         rows = input_ids.tolist()
         n = targets.shape[1]
         if any(
@@ -129,7 +130,7 @@ class OpenAIBackend(TokenizerMixin):
                     f"server {self.client.base_url} returns no prompt log-probs (echo+logprobs)"
                 )
             out.append([-logprobs[j] for j in range(first_logit + 1, first_logit + 1 + n)])
-        return torch.tensor(out, dtype=torch.float64)  # [B, n]
+        return torch.tensor(out, dtype=torch.float64)  # (b, s)
 
 
 def load_openai_backend(method, options) -> OpenAIBackend:

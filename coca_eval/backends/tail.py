@@ -26,8 +26,8 @@ def _rotate_half(x: torch.Tensor) -> torch.Tensor:
 
 
 def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """x [B, h, n, d], cos/sin [B, n, d]."""
-    return x * cos.unsqueeze(1) + _rotate_half(x) * sin.unsqueeze(1)  # [B, h, n, d]
+    """x (b, h | kv, s | n, d), cos/sin (b, s | n, d)."""
+    return x * cos.unsqueeze(1) + _rotate_half(x) * sin.unsqueeze(1)  # (b, h | kv, s | n, d)
 
 
 def _is_plain_llama(layer: torch.nn.Module) -> bool:
@@ -64,39 +64,39 @@ def supports_tail_rows(model: torch.nn.Module) -> bool:
 def _attend_tail(layer: torch.nn.Module, normed: torch.Tensor, keep: int, cos, sin) -> torch.Tensor:
     """Self-attention output for the last ``keep`` rows, keys and values from all rows.
 
-    normed [B, N, H], cos/sin [B, N, d]; per-head q/k norms are applied where the layer has them.
+    normed (b, n, hidden), cos/sin (b, n, d); per-head q/k norms are applied where the layer has them.
     """
     attn = layer.self_attn
-    batch, rows, _ = normed.shape  # [B, N, H]
+    batch, rows, _ = normed.shape  # (b, n, hidden)
     q = (
         attn.q_proj(normed[:, rows - keep :]).view(batch, keep, -1, attn.head_dim).transpose(1, 2)
-    )  # [B, h, K, d]
-    k = attn.k_proj(normed).view(batch, rows, -1, attn.head_dim).transpose(1, 2)  # [B, kv, N, d]
-    v = attn.v_proj(normed).view(batch, rows, -1, attn.head_dim).transpose(1, 2)  # [B, kv, N, d]
+    )  # (b, h, s, d)
+    k = attn.k_proj(normed).view(batch, rows, -1, attn.head_dim).transpose(1, 2)  # (b, kv, n, d)
+    v = attn.v_proj(normed).view(batch, rows, -1, attn.head_dim).transpose(1, 2)  # (b, kv, n, d)
     if hasattr(attn, "q_norm"):
-        q, k = attn.q_norm(q), attn.k_norm(k)  # [B, h, K, d], [B, kv, N, d]
-    q = _rope(q, cos[:, rows - keep :], sin[:, rows - keep :])  # [B, h, K, d]
-    k = _rope(k, cos, sin)  # [B, kv, N, d]
+        q, k = attn.q_norm(q), attn.k_norm(k)  # (b, h, s, d), (b, kv, n, d)
+    q = _rope(q, cos[:, rows - keep :], sin[:, rows - keep :])  # (b, h, s, d)
+    k = _rope(k, cos, sin)  # (b, kv, n, d)
     groups = q.shape[1] // k.shape[1]
-    k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)  # [B, h, N, d]
-    visible = torch.ones(keep, rows, dtype=torch.bool, device=q.device).tril(rows - keep)  # [K, N]
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=visible, scale=attn.scaling)  # [B, h, K, d]
-    return attn.o_proj(out.transpose(1, 2).reshape(batch, keep, -1))  # [B, K, H]
+    k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)  # (b, h, n, d)
+    visible = torch.ones(keep, rows, dtype=torch.bool, device=q.device).tril(rows - keep)  # (s, n)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=visible, scale=attn.scaling)  # (b, h, s, d)
+    return attn.o_proj(out.transpose(1, 2).reshape(batch, keep, -1))  # (b, s, hidden)
 
 
 def _llama_tail(layer: torch.nn.Module, hidden: torch.Tensor, keep: int, cos, sin) -> torch.Tensor:
-    """hidden [B, N, H] -> the layer's output at the last ``keep`` rows [B, K, H]."""
-    attended = _attend_tail(layer, layer.input_layernorm(hidden), keep, cos, sin)  # [B, K, H]
-    mid = hidden[:, hidden.shape[1] - keep :] + attended  # [B, K, H]
-    return mid + layer.mlp(layer.post_attention_layernorm(mid))  # [B, K, H]
+    """hidden (b, n, hidden) -> the layer's output at the last ``keep`` = s rows (b, s, hidden)."""
+    attended = _attend_tail(layer, layer.input_layernorm(hidden), keep, cos, sin)  # (b, s, hidden)
+    mid = hidden[:, hidden.shape[1] - keep :] + attended  # (b, s, hidden)
+    return mid + layer.mlp(layer.post_attention_layernorm(mid))  # (b, s, hidden)
 
 
 def _gemma3_tail(layer: torch.nn.Module, hidden: torch.Tensor, keep: int, cos, sin) -> torch.Tensor:
-    """hidden [B, N, H] -> the layer's output at the last ``keep`` rows [B, K, H]."""
-    attended = _attend_tail(layer, layer.input_layernorm(hidden), keep, cos, sin)  # [B, K, H]
-    mid = hidden[:, hidden.shape[1] - keep :] + layer.post_attention_layernorm(attended)  # [B, K, H]
-    fed = layer.mlp(layer.pre_feedforward_layernorm(mid))  # [B, K, H]
-    return mid + layer.post_feedforward_layernorm(fed)  # [B, K, H]
+    """hidden (b, n, hidden) -> the layer's output at the last ``keep`` = s rows (b, s, hidden)."""
+    attended = _attend_tail(layer, layer.input_layernorm(hidden), keep, cos, sin)  # (b, s, hidden)
+    mid = hidden[:, hidden.shape[1] - keep :] + layer.post_attention_layernorm(attended)  # (b, s, hidden)
+    fed = layer.mlp(layer.pre_feedforward_layernorm(mid))  # (b, s, hidden)
+    return mid + layer.post_feedforward_layernorm(fed)  # (b, s, hidden)
 
 
 class TailRowsLayer(torch.nn.Module):
@@ -113,10 +113,12 @@ class TailRowsLayer(torch.nn.Module):
             or kwargs.get("past_key_values") is not None
             or (kwargs.get("attention_mask") is not None)
         ):  # an unusual call: run the whole layer, keep the same output shape
-            full = self.layer(hidden_states, position_embeddings=position_embeddings, **kwargs)  # [B, N, H]
-            return full[:, full.shape[1] - self.keep :]  # [B, K, H]
-        cos, sin = position_embeddings  # [B, N, d] each
-        return self.tail(self.layer, hidden_states, self.keep, cos, sin)  # [B, K, H]
+            full = self.layer(
+                hidden_states, position_embeddings=position_embeddings, **kwargs
+            )  # (b, n, hidden)
+            return full[:, full.shape[1] - self.keep :]  # (b, s, hidden)
+        cos, sin = position_embeddings  # (b, n, d) each
+        return self.tail(self.layer, hidden_states, self.keep, cos, sin)  # (b, s, hidden)
 
 
 @contextmanager

@@ -18,3 +18,12 @@ def tokenizer_adds_bos(tokenizer: Any) -> bool:
 def encode_plain(tokenizer: Any, text: str) -> list[int]:
     """Token ids of ``text`` without special tokens."""
     return tokenizer(text, add_special_tokens=False).input_ids
+
+
+def eos_ids(generation_config, tokenizer) -> set[int]:
+    """EOS ids from the model's generation config and its tokenizer."""
+    eos = getattr(generation_config, "eos_token_id", None) if generation_config else None
+    found = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+    if tokenizer.eos_token_id is not None:
+        found.add(tokenizer.eos_token_id)
+    return found

@@ -44,7 +44,7 @@ def _prepare_environment(on_cuda: bool) -> None:
 def _eos_ids(side: LocalModelSide) -> set[int]:
     from transformers import GenerationConfig
 
-    from coca_eval.passkey.generation import eos_ids
+    from coca_eval.backends.tokenizers import eos_ids
 
     try:
         generation = GenerationConfig.from_pretrained(side.path)
@@ -112,7 +112,7 @@ class VllmBackend(TokenizerMixin):
             cleanup_dist_env_and_memory()
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        """NLL of ``targets`` [B, n], the tokens after ``first_logit ..`` in ``input_ids`` [B, N]."""
+        """NLL of ``targets`` (b, s), the tokens after ``first_logit ..`` in ``input_ids`` (b, n)."""
         from vllm import SamplingParams
 
         rows, n = input_ids.tolist(), targets.shape[1]
@@ -126,7 +126,7 @@ class VllmBackend(TokenizerMixin):
             [-out.prompt_logprobs[j][row[j]].logprob for j in range(scored.start, scored.stop)]
             for out, row in zip(outputs, rows, strict=True)
         ]
-        return torch.tensor(nll, dtype=torch.float64)  # [B, n]
+        return torch.tensor(nll, dtype=torch.float64)  # (b, s)
 
     def generate_greedy(
         self,

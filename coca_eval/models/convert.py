@@ -6,8 +6,9 @@ and silently compute the wrong attention. Its weight layout is already ours (``s
 LLaMA, a fused ``query_key_value`` whose middle third per head is t for GPT-NeoX), so converting means
 rewriting the config to ``coca_llama`` / ``coca_gpt_neox`` and dropping stale rotary buffers.
 
-Both functions write a directory that ``AutoModelForCausalLM.from_pretrained`` loads after
-``import coca_eval``, with the source's tokenizer files copied alongside.
+Both functions write a directory that ``AutoModelForCausalLM.from_pretrained`` loads once
+:func:`~coca_eval.models.registration.register_model_types` has run (every loader in coca-eval runs
+it), with the source's tokenizer files copied alongside.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""p-RoPE's frequency cut (seed 004 §6.1, App. C), shared by every decoder that offers ``rope_fraction``.
+"""p-RoPE's frequency cut ("Round and Round We Go! What makes Rotary Positional Encodings useful?",
+§6.1 and App. C), shared by every decoder that offers ``rope_fraction``.
 
 CoCA (LLaMA and GPT-NeoX) and plain p-RoPE LLaMA all cut the same way, after transformers' own rotary
 table is built, so the cut composes with every rope type and with the evaluation-time rope patches.
@@ -13,7 +14,8 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 def keep_highest_frequencies(
     cos: torch.Tensor, sin: torch.Tensor, fraction: float, scaling: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """p-RoPE (seed 004 App. C): the lowest ``1 - fraction`` frequencies get angle 0, i.e. no rotation.
+    """p-RoPE ("Round and Round We Go!", App. C): the lowest ``1 - fraction`` frequencies get angle 0,
+    i.e. no rotation.
 
     Done on the final cos/sin rather than on ``inv_freq`` so that every rope type (dynamic NTK rewrites
     ``inv_freq`` per call) composes with it. An angle-0 pair has cos = 1 and sin = 0, times the rope's
@@ -23,8 +25,8 @@ def keep_highest_frequencies(
     kept = int(fraction * cos.shape[-1] // 2)  # the paper's int(p * head_dim // 2)
     if kept >= half:
         return cos, sin
-    frozen = torch.arange(half, device=cos.device) >= kept  # (R/2,)
-    frozen = torch.cat((frozen, frozen))  # (R,) in the cat(freqs, freqs) layout
+    frozen = torch.arange(half, device=cos.device) >= kept  # (rot/2,)
+    frozen = torch.cat((frozen, frozen))  # (rot,) in the cat(freqs, freqs) layout
     return cos.masked_fill(frozen, scaling), sin.masked_fill(frozen, 0.0)
 
 
@@ -46,7 +48,7 @@ class HighestFrequenciesMixin:
     """
 
     def forward(self, x: torch.Tensor, position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        cos, sin = super().forward(x, position_ids)  # (b, n, r) each
+        cos, sin = super().forward(x, position_ids)  # (b, n, rot) each
         return keep_highest_frequencies(cos, sin, self.config.rope_fraction, self.attention_scaling)
 
 

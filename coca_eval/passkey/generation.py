@@ -1,23 +1,15 @@
-"""Greedy decoding for passkey prompts, with the early stop and the shared-prefix fast path.
+"""The passkey stop rule every backend's greedy decoding follows.
 
-* Early stop: the answer is decided once the output's first integer is complete (a non-digit follows
-  it), or at EOS, or at ``max_new_tokens``: the tokens after that cannot change the score.
-* Shared prefix: all samples of one length share BOS + intro + the filler before their key line.
-  One forward over the longest such prefix fills a KV cache; samples run from the deepest key to the
-  shallowest, each cropping the cache back to its own prefix and computing only the rest. A crop only
-  drops positions, so the next (shorter) prefix is still intact.
-
-The fast path is exact only where a position's keys do not depend on the total length. It is refused
-(naive per-sample decoding is used) for dynamic rope scaling once the sequence can exceed the trained
-length, and for sliding-window caches, which cannot be cropped back.
+The answer is decided once the output's first integer is complete (a non-digit follows it), or at EOS,
+or at ``max_new_tokens``: the tokens after that cannot change the score. Backends that decode step by
+step (:mod:`coca_eval.backends.hf_generation`) stop on it; engines that cannot stop on a custom rule
+generate more and cut with :func:`cut_at_stop`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-
-import torch
 
 _FIRST_INTEGER = re.compile(r"\d+")
 
@@ -56,103 +48,3 @@ def cut_at_stop(tokens: Sequence[int], eos: set[int], max_new_tokens: int, decod
     """
     end = first_stop(tokens, eos, max_new_tokens, decode)
     return list(tokens[: max_new_tokens if end is None else end])
-
-
-def eos_ids(generation_config, tokenizer) -> set[int]:
-    """EOS ids from the model's generation config and its tokenizer."""
-    eos = getattr(generation_config, "eos_token_id", None) if generation_config else None
-    found = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
-    if tokenizer.eos_token_id is not None:
-        found.add(tokenizer.eos_token_id)
-    return found
-
-
-def _plain_decode(tokenizer) -> Callable[[Sequence[int]], str]:
-    return lambda tokens: tokenizer.decode(list(tokens), skip_special_tokens=True)
-
-
-class GreedyDecoder:
-    """Greedy generation on an :class:`~coca_eval.backends.hf.HFBackend` with the stop rule above."""
-
-    def __init__(self, backend, max_new_tokens: int) -> None:
-        self.backend, self.model, self.max_new_tokens = backend, backend.model, max_new_tokens
-        self.eos = eos_ids(self.model.generation_config, backend.tokenizer)
-        self._decode = _plain_decode(backend.tokenizer)
-
-    def _forward(self, ids: Sequence[int], cache=None):
-        input_ids = torch.tensor([list(ids)], device=self.backend.device)  # [1, n]
-        out = self.model(input_ids=input_ids, past_key_values=cache, use_cache=True, logits_to_keep=1)
-        return out.logits[0, -1], out.past_key_values  # [V], cache
-
-    def _continue(self, logits: torch.Tensor, cache) -> list[int]:
-        generated: list[int] = []
-        while True:
-            token = int(logits.argmax())
-            generated.append(token)
-            if stops_after(generated, self.eos, self.max_new_tokens, self._decode):
-                return generated
-            logits, cache = self._forward([token], cache)
-
-    @torch.inference_mode()
-    def naive(self, prompt: Sequence[int]) -> list[int]:
-        """One sample from scratch: prefill the whole prompt, then decode."""
-        self.backend._reset_dynamic_rope()
-        logits, cache = self._forward(prompt)
-        return self._continue(logits, cache)
-
-    @torch.inference_mode()
-    def shared_prefix(
-        self,
-        prompts: Sequence[Sequence[int]],
-        prefix_lengths: Sequence[int],
-        on_done: Callable[[int, list[int]], None],
-    ) -> None:
-        """Decode every prompt, reusing the KV cache of their common prefix; calls ``on_done(i, tokens)``."""
-        order = sorted(range(len(prompts)), key=lambda i: -prefix_lengths[i])
-        longest = order[0]
-        self.backend._reset_dynamic_rope()
-        _, cache = self._forward(prompts[longest][: max(1, prefix_lengths[longest])])
-        for i in order:
-            keep = max(1, prefix_lengths[i])
-            _crop_to(cache, keep)
-            logits, cache = self._forward(prompts[i][keep:], cache)
-            on_done(i, self._continue(logits, cache))
-
-
-def decode_prompts(
-    decoder: GreedyDecoder,
-    prompts: Sequence[Sequence[int]],
-    prefix_lengths: Sequence[int],
-    on_done: Callable[[int, list[int]], None],
-    prefix_reuse: bool = True,
-) -> bool:
-    """Decode every prompt by the fastest exact route; returns whether the shared prefix was reused."""
-    total = max(map(len, prompts)) + decoder.max_new_tokens
-    reuse = prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, total)
-    if reuse:
-        decoder.shared_prefix(prompts, prefix_lengths, on_done)
-    else:
-        for i, prompt in enumerate(prompts):
-            on_done(i, decoder.naive(prompt))
-    return reuse
-
-
-def _crop_to(cache, keep: int) -> None:
-    """Drop cached positions beyond ``keep`` (a negative ``crop`` removes that many, in every version)."""
-    surplus = cache.get_seq_length() - keep
-    if surplus > 0:
-        cache.crop(-surplus)
-
-
-def prefix_reuse_is_exact(backend, total_length: int) -> bool:
-    """Whether cached prefixes give the very outputs a fresh per-sample run gives (see module doc)."""
-    config = backend.model.config.get_text_config()
-    if getattr(config, "sliding_window", None) and "sliding_attention" in (
-        getattr(config, "layer_types", None) or []
-    ):
-        return False
-    if getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True):
-        return False
-    return not (
-        backend._dynamic and (backend.trained_context is None or total_length > backend.trained_context)
-    )

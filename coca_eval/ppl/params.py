@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,6 +34,11 @@ class PplParams:
 
     def identity(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def disjoint_lengths(stride: int, lengths: Iterable[int]) -> list[int]:
+    """The window lengths the stride reaches (S >= L): their windows are disjoint, not sliding."""
+    return [length for length in lengths if stride >= length]
 
 
 def make_params(values: dict[str, Any]) -> PplParams:

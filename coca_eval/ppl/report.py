@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from coca_eval.ppl.params import disjoint_lengths
 from coca_eval.ppl.records import DocPart, bits_per_byte, parts_of, word_perplexity
 from coca_eval.results import Cell, Run
 
@@ -13,14 +14,30 @@ def doc_parts(cell: Cell) -> list[DocPart]:
     return parts_of(cell.detail)
 
 
+def windows_caption(params: dict, lengths: list[int]) -> str:
+    """How the windows advance: a stride that reaches the window length (S >= L) makes disjoint
+    windows, not sliding ones, so the caption says at which of the run's lengths that happens."""
+    mode, stride = params.get("mode"), params.get("stride")
+    if mode == "truncated":
+        return "truncated windows (the first L tokens of each document)"
+    if mode != "sliding" or not isinstance(stride, int) or not lengths:
+        return f"{mode} windows, stride {stride}"
+    disjoint = disjoint_lengths(stride, lengths)
+    if len(disjoint) == len(lengths):
+        return f"disjoint windows (stride {stride} >= L)"
+    if disjoint:
+        return f"sliding windows, stride {stride} (disjoint at L <= {max(disjoint)})"
+    return f"sliding windows, stride {stride}"
+
+
 def protocol_line(run: Run) -> str:
     """One sentence under the tables saying how the numbers were made."""
     params = run.config.get("params") or {}
     docs = max((len(doc_parts(c)) for c in run.cells), default=0)
+    lengths = sorted({c.length for c in run.cells if c.length is not None})
     return (
         f"Perplexity: {params.get('dataset')}, {docs} documents x {params.get('doc_tokens')} tokens, "
-        f"{params.get('mode')} windows, stride {params.get('stride')}, BOS {params.get('bos')}, "
-        f"seed {params.get('seed')}."
+        f"{windows_caption(params, lengths)}, BOS {params.get('bos')}, seed {params.get('seed')}."
     )
 
 

@@ -54,19 +54,21 @@ def _count_banded_blocks(monkeypatch) -> list[int]:
 def test_gemma3_scores_equal_with_banded_sliding_layers(gemma3_dir, monkeypatch, block):
     monkeypatch.setattr(banded, "BLOCK_ROWS", block)
     backend = load_hf_backend(make_method(str(gemma3_dir), "none", None, "float32", "hf"))
-    assert backend._use_banded
+    assert "banded" in backend.fast_paths
     ids = torch.randint(2, backend.model.config.vocab_size, (2, 96))  # [B, N], 6 windows long
     blocks = _count_banded_blocks(monkeypatch)
     fast = backend.score(ids, 30, ids[:, 31:])  # [B, n]
     assert len(blocks) == 2 * -(-96 // block)  # two sliding layers, every block of rows
-    backend._use_banded = False
+    backend.fast_paths -= {"banded"}
     slow = backend.score(ids, 30, ids[:, 31:])
     torch.testing.assert_close(fast, slow, rtol=1e-9, atol=1e-5)
 
 
 def test_models_without_sliding_layers_do_not_band(tmp_path):
     directory = make_tiny_llama(tmp_path / "llama", add_bos=False)
-    assert not load_hf_backend(make_method(str(directory), "none", None, "float32", "hf"))._use_banded
+    assert (
+        "banded" not in load_hf_backend(make_method(str(directory), "none", None, "float32", "hf")).fast_paths
+    )
 
 
 def test_probe_rejects_a_wrong_banded_result(gemma3_dir, monkeypatch):
@@ -74,7 +76,10 @@ def test_probe_rejects_a_wrong_banded_result(gemma3_dir, monkeypatch):
         return torch.zeros_like(query).transpose(1, 2), None
 
     monkeypatch.setattr(banded, "banded_attention", wrong)
-    assert not load_hf_backend(make_method(str(gemma3_dir), "none", None, "float32", "hf"))._use_banded
+    assert (
+        "banded"
+        not in load_hf_backend(make_method(str(gemma3_dir), "none", None, "float32", "hf")).fast_paths
+    )
 
 
 def test_registry_is_restored(gemma3_dir):

@@ -18,7 +18,7 @@ def gemma3_dir(tmp_path_factory):
 @pytest.mark.parametrize("chunk_rows, block_rows", [(1000, 1000), (16, 3), (16, 1)])
 def test_split_head_nll_equals_forward_logits(gemma3_dir, monkeypatch, chunk_rows, block_rows):
     backend = hf.load_hf_backend(make_method(str(gemma3_dir), "none", None, "float32", "hf"))
-    assert backend._use_split_head and backend._softcap == 5.0
+    assert "split_head" in backend.fast_paths and backend.softcap == 5.0
     vocab = backend.model.get_output_embeddings().weight.shape[0]
     monkeypatch.setattr(hf, "HEAD_CHUNK_BYTES", 4 * vocab * 2 * chunk_rows)
     monkeypatch.setattr(hf, "CACHE_BLOCK_BYTES", 4 * vocab * 2 * block_rows)

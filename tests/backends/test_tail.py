@@ -35,9 +35,9 @@ def _tail_and_full(backend, keep: int, vocab: int) -> tuple[torch.Tensor, torch.
     decoder = backend.model.get_decoder()
     runs = _count_whole_layer_runs(backend)
     with torch.inference_mode():
-        backend._reset_dynamic_rope()
+        backend.reset_dynamic_rope()
         full = decoder(input_ids=ids, use_cache=False).last_hidden_state[:, -keep:]  # [B, K, H]
-        backend._reset_dynamic_rope()
+        backend.reset_dynamic_rope()
         with tail_rows(backend.model, keep):
             tail = decoder(input_ids=ids, use_cache=False).last_hidden_state  # [B, K, H]
     assert len(runs) == 1, "the tail path fell back to the whole layer"
@@ -48,7 +48,7 @@ def _tail_and_full(backend, keep: int, vocab: int) -> tuple[torch.Tensor, torch.
 @pytest.mark.parametrize("keep", [1, 7, 64])
 def test_tail_rows_equal_full_decoder(llama_dir, rope, keep):
     backend = load_hf_backend(make_method(str(llama_dir), rope, None, "float32", "hf"))
-    assert backend._use_tail_rows
+    assert "tail_rows" in backend.fast_paths
     tail, full = _tail_and_full(backend, keep, 300)
     assert tail.shape == full.shape
     torch.testing.assert_close(tail, full, rtol=1e-5, atol=1e-5)
@@ -59,7 +59,7 @@ def test_tail_rows_equal_full_decoder(llama_dir, rope, keep):
 @pytest.mark.parametrize("keep", [1, 7, 64])
 def test_gemma3_global_last_layer_tail_equals_full_decoder(gemma3_dir, rope, keep):
     backend = load_hf_backend(make_method(str(gemma3_dir), rope, None, "float32", "hf"))
-    assert backend._use_tail_rows
+    assert "tail_rows" in backend.fast_paths
     tail, full = _tail_and_full(backend, keep, backend.model.config.vocab_size)
     assert tail.shape == full.shape
     torch.testing.assert_close(tail, full, rtol=1e-5, atol=1e-5)
@@ -70,7 +70,7 @@ def test_gemma3_with_a_sliding_last_layer_runs_unchanged(tmp_path):
     sliding_last = ["sliding_attention", "full_attention", "sliding_attention"]
     directory = make_tiny_gemma3(tmp_path / "gemma3", layer_types=sliding_last)
     backend = load_hf_backend(make_method(str(directory), "none", None, "float32", "hf"))
-    assert not supports_tail_rows(backend.model) and not backend._use_tail_rows
+    assert not supports_tail_rows(backend.model) and "tail_rows" not in backend.fast_paths
 
 
 @pytest.mark.parametrize("model_dir", ["llama_dir", "gemma3_dir"])
@@ -82,7 +82,7 @@ def test_score_uses_fewer_rows_but_same_nll(request, model_dir):
     runs = _count_whole_layer_runs(backend)
     fast = backend.score(ids, 49, targets)
     assert not runs  # scored through the tail path
-    backend._use_tail_rows = False
+    backend.fast_paths -= {"tail_rows"}
     slow = backend.score(ids, 49, targets)
     torch.testing.assert_close(fast, slow, rtol=1e-9, atol=1e-5)
 

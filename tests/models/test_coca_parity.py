@@ -258,7 +258,7 @@ def test_p_rope_keeps_only_the_highest_frequencies(kind):
         _, weights = run_attention(model, x, "eager")
     expected = causal_softmax(literal_scores(model, x, strict=False, fraction=0.5))
     assert (weights[0].double() - expected).abs().max() <= 1e-5
-    # the same as RoPE whose lowest frequencies are zeroed (seed 004 App. C: timescale = inf)
+    # the same as RoPE whose lowest frequencies are zeroed ("Round and Round We Go!", App. C: timescale = inf)
     reference = tiny_coca(kind)
     table = rotary(reference)
     kept = int(0.5 * table.inv_freq.numel() * 2 // 2)
@@ -293,12 +293,18 @@ def test_save_and_load_round_trip(kind, tmp_path):
         assert torch.equal(loaded(ids()).logits, model(ids()).logits)
 
 
-def test_import_registers_the_auto_classes_without_vllm_or_opencompass():
+def test_registration_teaches_the_auto_classes_without_vllm_or_opencompass():
+    """``import coca_eval`` registers nothing (it stays free of transformers, see tests/test_startup.py);
+    ``register_model_types``, which every loader calls first, registers every model type, in a fresh
+    interpreter and without pulling vLLM or OpenCompass in."""
     code = (
-        "import sys, coca_eval\n"
+        "import sys\n"
+        "from coca_eval.models.registration import register_model_types\n"
+        "register_model_types()\n"
         "from transformers import AutoConfig\n"
-        "print(type(AutoConfig.for_model('coca_gpt_neox')).__name__)\n"
+        "kinds = ('coca_llama', 'coca_gpt_neox', 'prope_llama', 'alibi_llama')\n"
+        "print(','.join(type(AutoConfig.for_model(kind)).__name__ for kind in kinds))\n"
         "print([m for m in ('vllm', 'opencompass') if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split("\n")[:2] == ["CocaNeoXConfig", "[]"]
+    assert out.split("\n")[:2] == ["CocaLlamaConfig,CocaNeoXConfig,PRopeLlamaConfig,AlibiLlamaConfig", "[]"]

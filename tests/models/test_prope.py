@@ -1,5 +1,5 @@
-"""p-RoPE LLaMA (seed 004 §6.1): the lowest frequencies stay unrotated, p = 1 is LLaMA bit for bit, p = 0
-(NoPE) ignores positions entirely, and the evaluation-time rope patches still apply.
+"""p-RoPE LLaMA ("Round and Round We Go!", §6.1): the lowest frequencies stay unrotated, p = 1 is LLaMA
+bit for bit, p = 0 (NoPE) ignores positions entirely, and the evaluation-time rope patches still apply.
 
 Note that a uniform shift of every position leaves RoPE's scores unchanged too (they depend on m - n), up
 to float rounding; what tells NoPE from RoPE is a change of the distances, e.g. positions stretched x3.

@@ -2,7 +2,8 @@
 
 ``register()`` teaches ``AutoConfig`` and ``AutoModelForCausalLM`` the model type ``alibi_llama``, so a
 checkpoint loads with ``from_pretrained(dir)`` and ``--model DIR`` works in every hf task.
-``import coca_eval`` calls it; calling it again is harmless.
+``register_model_types()`` (:mod:`coca_eval.models.registration`) calls it before any model loads;
+calling it again is harmless.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The CoCA arithmetic shared by the LLaMA and GPT-NeoX decoders (seed 000 §3, reference code).
+"""The CoCA arithmetic shared by the LLaMA and GPT-NeoX decoders (§3 of "CoCA: Fusing Position Embedding with
+Collinear Constrained Attention", and its reference code).
 
 CoCA replaces the key k_n by k_{m,n} = q_m ∘ t_n (eq. 8): every key depends on the query looking at it,
 so the paper's score (eq. 10) is an N x N x d object. Its dual form (Theorem 1, "slack", eq. 11) is

@@ -48,7 +48,7 @@ class CocaLlamaAttention(LlamaAttention):
         **kwargs: Any,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         input_shape = hidden_states.shape[:-1]  # (b, n)
-        hidden_shape = (*input_shape, -1, self.head_dim)  # (b, n, heads, d)
+        hidden_shape = (*input_shape, -1, self.head_dim)  # (b, n, h | kv, d)
 
         q = self.q_proj(hidden_states).view(hidden_shape).transpose(1, 2)  # (b, h, n, d)
         t = self.t_proj(hidden_states).view(hidden_shape).transpose(1, 2)  # (b, kv, n, d)

@@ -52,9 +52,9 @@ class CocaNeoXAttention(GPTNeoXAttention):
         qtv = self.query_key_value(hidden_states).view(hidden_shape).transpose(1, 2)  # (b, h, n, 3d)
         q, t, v = qtv.chunk(3, dim=-1)  # (b, h, n, d) each; t is the middle third
 
-        cos, sin = position_embeddings  # (b, n, r) each, r = rotary_ndims
+        cos, sin = position_embeddings  # (b, n, rot) each, rot = rotary_ndims
         q, q_rot, t_rot = coca_operands(self, q, t, cos, sin, apply_rotary_pos_emb, kwargs)
-        # q (b, h, n, d), q_rot (b, h, n, d) or None (fused into q), t_rot (b, h, n, d); dims >= r unrotated
+        # q (b, h, n, d), q_rot (b, h, n, d) or None (fused into q), t_rot (b, h, n, d); dims >= rot unrotated
 
         if layer_past is not None:  # the cache holds rope(t) where GPT-NeoX keeps rope(k)
             t_rot, v = layer_past.update(t_rot, v, self.layer_idx)  # (b, h, n_past + n, d) each

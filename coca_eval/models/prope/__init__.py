@@ -1,8 +1,10 @@
-"""p-RoPE and NoPE LLaMA decoders (seed 004 §6.1) as a transformers model type.
+"""p-RoPE and NoPE LLaMA decoders ("Round and Round We Go! What makes Rotary Positional
+Encodings useful?", §6.1) as a transformers model type.
 
 ``register()`` teaches ``AutoConfig`` and ``AutoModelForCausalLM`` the model type ``prope_llama``
 (``rope_fraction`` = p; p = 0 is NoPE), so a checkpoint loads with ``from_pretrained(dir)``.
-``import coca_eval`` calls it; calling it again is harmless.
+``register_model_types()`` (:mod:`coca_eval.models.registration`) calls it before any model loads;
+calling it again is harmless.
 """
 
 from __future__ import annotations

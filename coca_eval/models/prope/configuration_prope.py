@@ -1,4 +1,5 @@
-"""Configuration of the p-RoPE LLaMA decoder (seed 004 §6.1: "Round and Round We Go!").
+"""Configuration of the p-RoPE LLaMA decoder ("Round and Round We Go! What makes Rotary Positional
+Encodings useful?", §6.1).
 
 ``rope_fraction`` is p-RoPE's p: only the fraction p of the HIGHEST rotary frequencies rotate, the lowest
 1 - p pass through unrotated. p = 1 is RoPE (exactly ``LlamaForCausalLM``), p = 0 is NoPE (no position

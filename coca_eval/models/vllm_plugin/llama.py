@@ -34,11 +34,11 @@ class CocaLlamaAttention(LlamaAttention):
         fold_coca_projection_(proj.weight, proj.bias, q_rows, t_rows, self.head_dim, self.strict)
 
     def forward(self, positions: torch.Tensor, hidden_states: torch.Tensor) -> torch.Tensor:
-        qtv, _ = self.qkv_proj(hidden_states)  # [T, (h + 2kv) d]
-        q, t, v = qtv.split([self.q_size, self.kv_size, self.kv_size], dim=-1)  # [T, h*d], [T, kv*d] x2
-        query, key = coca_query_key(q, t, positions, self.rotary_emb)  # [T, h*d], [T, kv*d]
-        out = self.attn(query, key, v)  # [T, h*d]
-        output, _ = self.o_proj(out)  # [T, hidden]
+        qtv, _ = self.qkv_proj(hidden_states)  # (T, (h + 2kv)*d)
+        q, t, v = qtv.split([self.q_size, self.kv_size, self.kv_size], dim=-1)  # (T, h*d), (T, kv*d) x2
+        query, key = coca_query_key(q, t, positions, self.rotary_emb)  # (T, h*d), (T, kv*d)
+        out = self.attn(query, key, v)  # (T, h*d)
+        output, _ = self.o_proj(out)  # (T, hidden)
         return output
 
 

@@ -61,18 +61,18 @@ class CocaNeoXAttention(nn.Module):
         for param in (self.query_key_value.weight, self.query_key_value.bias):
             if param is None:
                 continue
-            per_head = param.data.view(self.num_heads, 3 * d, *param.shape[1:])  # [h, 3d, ...]
+            per_head = param.data.view(self.num_heads, 3 * d, *param.shape[1:])  # (h, 3d, ...)
             fold_pair_means_(per_head[:, d : 2 * d], d, axis=1)  # t rows of every head
             if self.strict:
                 fold_pair_means_(per_head[:, :d], d, axis=1)  # q rows of every head
 
     def forward(self, positions: torch.Tensor, hidden_states: torch.Tensor) -> torch.Tensor:
-        qtv, _ = self.query_key_value(hidden_states)  # [T, h * 3d], per head [q | t | v]
-        qtv = qtv.view(qtv.shape[0], self.num_heads, 3 * self.head_size)  # [T, h, 3d]
-        q, t, v = (part.reshape(qtv.shape[0], -1) for part in qtv.chunk(3, dim=-1))  # [T, h*d] each
-        query, key = coca_query_key(q, t, positions, self.rotary_emb)  # [T, h*d] each
-        out = self.attn(query, key, v)  # [T, h*d]
-        output, _ = self.dense(out)  # [T, hidden]
+        qtv, _ = self.query_key_value(hidden_states)  # (T, h*3d), per head [q | t | v]
+        qtv = qtv.view(qtv.shape[0], self.num_heads, 3 * self.head_size)  # (T, h, 3d)
+        q, t, v = (part.reshape(qtv.shape[0], -1) for part in qtv.chunk(3, dim=-1))  # (T, h*d) each
+        query, key = coca_query_key(q, t, positions, self.rotary_emb)  # (T, h*d) each
+        out = self.attn(query, key, v)  # (T, h*d)
+        output, _ = self.dense(out)  # (T, hidden)
         return output
 
 
@@ -90,8 +90,8 @@ class CocaNeoXMLP(nn.Module):
         self.act = get_act_fn(config.hidden_act)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x, _ = self.dense_h_to_4h(x)  # [T, inter]
-        x, _ = self.dense_4h_to_h(self.act(x))  # [T, hidden]
+        x, _ = self.dense_h_to_4h(x)  # (T, inter)
+        x, _ = self.dense_4h_to_h(self.act(x))  # (T, hidden)
         return x
 
 
@@ -105,7 +105,7 @@ class CocaNeoXLayer(nn.Module):
         self.mlp = CocaNeoXMLP(config, quant_config, f"{prefix}.mlp")
 
     def forward(self, positions: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        attended = self.attention(positions, self.input_layernorm(x))  # [T, hidden]
+        attended = self.attention(positions, self.input_layernorm(x))  # (T, hidden)
         if self.parallel:  # x + attn(ln1(x)) + mlp(ln2(x))
             return x + attended + self.mlp(self.post_attention_layernorm(x))
         x = x + attended
@@ -125,10 +125,10 @@ class CocaNeoXModel(nn.Module):
         self.final_layer_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
 
     def forward(self, input_ids, positions, inputs_embeds=None) -> torch.Tensor:
-        x = self.embed_in(input_ids) if inputs_embeds is None else inputs_embeds  # [T, hidden]
+        x = self.embed_in(input_ids) if inputs_embeds is None else inputs_embeds  # (T, hidden)
         for layer in self.layers:
-            x = layer(positions, x)  # [T, hidden]
-        return self.final_layer_norm(x)  # [T, hidden]
+            x = layer(positions, x)  # (T, hidden)
+        return self.final_layer_norm(x)  # (T, hidden)
 
 
 class CocaNeoXForCausalLM(nn.Module):
@@ -148,10 +148,10 @@ class CocaNeoXForCausalLM(nn.Module):
         return self.gpt_neox.embed_in(input_ids)
 
     def forward(self, input_ids, positions, intermediate_tensors=None, inputs_embeds=None) -> torch.Tensor:
-        return self.gpt_neox(input_ids, positions, inputs_embeds)  # [T, hidden]
+        return self.gpt_neox(input_ids, positions, inputs_embeds)  # (T, hidden)
 
     def compute_logits(self, hidden_states: torch.Tensor) -> torch.Tensor | None:
-        return self.logits_processor(self.lm_head, hidden_states)  # [T, V]
+        return self.logits_processor(self.lm_head, hidden_states)  # (T, vocab)
 
     def load_weights(self, weights: Iterable[tuple[str, torch.Tensor]]) -> set[str]:
         """Checkpoint names map one to one (the head is ``lm_head`` in transformers 5 checkpoints and

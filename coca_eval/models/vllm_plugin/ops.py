@@ -1,4 +1,4 @@
-"""The CoCA arithmetic on vLLM's flat token layout [T, heads * d], shared by both vLLM models.
+"""The CoCA arithmetic on vLLM's flat token layout (T, h*d), shared by both vLLM models.
 
 The transformers models compute the coefficient of eq. 7 at run time: the mean of each rotation pair
 (i, i + d/2) of t, ReLU, written back to both halves (and, strict, the same mean for q, eq. 12). Both
@@ -35,7 +35,7 @@ def fold_pair_means_(rows: torch.Tensor, head_dim: int, axis: int = 0) -> None:
     rows i and i + d/2 both become their mean, so the projection outputs the pair mean in both halves."""
     if not rows.is_floating_point():
         raise ValueError("CoCA under vLLM needs unquantized q/t projections")
-    pairs = rows.unflatten(axis, (-1, 2, head_dim // 2))  # [..., heads, 2, d/2, ...], a view
+    pairs = rows.unflatten(axis, (-1, 2, head_dim // 2))  # (..., h | kv, 2, d/2, ...), a view
     pairs.copy_(pairs.mean(dim=axis + 1, keepdim=True).expand_as(pairs))
 
 
@@ -51,7 +51,7 @@ def fold_coca_projection_(
 def coca_query_key(
     q: torch.Tensor, t: torch.Tensor, positions: torch.Tensor, rotary
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """(q ∘ rope(q), rope(relu(t))) from projections q [T, h*d] and t [T, kv*d] whose pair halves are
+    """(q ∘ rope(q), rope(relu(t))) from projections q (T, h*d) and t (T, kv*d) whose pair halves are
     already equal (weights folded at load): what vLLM's attention layer and paged KV cache receive in
     place of (rope(q), rope(k)). Where the fused Triton kernel is selected (:mod:`coca_eval.kernels`)
     and the rotary embedding is a plain rotate-half table, one launch computes both before the cache
@@ -60,9 +60,9 @@ def coca_query_key(
         from coca_eval.kernels.coca_transform import fused_coca_query_key_flat
 
         return fused_coca_query_key_flat(q, t, positions, rotary.cos_sin_cache, rotary.head_size)
-    t = t.relu_()  # [T, kv*d]: the coefficients t_i = t_{i+d/2} >= 0
-    q_rot, t_rot = rotary(positions, q.clone(), t)  # [T, h*d], [T, kv*d]; kernels rotate in place
-    return q_rot.mul_(q), t_rot  # [T, h*d], [T, kv*d]
+    t = t.relu_()  # (T, kv*d): the coefficients t_i = t_{i+d/2} >= 0
+    q_rot, t_rot = rotary(positions, q.clone(), t)  # (T, h*d), (T, kv*d); kernels rotate in place
+    return q_rot.mul_(q), t_rot  # (T, h*d), (T, kv*d)
 
 
 def fused_rotary_applies(q: torch.Tensor, rotary) -> bool:
@@ -91,7 +91,7 @@ def with_rope_fraction(rotary: torch.nn.Module, fraction: float) -> torch.nn.Mod
     if kept >= half:
         return rotary
     rotary = copy.deepcopy(rotary)
-    cache = rotary.cos_sin_cache.clone()  # [P, rotary_dim]
+    cache = rotary.cos_sin_cache.clone()  # (max_pos, rot)
     cache[:, kept:half] = cache[0, kept:half]  # cos of frozen frequencies: the position-0 value
     cache[:, half + kept :] = 0.0  # sin of frozen frequencies
     rotary.cos_sin_cache = cache
