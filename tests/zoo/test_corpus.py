@@ -30,7 +30,8 @@ def _apt_knows(package: str) -> bool:
     if not os.path.exists("/usr/bin/apt-cache"):
         return False
     out = subprocess.run(["apt-cache", "policy", package], capture_output=True, text=True).stdout
-    return "Candidate:" in out and "(none)" not in out
+    candidates = [line.split(":", 1)[1].strip() for line in out.splitlines() if "Candidate:" in line]
+    return bool(candidates) and candidates[0] != "(none)"
 
 
 @pytest.mark.slow
