@@ -164,3 +164,20 @@ def test_tasks_and_models_listings():
     assert tasks.returncode == 0 and "pg19" in tasks.stdout and "embedded" in tasks.stdout
     models = run_cli("models")
     assert models.returncode == 0 and "smollm2-135m" in models.stdout and "gemma3-270m" in models.stdout
+
+
+def test_run_without_output_writes_a_timestamped_file_under_runs(tiny_llama_dir, corpus_file, tmp_path):
+    """The README's first command has no ``--output``: its results still land in a file for report/gate."""
+    before = time.strftime("%Y%m%d-%H%M%S")
+    result = run_cli(
+        "ppl", "--model", tiny_llama_dir, "--dataset", corpus_file, "--lengths", "64", "--stride", "32",
+        "--doc-tokens", "256", "--num-docs", "2", cwd=tmp_path,
+    )  # fmt: skip
+    after = time.strftime("%Y%m%d-%H%M%S")
+    assert result.returncode == 0, result.stderr
+    (written,) = (tmp_path / "runs").iterdir()
+    task, stamp = written.stem.split("-", 1)
+    assert task == "ppl" and written.suffix == ".json" and before <= stamp <= after
+    assert f"results written to {Path('runs') / written.name}" in result.stderr
+    run = load_run(written)
+    assert [(c.task, c.length, c.status) for c in run.cells] == [("ppl", 64, "ok")]
