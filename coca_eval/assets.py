@@ -71,15 +71,21 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def fetch_pypi_file(f: PypiFile) -> Path:
     """The cached copy of ``f``, downloaded with pip first when it is absent or not the pinned file."""
-    target = cache_dir() / "pypi" / f.filename
-    if target.is_file() and sha256_file(target) == f.sha256:
+    return _cached_pinned("pypi", f.filename, f.sha256, "PyPI", lambda tmp: _pip_download(f, tmp))
+
+
+def _cached_pinned(kind: str, filename: str, sha256: str, origin: str, download) -> Path:
+    """``cache/kind/filename`` if it hashes to ``sha256``, else ``download(tmp_dir)``'s file, checked
+    and moved into place atomically (the temporary folder is on the cache's filesystem)."""
+    target = cache_dir() / kind / filename
+    if target.is_file() and sha256_file(target) == sha256:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
-        got = _pip_download(f, Path(tmp))
+        got = download(Path(tmp))
         actual = sha256_file(got)
-        if actual != f.sha256:
-            raise CocaEvalError(f"{f.filename} from PyPI has sha256 {actual}, expected {f.sha256}")
+        if actual != sha256:
+            raise CocaEvalError(f"{filename} from {origin} has sha256 {actual}, expected {sha256}")
         os.replace(got, target)
     return target
 
@@ -122,27 +128,22 @@ class DebianFile:
 
 def fetch_debian_file(f: DebianFile) -> Path:
     """The cached copy of ``f``, fetched with ``apt-get download`` when absent (Debian-based systems only)."""
-    target = cache_dir() / "debian" / f.filename
-    if target.is_file() and sha256_file(target) == f.sha256:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
-        cmd = ["apt-get", "download", "-q", f"{f.package}={f.version}"]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-        except FileNotFoundError:
-            raise CocaEvalError(f"{f.package} is a Debian package and this system has no apt-get") from None
-        got = Path(tmp) / f.filename
-        if proc.returncode != 0 or not got.is_file():
-            raise CocaEvalError(
-                f"apt-get could not download {f.package}={f.version}: {_last_line(proc.stderr)} "
-                "(run 'apt-get update' once if the package lists are empty)"
-            )
-        actual = sha256_file(got)
-        if actual != f.sha256:
-            raise CocaEvalError(f"{f.filename} from Debian has sha256 {actual}, expected {f.sha256}")
-        os.replace(got, target)
-    return target
+    return _cached_pinned("debian", f.filename, f.sha256, "Debian", lambda tmp: _apt_download(f, tmp))
+
+
+def _apt_download(f: DebianFile, dest: Path) -> Path:
+    cmd = ["apt-get", "download", "-q", f"{f.package}={f.version}"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=dest)
+    except FileNotFoundError:
+        raise CocaEvalError(f"{f.package} is a Debian package and this system has no apt-get") from None
+    got = dest / f.filename
+    if proc.returncode != 0 or not got.is_file():
+        raise CocaEvalError(
+            f"apt-get could not download {f.package}={f.version}: {_last_line(proc.stderr)} "
+            "(run 'apt-get update' once if the package lists are empty)"
+        )
+    return got
 
 
 def _last_line(stderr: str) -> str:

