@@ -122,6 +122,16 @@ def preset_default(preset: str, task: str, key: str) -> str | None:
     return f"preset {preset}: {shown}"
 
 
+def preset_option_factory(preset: str, task: str):
+    """``option(*names, key=..., **kwargs)``: a click option whose value, when left out, comes from
+    ``preset``'s ``key``; ``--help`` shows which."""
+
+    def option(*names: str, key: str, **kwargs):
+        return click.option(*names, show_default=preset_default(preset, task, key) or False, **kwargs)
+
+    return option
+
+
 def preset_values(preset: str, task: str, overrides: dict) -> dict:
     """The preset's parameters with every option the user actually gave laid over them."""
     from coca_eval.presets import get_preset

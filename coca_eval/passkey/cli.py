@@ -6,15 +6,12 @@ from pathlib import Path
 
 import click
 
-from coca_eval.cli.options import RegistryChoice, method_options, preset_default
+from coca_eval.cli.options import RegistryChoice, method_options, preset_option_factory
 from coca_eval.passkey.templates import TEMPLATES
 
 PRESET = "passkey-quick"
 
-
-def _preset_option(*names: str, key: str, **kwargs):
-    shown = preset_default(PRESET, "passkey", key)
-    return click.option(*names, show_default=shown or False, **kwargs)
+_preset_option = preset_option_factory(PRESET, "passkey")
 
 
 @click.command()

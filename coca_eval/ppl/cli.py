@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import method_options, preset_default
+from coca_eval.cli.options import method_options, preset_option_factory
 from coca_eval.ppl.params import BOS_CHOICES, MODES
 
 PRESET = "zoo"
 
-
-def _preset_option(*names: str, key: str, **kwargs):
-    """An option whose value, when left out, comes from the preset: ``--help`` shows which."""
-    shown = preset_default(PRESET, "ppl", key)
-    return click.option(*names, show_default=shown or False, **kwargs)
+_preset_option = preset_option_factory(PRESET, "ppl")
 
 
 @click.command()
