@@ -149,6 +149,9 @@ def check_rope_patches(methods: Iterable[Any]) -> None:
     for local checkpoints whose config reads without weights; others are checked when they load."""
     from transformers import AutoConfig
 
+    from coca_eval.models.registration import register_model_types
+
+    register_model_types()  # the project's own model types (ALiBi among them) must read as what they are
     for method in methods:
         directory = Path(method.model).expanduser()
         if method.rope.kind == "none" or not (directory / "config.json").is_file():
