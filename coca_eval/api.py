@@ -66,10 +66,9 @@ def evaluate(
     runner and its ``finish`` hook. The shared part: fingerprints (fail fast), journal, progress, the
     cell loop, the run record.
     """
-    from coca_eval.backends.options import check_backends, load_backend
-    from coca_eval.models.presets import model_fingerprint, trained_context_of
+    from coca_eval.backends.options import check_backends
+    from coca_eval.models.presets import model_fingerprint
     from coca_eval.models.rope import check_rope_patches
-    from coca_eval.runner import run_cells
 
     spec = TASKS.get(task) if isinstance(task, str) else task
     if spec.make_runner is None:
@@ -80,7 +79,17 @@ def evaluate(
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
-    journal = Journal(journal_path_for(output, spec.name, identity))
+    with Journal(journal_path_for(output, spec.name, identity)) as journal:  # one run per journal
+        return _run_locked(spec, methods, params, output, runtime, journal, weights, options)
+
+
+def _run_locked(spec, methods, params, output, runtime, journal, weights, options) -> Run:
+    """The body of :func:`evaluate` while it holds the journal's lock (the output is written under it,
+    so a second run cannot interleave its cells or results with ours)."""
+    from coca_eval.backends.options import load_backend
+    from coca_eval.models.presets import trained_context_of
+    from coca_eval.runner import run_cells
+
     longest = getattr(params, "longest_sequence", lambda: max(params.lengths))()
     backend_notes: dict[str, dict] = {}
 

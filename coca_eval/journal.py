@@ -6,13 +6,22 @@ cell key: a hash of everything that changes a number, so a changed option never 
 
 A crash can cut the last line short; that line is dropped on load (its work is simply redone). Any
 other unreadable line means the file is not ours or was damaged, and loading stops with a clear error.
+
+One run at a time: appending truncates a cut-off tail back to the size this process last saw, so two
+runs sharing a journal (the same ``--output``, or two identical runs without it, which share the cache
+journal) would erase each other's parts. A run holds an exclusive ``flock`` on ``<journal>.lock`` from
+loading to :meth:`Journal.close` (the kernel drops it when the process dies, so a killed run never
+leaves a stale lock), and a second run is refused with one line naming the holder.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
+import socket
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +42,56 @@ def cell_key(identity: dict[str, Any]) -> str:
 class Journal:
     """Finished cells and parts, loaded from ``path`` and appended to as work completes."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, wait: bool = False) -> None:
         self.path = Path(path)
         self.cells: dict[str, Cell] = {}
         self.parts: dict[str, dict[str, dict[str, Any]]] = {}
         self._good_size = 0
-        if self.path.exists():
-            self._load()
+        self._lock_fd: int | None = None
+        self._lock(wait)
+        try:
+            if self.path.exists():
+                self._load()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def _lock(self, wait: bool) -> None:
+        """Take the run's exclusive lock (blocking only when ``wait``), then say who holds it."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise CocaEvalError(f"cannot lock journal {self.path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise CocaEvalError(
+                f"journal {self.path} is in use by another coca-eval run ({holder}); "
+                "wait for it to finish or give another --output"
+            ) from None
+        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode())
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        """Release the lock (closing the descriptor drops the flock); the journal stays readable."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _load(self) -> None:
         try:
