@@ -90,6 +90,9 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     from coca_eval.models.presets import trained_context_of
     from coca_eval.runner import run_cells
 
+    for warning in journal.warnings:
+        if runtime.console is not None:
+            runtime.console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     longest = getattr(params, "longest_sequence", lambda: max(params.lengths))()
     backend_notes: dict[str, dict] = {}
 

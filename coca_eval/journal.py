@@ -4,8 +4,10 @@ Two kinds of lines: ``cell`` (a finished :class:`Cell`) and ``part`` (a finished
 as one document's NLL sum, so that even a long cell resumes where it stopped). Every line carries the
 cell key: a hash of everything that changes a number, so a changed option never reuses a stale value.
 
-A crash can cut the last line short; that line is dropped on load (its work is simply redone). Any
-other unreadable line means the file is not ours or was damaged, and loading stops with a clear error.
+A crash can cut the last line short; that line is dropped on load (its work is simply redone). A last
+line that is whole but lacks its newline is kept and ended before the next append. Any other
+unreadable line is skipped with a warning: it loses only its own work, never the rest of the journal
+(every entry carries its cell key, so a skipped or stale line can never lend a wrong value).
 
 One run at a time: appending truncates a cut-off tail back to the size this process last saw, so two
 runs sharing a journal (the same ``--output``, or two identical runs without it, which share the cache
@@ -31,6 +33,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.results import Cell
 
 JOURNAL_VERSION = 1
+_BAD_LINE = (ValueError, KeyError, TypeError, ValidationError)  # json, shape and record errors
 
 
 def cell_key(identity: dict[str, Any]) -> str:
@@ -47,7 +50,9 @@ class Journal:
         self.cells: dict[str, Cell] = {}
         self.parts: dict[str, dict[str, dict[str, Any]]] = {}
         self._good_size = 0
+        self._needs_newline = False
         self._lock_fd: int | None = None
+        self.warnings: list[str] = []  # skipped lines, for the run to show
         self._lock(wait)
         try:
             if self.path.exists():
@@ -102,43 +107,49 @@ class Journal:
         complete, tail = lines[:-1], lines[-1]
         for number, line in enumerate(complete, start=1):
             if line.strip():
-                self._apply(line, number)
+                self._apply_or_skip(line, number)
         self._good_size = len(data) - len(tail)
         if tail.strip():  # a crash cut this line short: forget it, its work is redone
             try:
-                self._apply(tail, len(lines))
-                self._good_size = len(data)
-            except CocaEvalError:
-                pass
+                self._apply(tail)
+            except _BAD_LINE:
+                return
+            self._good_size = len(data)  # whole but unterminated: keep it, end it before appending
+            self._needs_newline = True
 
-    def _apply(self, line: bytes, number: int) -> None:
+    def _apply_or_skip(self, line: bytes, number: int) -> None:
+        """A damaged line loses only its own work: the keys already keep stale entries out."""
         try:
-            entry = json.loads(line)
-            kind, key = entry["kind"], entry["key"]
-            if entry.get("v") != JOURNAL_VERSION:
-                raise ValueError(f"unsupported journal version {entry.get('v')!r}")
-            if kind == "cell":
-                self.cells[key] = Cell.model_validate(entry["cell"])
-            elif kind == "part":
-                self.parts.setdefault(key, {})[str(entry["part"])] = dict(entry["data"])
-            else:
-                raise ValueError(f"unknown entry kind {kind!r}")
-        except (ValueError, KeyError, TypeError, ValidationError) as exc:
-            reason = str(exc).splitlines()[0]
-            raise CocaEvalError(
-                f"journal {self.path} is corrupt at line {number} ({reason}); move it away to start over"
-            ) from None
+            self._apply(line)
+        except _BAD_LINE as exc:
+            reason = str(exc).splitlines()[0][:120]
+            self.warnings.append(f"journal {self.path}: skipped unreadable line {number} ({reason})")
+
+    def _apply(self, line: bytes) -> None:
+        entry = json.loads(line)
+        kind, key = entry["kind"], entry["key"]
+        if entry.get("v") != JOURNAL_VERSION:
+            raise ValueError(f"unsupported journal version {entry.get('v')!r}")
+        if kind == "cell":
+            self.cells[key] = Cell.model_validate(entry["cell"])
+        elif kind == "part":
+            self.parts.setdefault(key, {})[str(entry["part"])] = dict(entry["data"])
+        else:
+            raise ValueError(f"unknown entry kind {kind!r}")
 
     def _append(self, entry: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size != self._good_size:
             os.truncate(self.path, self._good_size)  # drop a cut-off line before appending
         line = (json.dumps({"v": JOURNAL_VERSION, **entry}, allow_nan=False) + "\n").encode()
+        if self._needs_newline:  # never glue an entry onto an unterminated last line
+            line = b"\n" + line
         with open(self.path, "ab") as handle:
             handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
         self._good_size += len(line)
+        self._needs_newline = False
 
     def record_part(self, key: str, part: str, data: dict[str, Any]) -> None:
         self.parts.setdefault(key, {})[part] = data
