@@ -14,7 +14,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
-from coca_eval.results import Run, git_dirty, git_revision, save_run
+from coca_eval.results import Run, check_overwrite, git_dirty, git_revision, save_run
 from coca_eval.taskspec import TASKS, TaskSpec
 
 
@@ -49,6 +49,7 @@ class Runtime:
     device_map: str | None = None
     console: Any = None
     engine: EngineOptions = field(default_factory=EngineOptions)
+    force: bool = False  # replace an output that holds another task's or protocol's run
 
 
 def evaluate(
@@ -75,6 +76,7 @@ def evaluate(
         raise CocaEvalError(f"task {spec.name!r} runs through its own command (coca-eval {spec.name})")
     if spec.check is not None:
         spec.check(params)
+    check_overwrite(output, spec.name, params.identity(), runtime.force)
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)

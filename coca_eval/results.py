@@ -176,3 +176,25 @@ def load_run(path: Path) -> Run:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CocaEvalError(f"results file {path} is invalid at {where}: {first['msg']}") from None
+
+
+def check_overwrite(output: Path | None, task: str, params: dict[str, Any] | None, force: bool) -> None:
+    """Refuse to replace an existing ``output`` that holds another task's run, a run under other
+    parameters, or something that is not a results file at all: rerunning the same command resumes and
+    rewrites it, anything else would silently lose those cells (``--force`` says the user means it)."""
+    if force or output is None or not Path(output).exists():
+        return
+    hint = "pass --force to overwrite it or give another --output"
+    try:
+        raw = json.loads(Path(output).read_text(encoding="utf-8"))
+        config = raw["config"] if raw.get("schema") in READABLE_SCHEMAS else None
+        held = config.get("task"), config.get("params")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        raise CocaEvalError(f"{output} exists and is not a coca-eval results file; {hint}") from None
+    if held[0] != task:
+        raise CocaEvalError(f"{output} holds a {held[0]} run, not {task}; {hint}")
+    ours = json.loads(json.dumps(params, default=str)) if params is not None else None
+    if ours is not None and held[1] != ours:
+        theirs = held[1] if isinstance(held[1], dict) else {}
+        differ = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
+        raise CocaEvalError(f"{output} holds a {task} run with other {', '.join(differ)}; {hint}")
