@@ -144,10 +144,13 @@ class Journal:
         line = (json.dumps({"v": JOURNAL_VERSION, **entry}, allow_nan=False) + "\n").encode()
         if self._needs_newline:  # never glue an entry onto an unterminated last line
             line = b"\n" + line
-        with open(self.path, "ab") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open(self.path, "ab") as handle:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:  # disk full: what is journaled so far stays, the next run resumes from it
+            raise CocaEvalError(f"cannot write journal {self.path}: {exc.strerror or exc}") from None
         self._good_size += len(line)
         self._needs_newline = False
 

@@ -140,19 +140,48 @@ def git_dirty() -> bool | None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file in the same directory and rename, so readers never see half a file."""
+    """Write via a temp file in the same directory and rename, so readers never see half a file.
+
+    The file gets the mode a plain ``open`` would give (``0666`` less the umask; ``mkstemp`` alone
+    makes it ``0600``, unreadable to a CI step or a colleague), and the directory is synced after the
+    rename so the new name survives a power loss. Any ``OSError`` (disk full, read-only folder, a file
+    where a folder should be) is one line: the journal beside the output still holds every finished cell.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise CocaEvalError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+        _fsync_directory(path.parent)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise CocaEvalError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it; set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def save_run(run: Run, path: Path) -> None:
