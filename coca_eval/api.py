@@ -14,7 +14,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
-from coca_eval.results import Run, git_dirty, git_revision, save_run
+from coca_eval.results import Run, check_overwrite, git_dirty, git_revision, save_run
 from coca_eval.taskspec import TASKS, TaskSpec
 
 
@@ -49,6 +49,7 @@ class Runtime:
     device_map: str | None = None
     console: Any = None
     engine: EngineOptions = field(default_factory=EngineOptions)
+    force: bool = False  # replace an output that holds another task's or protocol's run
 
 
 def evaluate(
@@ -66,21 +67,34 @@ def evaluate(
     runner and its ``finish`` hook. The shared part: fingerprints (fail fast), journal, progress, the
     cell loop, the run record.
     """
-    from coca_eval.backends.options import check_backends, load_backend
-    from coca_eval.models.presets import model_fingerprint, trained_context_of
+    from coca_eval.backends.options import check_backends
+    from coca_eval.models.presets import model_fingerprint
     from coca_eval.models.rope import check_rope_patches
-    from coca_eval.runner import run_cells
 
     spec = TASKS.get(task) if isinstance(task, str) else task
     if spec.make_runner is None:
         raise CocaEvalError(f"task {spec.name!r} runs through its own command (coca-eval {spec.name})")
     if spec.check is not None:
         spec.check(params)
+    check_overwrite(output, spec.name, params.identity(), runtime.force)
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
-    journal = Journal(journal_path_for(output, spec.name, identity))
+    with Journal(journal_path_for(output, spec.name, identity)) as journal:  # one run per journal
+        return _run_locked(spec, methods, params, output, runtime, journal, weights, options)
+
+
+def _run_locked(spec, methods, params, output, runtime, journal, weights, options) -> Run:
+    """The body of :func:`evaluate` while it holds the journal's lock (the output is written under it,
+    so a second run cannot interleave its cells or results with ours)."""
+    from coca_eval.backends.options import load_backend
+    from coca_eval.models.presets import trained_context_of
+    from coca_eval.runner import run_cells
+
+    for warning in journal.warnings:
+        if runtime.console is not None:
+            runtime.console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     longest = getattr(params, "longest_sequence", lambda: max(params.lengths))()
     backend_notes: dict[str, dict] = {}
 

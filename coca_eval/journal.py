@@ -4,15 +4,26 @@ Two kinds of lines: ``cell`` (a finished :class:`Cell`) and ``part`` (a finished
 as one document's NLL sum, so that even a long cell resumes where it stopped). Every line carries the
 cell key: a hash of everything that changes a number, so a changed option never reuses a stale value.
 
-A crash can cut the last line short; that line is dropped on load (its work is simply redone). Any
-other unreadable line means the file is not ours or was damaged, and loading stops with a clear error.
+A crash can cut the last line short; that line is dropped on load (its work is simply redone). A last
+line that is whole but lacks its newline is kept and ended before the next append. Any other
+unreadable line is skipped with a warning: it loses only its own work, never the rest of the journal
+(every entry carries its cell key, so a skipped or stale line can never lend a wrong value).
+
+One run at a time: appending truncates a cut-off tail back to the size this process last saw, so two
+runs sharing a journal (the same ``--output``, or two identical runs without it, which share the cache
+journal) would erase each other's parts. A run holds an exclusive ``flock`` on ``<journal>.lock`` from
+loading to :meth:`Journal.close` (the kernel drops it when the process dies, so a killed run never
+leaves a stale lock), and a second run is refused with one line naming the holder.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
+import socket
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +33,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.results import Cell
 
 JOURNAL_VERSION = 1
+_BAD_LINE = (ValueError, KeyError, TypeError, ValidationError)  # json, shape and record errors
 
 
 def cell_key(identity: dict[str, Any]) -> str:
@@ -33,13 +45,58 @@ def cell_key(identity: dict[str, Any]) -> str:
 class Journal:
     """Finished cells and parts, loaded from ``path`` and appended to as work completes."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, wait: bool = False) -> None:
         self.path = Path(path)
         self.cells: dict[str, Cell] = {}
         self.parts: dict[str, dict[str, dict[str, Any]]] = {}
         self._good_size = 0
-        if self.path.exists():
-            self._load()
+        self._needs_newline = False
+        self._lock_fd: int | None = None
+        self.warnings: list[str] = []  # skipped lines, for the run to show
+        self._lock(wait)
+        try:
+            if self.path.exists():
+                self._load()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def _lock(self, wait: bool) -> None:
+        """Take the run's exclusive lock (blocking only when ``wait``), then say who holds it."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise CocaEvalError(f"cannot lock journal {self.path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise CocaEvalError(
+                f"journal {self.path} is in use by another coca-eval run ({holder}); "
+                "wait for it to finish or give another --output"
+            ) from None
+        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode())
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        """Release the lock (closing the descriptor drops the flock); the journal stays readable."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _load(self) -> None:
         try:
@@ -50,43 +107,52 @@ class Journal:
         complete, tail = lines[:-1], lines[-1]
         for number, line in enumerate(complete, start=1):
             if line.strip():
-                self._apply(line, number)
+                self._apply_or_skip(line, number)
         self._good_size = len(data) - len(tail)
         if tail.strip():  # a crash cut this line short: forget it, its work is redone
             try:
-                self._apply(tail, len(lines))
-                self._good_size = len(data)
-            except CocaEvalError:
-                pass
+                self._apply(tail)
+            except _BAD_LINE:
+                return
+            self._good_size = len(data)  # whole but unterminated: keep it, end it before appending
+            self._needs_newline = True
 
-    def _apply(self, line: bytes, number: int) -> None:
+    def _apply_or_skip(self, line: bytes, number: int) -> None:
+        """A damaged line loses only its own work: the keys already keep stale entries out."""
         try:
-            entry = json.loads(line)
-            kind, key = entry["kind"], entry["key"]
-            if entry.get("v") != JOURNAL_VERSION:
-                raise ValueError(f"unsupported journal version {entry.get('v')!r}")
-            if kind == "cell":
-                self.cells[key] = Cell.model_validate(entry["cell"])
-            elif kind == "part":
-                self.parts.setdefault(key, {})[str(entry["part"])] = dict(entry["data"])
-            else:
-                raise ValueError(f"unknown entry kind {kind!r}")
-        except (ValueError, KeyError, TypeError, ValidationError) as exc:
-            reason = str(exc).splitlines()[0]
-            raise CocaEvalError(
-                f"journal {self.path} is corrupt at line {number} ({reason}); move it away to start over"
-            ) from None
+            self._apply(line)
+        except _BAD_LINE as exc:
+            reason = str(exc).splitlines()[0][:120]
+            self.warnings.append(f"journal {self.path}: skipped unreadable line {number} ({reason})")
+
+    def _apply(self, line: bytes) -> None:
+        entry = json.loads(line)
+        kind, key = entry["kind"], entry["key"]
+        if entry.get("v") != JOURNAL_VERSION:
+            raise ValueError(f"unsupported journal version {entry.get('v')!r}")
+        if kind == "cell":
+            self.cells[key] = Cell.model_validate(entry["cell"])
+        elif kind == "part":
+            self.parts.setdefault(key, {})[str(entry["part"])] = dict(entry["data"])
+        else:
+            raise ValueError(f"unknown entry kind {kind!r}")
 
     def _append(self, entry: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size != self._good_size:
             os.truncate(self.path, self._good_size)  # drop a cut-off line before appending
         line = (json.dumps({"v": JOURNAL_VERSION, **entry}, allow_nan=False) + "\n").encode()
-        with open(self.path, "ab") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        if self._needs_newline:  # never glue an entry onto an unterminated last line
+            line = b"\n" + line
+        try:
+            with open(self.path, "ab") as handle:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:  # disk full: what is journaled so far stays, the next run resumes from it
+            raise CocaEvalError(f"cannot write journal {self.path}: {exc.strerror or exc}") from None
         self._good_size += len(line)
+        self._needs_newline = False
 
     def record_part(self, key: str, part: str, data: dict[str, Any]) -> None:
         self.parts.setdefault(key, {})[part] = data

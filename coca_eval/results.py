@@ -140,19 +140,48 @@ def git_dirty() -> bool | None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file in the same directory and rename, so readers never see half a file."""
+    """Write via a temp file in the same directory and rename, so readers never see half a file.
+
+    The file gets the mode a plain ``open`` would give (``0666`` less the umask; ``mkstemp`` alone
+    makes it ``0600``, unreadable to a CI step or a colleague), and the directory is synced after the
+    rename so the new name survives a power loss. Any ``OSError`` (disk full, read-only folder, a file
+    where a folder should be) is one line: the journal beside the output still holds every finished cell.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise CocaEvalError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+        _fsync_directory(path.parent)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise CocaEvalError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it; set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def save_run(run: Run, path: Path) -> None:
@@ -176,3 +205,25 @@ def load_run(path: Path) -> Run:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CocaEvalError(f"results file {path} is invalid at {where}: {first['msg']}") from None
+
+
+def check_overwrite(output: Path | None, task: str, params: dict[str, Any] | None, force: bool) -> None:
+    """Refuse to replace an existing ``output`` that holds another task's run, a run under other
+    parameters, or something that is not a results file at all: rerunning the same command resumes and
+    rewrites it, anything else would silently lose those cells (``--force`` says the user means it)."""
+    if force or output is None or not Path(output).exists():
+        return
+    hint = "pass --force to overwrite it or give another --output"
+    try:
+        raw = json.loads(Path(output).read_text(encoding="utf-8"))
+        config = raw["config"] if raw.get("schema") in READABLE_SCHEMAS else None
+        held = config.get("task"), config.get("params")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        raise CocaEvalError(f"{output} exists and is not a coca-eval results file; {hint}") from None
+    if held[0] != task:
+        raise CocaEvalError(f"{output} holds a {held[0]} run, not {task}; {hint}")
+    ours = json.loads(json.dumps(params, default=str)) if params is not None else None
+    if ours is not None and held[1] != ours:
+        theirs = held[1] if isinstance(held[1], dict) else {}
+        differ = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
+        raise CocaEvalError(f"{output} holds a {task} run with other {', '.join(differ)}; {hint}")

@@ -97,13 +97,13 @@ def test_bad_input_is_one_line_exit_2(args, tmp_path, tiny_llama_dir, corpus_fil
     assert not out.exists() and not out.with_suffix(".journal.jsonl").exists()
 
 
-def test_corrupt_journal_is_one_line_exit_2(tiny_llama_dir, corpus_file, tmp_path):
+def test_corrupt_journal_lines_are_skipped_with_a_warning(tiny_llama_dir, corpus_file, tmp_path):
     out = tmp_path / "out.json"
     journal = out.with_suffix(".journal.jsonl")
     journal.write_text('{"v": 1, "kind": "part"}\nnot json at all\n{"v": 1}\n')
     result = run_cli(*ppl_args(tiny_llama_dir, corpus_file, out, "--lengths", "64", "--doc-tokens", "128"))
-    assert result.returncode == 2 and "journal" in result.stderr and "corrupt" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert all(f"skipped unreadable line {n}" in result.stderr for n in (1, 2, 3))
     assert journal.read_text().startswith('{"v": 1, "kind": "part"}')  # nothing of the user's is touched
 
 

@@ -118,7 +118,10 @@ def report(runs, formats, out_dir, definition, no_plots, **overrides) -> None:
     from coca_eval.tables import rich_table
 
     spec = load_definition(definition).with_overrides(**overrides, plots=False if no_plots else None)
-    output = build_report(runs, spec, formats or ("md",), out_dir)
+    try:
+        output = build_report(runs, spec, formats or ("md",), out_dir)
+    except OSError as exc:  # a plot or table that cannot be written: one line, not a traceback
+        raise CocaEvalError(f"cannot write the report to {out_dir}: {exc.strerror or exc}") from None
     for table in output.tables:
         stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
     stderr().print(f"report written to {out_dir} ({len(output.files)} files, {len(output.plots)} plots)")

@@ -88,6 +88,9 @@ def method_options(output_help: str, batch_help: str | None = None):
         click.option("--device", default="cpu", show_default=True, help="cpu | cuda | cuda:N."),
         click.option("--device-map", default=None, help="transformers device_map (e.g. auto) for multi-GPU."),
         click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help=output_help),
+        click.option(
+            "--force", is_flag=True, help="Overwrite an --output that holds another task's or protocol's run."
+        ),
         *_engine_options(),
     ]
     if batch_help is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from coca_eval.errors import CocaEvalError
 from coca_eval.gate.options import GateOptions
 from coca_eval.gate.protocol import CellPair, pair_cells
 from coca_eval.gate.stats import PairedResult, holm_adjust
@@ -32,6 +33,7 @@ class CellVerdict:
     units: int = 0
     result: PairedResult | None = None
     p_adjusted: float | None = None
+    value_change: float | None = None  # set when no paired test was possible (values vs tolerance)
 
 
 @dataclass
@@ -53,6 +55,9 @@ def run_gate(pairs: Sequence[tuple[Run, Run]], options: GateOptions) -> GateResu
     """Compare each (baseline, candidate) run pair; raises :class:`IncomparableRuns` before any test."""
     cell_pairs = [cell for base, cand in pairs for cell in pair_cells(base, cand)]
     verdicts = [_test(pair, options, index) for index, pair in enumerate(cell_pairs)]
+    if not any(v.verdict != "skipped" for v in verdicts):
+        why = "; ".join(dict.fromkeys(v.reason for v in verdicts)) or "the runs hold no cells"
+        raise CocaEvalError(f"the gate compared no cell ({why}); a gate that checks nothing cannot pass")
     tested = [v for v in verdicts if v.result is not None]
     for verdict, adjusted in zip(tested, holm_adjust([v.result.p_value for v in tested]), strict=True):
         verdict.p_adjusted = adjusted
@@ -72,9 +77,24 @@ def _test(pair: CellPair, options: GateOptions, index: int) -> CellVerdict:
         return CellVerdict(pair, "regression", f"candidate is {STATUS_TEXT[cand.status]}")
     outcome = hooks.test(pair, options, options.seed + 7919 * index)  # independent draws per cell
     if isinstance(outcome, str):
-        return CellVerdict(pair, "skipped", outcome)
+        return _by_values(pair, options, outcome)
     units, result = outcome
     return CellVerdict(pair, units=units, result=result)
+
+
+def _by_values(pair: CellPair, options: GateOptions, why: str) -> CellVerdict:
+    """No per-unit data (or too little for a test): the values against the tolerance, saying so, so
+    that a run without detail can still fail the gate instead of passing unexamined."""
+    hooks = spec_for(pair.base.task, pair.base.metric).gate
+    base, cand = pair.base.value, pair.cand.value
+    if hooks.effect.percent and base == 0:
+        return CellVerdict(pair, "skipped", f"{why}; a baseline of 0 has no relative change")
+    change = hooks.effect.sign * (cand - base) / (base if hooks.effect.percent else 1.0)
+    beyond = change > hooks.tolerance(options)
+    reason = f"no paired test ({why}): value change {hooks.effect.text(change)} " + (
+        "beyond tolerance" if beyond else "within tolerance"
+    )
+    return CellVerdict(pair, "regression" if beyond else "pass", reason, value_change=change)
 
 
 def _decide(verdict: CellVerdict, options: GateOptions) -> None:

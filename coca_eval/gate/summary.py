@@ -85,7 +85,7 @@ def _cell_json(verdict: CellVerdict) -> dict[str, Any]:
         "dataset": base.dataset,
         "baseline": {"value": base.value, "status": base.status},
         "candidate": {"value": cand.value, "status": cand.status},
-        "effect": None if result is None else result.effect,
+        "effect": verdict.value_change if result is None else result.effect,
         "effect_kind": _effect(base).name if _effect(base) else None,
         "interval": None if result is None else [result.low, result.high],
         "p_value": None if result is None else result.p_value,
@@ -107,6 +107,8 @@ def _row(verdict: CellVerdict) -> list[str]:
         low, high = sorted((result.low, result.high), key=lambda x: effect.sign * x)
         interval = f"[{effect.text(low)}, {effect.text(high)}]"
         p_text = f"{verdict.p_adjusted:.3g}"
+    elif verdict.value_change is not None:
+        change = _effect(base).text(verdict.value_change)
     return [
         f"{base.task} {where}",
         method,

@@ -73,14 +73,15 @@ def _print_table5(run, output) -> None:
     batch_help="Prompts per forward pass.",
 )
 def opencompass_run(
-    models, ropes, methods_file, dtype, device, device_map, batch_size, output, backend, engine, datasets,
-    data_root, work_dir, max_seq_len, workers,
+    models, ropes, methods_file, dtype, device, device_map, batch_size, output, force, backend, engine,
+    datasets, data_root, work_dir, max_seq_len, workers,
 ):  # fmt: skip
     """Evaluate methods with OpenCompass and print Table 5 (categories and Total)."""
     from coca_eval.cli.options import build_cli_methods, check_batch_size
     from coca_eval.cli.output import stderr
     from coca_eval.opencompass.config import ModelSettings
     from coca_eval.opencompass.task import evaluate_opencompass
+    from coca_eval.results import check_overwrite
 
     if device_map is not None:
         raise CocaEvalError("--device-map is not supported by the OpenCompass bridge; use --device")
@@ -88,6 +89,7 @@ def opencompass_run(
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend)
     if any(m.backend != "hf" for m in methods):
         raise CocaEvalError("the OpenCompass bridge runs the hf backend only (drop --backend / backend:)")
+    check_overwrite(output, "opencompass", None, force)
     settings = ModelSettings(device=device, batch_size=batch_size, max_seq_len=max_seq_len)
     run = evaluate_opencompass(methods, datasets, data_root, work_dir, output, settings, stderr(), workers)
     stderr().print(f"OpenCompass work directory: {run.config['work_dir']}", markup=False, highlight=False)

@@ -43,7 +43,7 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/passkey-TIMESTAMP.json."
 )
-def passkey(preset, models, ropes, methods_file, dtype, device, device_map, output, backend, engine,
+def passkey(preset, models, ropes, methods_file, dtype, device, device_map, output, force, backend, engine,
             dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
 
@@ -57,7 +57,7 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
 
     params = make_passkey_params(preset_values(preset, "passkey", overrides))
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "passkey")
-    runtime = Runtime(device, device_map, stderr(), engine)
+    runtime = Runtime(device, device_map, stderr(), engine, force)
     run = evaluate(
         "passkey",
         methods,

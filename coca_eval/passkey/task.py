@@ -71,7 +71,11 @@ class PasskeyTask:
             prompts = [builder.build(sample, length) for sample in samples]
         except CocaEvalError as exc:  # a length too short for the template is this cell's problem only
             return Cell(**base, status="error", detail={"error": str(exc)})
-        done = self.journal.parts.get(key, {})
+        done = {  # a journaled sample counts only if it is this sample (same index and key)
+            i: part
+            for i, part in self.journal.parts.get(key, {}).items()
+            if i.isdigit() and int(i) < len(samples) and part.get("key") == samples[int(i)].key
+        }
         todo = [i for i in range(len(prompts)) if str(i) not in done]
         self.progress.start_cell(f"{method.label} @ {length}", len(prompts), len(prompts) - len(todo))
 

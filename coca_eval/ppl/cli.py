@@ -37,8 +37,8 @@ _preset_option = preset_option_factory(PRESET, "ppl")
     "Default: runs/ppl-TIMESTAMP.json.",
     batch_help="Windows per forward pass.",
 )
-def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, backend, engine,
-        **overrides):  # fmt: skip
+def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, force, backend,
+        engine, **overrides):  # fmt: skip
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
     from coca_eval.api import Runtime, evaluate
     from coca_eval.cli.options import (
@@ -55,7 +55,12 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     check_batch_size(batch_size)
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
     run = evaluate(
-        "ppl", methods, params, output, Runtime(device, device_map, stderr(), engine), batch_size=batch_size
+        "ppl",
+        methods,
+        params,
+        output,
+        Runtime(device, device_map, stderr(), engine, force),
+        batch_size=batch_size,
     )
     written = save_default(run, output, "ppl")
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)

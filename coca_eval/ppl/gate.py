@@ -15,6 +15,8 @@ def paired_test(pair: CellPair, options: GateOptions, seed: int) -> tuple[int, P
     if not docs_b or not docs_c:
         return "no per-document NLL in the run"
     ids = list(docs_b)
+    if len(ids) < 2:
+        return "one document, so no paired test is possible"
     result = paired_ppl_ratio(
         [docs_b[i].nll_sum for i in ids],
         [docs_c[i].nll_sum for i in ids],

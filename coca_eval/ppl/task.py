@@ -92,6 +92,12 @@ def _cell_from_parts(
     return Cell(**base, value=value, detail=detail)
 
 
+def _parts_of_these_docs(parts: dict[str, dict], docs: list[TokenDoc]) -> dict[str, dict]:
+    """Journaled parts whose index and document id both match (a part of another document is redone)."""
+    ids = {str(i): doc.doc_id for i, doc in enumerate(docs)}
+    return {i: part for i, part in parts.items() if i in ids and part.get("doc_id") == ids[i]}
+
+
 class PplTask:
     """Sliding-window perplexity as a :class:`~coca_eval.runner.CellTask`."""
 
@@ -127,7 +133,7 @@ class PplTask:
             plans = [plan_windows(len(d.ids), length, stride, policy, self.params.mode) for d in docs]
         except ValueError as exc:
             raise CocaEvalError(str(exc)) from None
-        finished = self.journal.parts.get(key, {})
+        finished = _parts_of_these_docs(self.journal.parts.get(key, {}), docs)
         done = sum(len(p) for i, p in enumerate(plans) if str(i) in finished)
         self.progress.start_cell(f"{method.label} @ {length}", sum(map(len, plans)), done)
         for i, (doc, plan) in enumerate(zip(docs, plans, strict=True)):

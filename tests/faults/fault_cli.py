@@ -1,0 +1,69 @@
+"""What every fault case checks: the exit code, exactly one line on stderr, no traceback, and no file
+written outside the folder the user named."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, str(ROOT / "cli.py")]
+
+
+def run_cli(*args, cwd: Path | None = None, env: dict | None = None, timeout: float = 300):
+    return subprocess.run(
+        [*CLI, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
+
+
+def popen_cli(*args, cwd: Path | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*CLI, *map(str, args)], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+
+
+def assert_one_line_error(result, code: int = 2, *fragments: str) -> str:
+    """The user sees one line starting ``coca-eval: error:`` and the given exit code, never a traceback."""
+    err = result.stderr.strip()
+    assert result.returncode == code, (result.returncode, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("coca-eval: error:"), err
+    for fragment in fragments:
+        assert fragment in err, (fragment, err)
+    return err
+
+
+def files_under(folder: Path) -> set[Path]:
+    return {p for p in Path(folder).rglob("*")}
+
+
+def tiny_ppl_args(model: Path, dataset: Path, output: Path, *extra) -> list:
+    """A ppl run of the tiny model that takes seconds (two lengths, two documents)."""
+    base = ["ppl", "--model", model, "--dataset", dataset, "--output", output]
+    defaults = {"--lengths": "32,64", "--stride": "16", "--doc-tokens": "128", "--num-docs": "2"}
+    given = {a for a in map(str, extra) if a.startswith("--")}
+    for key, value in defaults.items():
+        if key not in given:
+            base += [key, value]
+    return [*base, *extra]
+
+
+def journal_entries(path: Path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def cells_of(path: Path) -> list[dict]:
+    """The cells of a results file, without where they ran (identical runs compare equal)."""
+    return [
+        {k: v for k, v in cell.items() if k not in ("device", "dtype")}
+        for cell in json.loads(Path(path).read_text())["cells"]
+    ]

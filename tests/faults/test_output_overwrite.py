@@ -1,0 +1,51 @@
+"""Item 4: an --output holding another task's or protocol's run is never replaced silently."""
+
+from __future__ import annotations
+
+import pytest
+from fault_cli import assert_one_line_error
+from test_gate_cli import invoke
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.results import Cell, Run, check_overwrite, save_run
+
+
+@pytest.fixture
+def ppl_output(tmp_path, tiny_llama_dir, corpus_file):
+    """A finished ppl run's results file, and the arguments that made it."""
+    args = ["--model", tiny_llama_dir, "--dataset", corpus_file, "--lengths", "32", "--stride", "16"]
+    args += ["--doc-tokens", "128", "--num-docs", "2", "--seed", "0", "--mode", "sliding", "--bos", "auto"]
+    out = tmp_path / "x.json"
+    cell = Cell(task="ppl", method="m", metric="ppl", length=32, value=5.0)
+    save_run(Run(config={"task": "ppl", "params": {"dataset": "somewhere"}}, cells=[cell]), out)
+    return out, args
+
+
+def test_passkey_onto_a_ppl_output_exits_2_and_keeps_it(ppl_output, capsys, tiny_llama_dir):
+    out, _ = ppl_output
+    before = out.read_bytes()
+    result = invoke(capsys, "passkey", "--model", tiny_llama_dir, "--output", out, "--lengths", "64")
+    assert_one_line_error(result, 2, "holds a ppl run, not passkey", "--force")
+    assert out.read_bytes() == before
+
+
+def test_ppl_with_other_parameters_onto_a_ppl_output_exits_2(ppl_output, capsys):
+    out, args = ppl_output
+    before = out.read_bytes()
+    result = invoke(capsys, "ppl", *args, "--output", out)
+    assert_one_line_error(result, 2, "holds a ppl run with other", "dataset")
+    assert out.read_bytes() == before
+
+
+def test_a_file_that_is_not_a_results_file_is_refused(tmp_path):
+    notes = tmp_path / "notes.json"
+    notes.write_text("my notes, not a run")
+    with pytest.raises(CocaEvalError, match="not a coca-eval results file"):
+        check_overwrite(notes, "ppl", {}, force=False)
+    check_overwrite(notes, "ppl", {}, force=True)  # --force: the user means it
+
+
+def test_same_task_and_parameters_resume_in_place(tmp_path):
+    out = tmp_path / "x.json"
+    save_run(Run(config={"task": "ppl", "params": {"lengths": [32], "seed": 0}}), out)
+    check_overwrite(out, "ppl", {"lengths": (32,), "seed": 0}, force=False)  # a rerun: no refusal
