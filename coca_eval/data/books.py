@@ -119,11 +119,15 @@ def _trim(lines: list[str], first: str | None, last: str | None, doc_id: str) ->
     return lines[start:stop]
 
 
-def normalise_text(raw: bytes, book: EmbeddedBook) -> str:
+def prose_lines(text: str) -> list[str]:
     """BOM, CR/CRLF, DOS end-of-file bytes, Gutenberg boilerplate and trailing spaces out; the prose stays."""
-    text = raw.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n").replace("\x1a", "")
-    lines = [line.rstrip() for line in text.split("\n")]
-    lines = _trim(gutenberg_body(lines), book.first_line, book.last_line, book.doc_id)
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").replace("\x1a", "")
+    return gutenberg_body([line.rstrip() for line in text.split("\n")])
+
+
+def normalise_text(raw: bytes, book: EmbeddedBook) -> str:
+    """The book's prose (:func:`prose_lines`) between its own cut lines."""
+    lines = _trim(prose_lines(raw.decode("utf-8")), book.first_line, book.last_line, book.doc_id)
     return "\n".join(lines).strip()
 
 

@@ -15,7 +15,6 @@ text:
 from __future__ import annotations
 
 import gzip
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,8 +23,8 @@ from coca_eval.data.books import (
     EMBEDDED_BOOKS,
     book_source,
     cached_book_text,
-    gutenberg_body,
     load_book_text,
+    prose_lines,
 )
 from coca_eval.data.documents import Document
 from coca_eval.errors import CocaEvalError
@@ -164,14 +163,8 @@ SPLIT_BOOKS: dict[str, tuple[str, ...]] = {
 
 
 def normalise(raw: str) -> str:
-    """CRLF, BOM, Gutenberg boilerplate and trailing spaces out; the prose stays."""
-    text = raw.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    lines = [line.rstrip() for line in text.split("\n")]
-    return "\n".join(gutenberg_body(lines)).strip()
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The same cleaning as the embedded books (:func:`prose_lines`), without per-book cut lines."""
+    return "\n".join(prose_lines(raw)).strip()
 
 
 def debian_book_text(book: DebianBook) -> str:
