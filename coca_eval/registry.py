@@ -31,10 +31,11 @@ def resolve(target: str) -> Any:
 class Registry(Generic[T]):
     """Named entries of one kind; ``kind`` only shapes error messages."""
 
-    def __init__(self, kind: str, builtins: Sequence[str] = ()) -> None:
+    def __init__(self, kind: str, builtins: Sequence[str] = (), first: Sequence[str] = ()) -> None:
         self.kind = kind
         self._entries: dict[str, T] = {}
         self.builtins = list(builtins)  # modules that fill it; another package appends its own
+        self.first = tuple(first)  # names listed first, in this order, whichever module was imported first
         self._loaded = False
 
     def add(self, name: str, entry: T) -> T:
@@ -70,9 +71,10 @@ class Registry(Generic[T]):
             raise CocaEvalError(f"unknown {self.kind} {name!r} (known: {known})") from None
 
     def names(self) -> list[str]:
-        """Registration order (built-ins first): the order choice lists and listings show."""
+        """``first`` in its order, then registration order: the order choice lists and listings show."""
         self._ensure_loaded()
-        return list(self._entries)
+        pinned = [name for name in self.first if name in self._entries]
+        return pinned + [name for name in self._entries if name not in self.first]
 
     def __contains__(self, name: object) -> bool:
         self._ensure_loaded()

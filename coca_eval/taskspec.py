@@ -122,7 +122,9 @@ class TaskSpec:
 
 
 TASKS = Registry[TaskSpec](
-    "task", builtins=("coca_eval.ppl.spec", "coca_eval.passkey.spec", "coca_eval.opencompass.spec")
+    "task",
+    builtins=("coca_eval.ppl.spec", "coca_eval.passkey.spec", "coca_eval.opencompass.spec"),
+    first=("ppl", "passkey", "opencompass"),  # the papers' order, whichever spec module loaded first
 )
 
 

@@ -143,3 +143,13 @@ def test_no_module_outside_a_task_package_branches_on_its_name():
             if match and match.group(2) != owner:
                 offenders.append(f"{path.relative_to(package)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_task_order_does_not_depend_on_which_spec_module_was_imported_first():
+    from coca_eval.registry import Registry
+
+    registry = Registry[str]("thing", first=("ppl", "passkey"))
+    registry._loaded = True  # no built-in modules to import in this test
+    for name in ("extra", "passkey", "ppl"):
+        registry.add(name, name)
+    assert registry.names() == ["ppl", "passkey", "extra"]

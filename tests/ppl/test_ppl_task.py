@@ -36,8 +36,8 @@ class OomAbove:
 def _run(tmp_path, corpus_file, methods, loader, batch_size=1, journal="j.jsonl", **params):
     values = dict(dataset=str(corpus_file), num_docs=2, doc_tokens=256, lengths="32,64,128", stride=16)
     values.update(params)
-    ppl_params, journal = make_params(values), Journal(tmp_path / journal)
-    with CellProgress(len(methods) * 3) as progress:
+    ppl_params = make_params(values)
+    with Journal(tmp_path / journal) as journal, CellProgress(len(methods) * 3) as progress:
         task = PplTask(ppl_params, journal, progress, batch_size)
         return run_cells(task, methods, ppl_params.lengths, journal, loader, lambda m: "w", progress)
 
