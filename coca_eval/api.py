@@ -67,7 +67,7 @@ def evaluate(
     runner and its ``finish`` hook. The shared part: fingerprints (fail fast), journal, progress, the
     cell loop, the run record.
     """
-    from coca_eval.backends.options import check_backends
+    from coca_eval.backends.options import check_backends, check_device
     from coca_eval.models.presets import model_fingerprint
     from coca_eval.models.rope import check_rope_patches
 
@@ -77,6 +77,7 @@ def evaluate(
     if spec.check is not None:
         spec.check(params)
     check_overwrite(output, spec.name, params.identity(), runtime.force)
+    check_device(runtime.device, methods)
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)

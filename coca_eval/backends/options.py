@@ -52,3 +52,25 @@ def load_backend(method, device: str, device_map: str | None, options: EngineOpt
     from coca_eval.backends.registry import BACKENDS, BackendRequest
 
     return BACKENDS.get(method.backend).load(method, BackendRequest(device, device_map, options, longest))
+
+
+def check_device(device: str, methods) -> None:
+    """Fail before any model loads on a device torch cannot use: a typo (``--device foo``) or CUDA on a
+    machine without it would otherwise be a traceback after the model was read."""
+    import re
+
+    if not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
+        raise CocaEvalError(f"--device {device!r} is not a device: use cpu, cuda, cuda:N or mps")
+    if not any(m.backend == "hf" for m in methods):
+        return  # vllm and openai place the model themselves
+    import torch
+
+    if device.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(device.split(":")[1]) if ":" in device else 0
+        if index >= count:
+            raise CocaEvalError(
+                f"--device {device}: this machine has {count} CUDA device(s); use --device cpu"
+            )
+    if device == "mps" and not torch.backends.mps.is_available():
+        raise CocaEvalError("--device mps: MPS is not available on this machine; use --device cpu")

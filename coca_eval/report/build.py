@@ -12,7 +12,7 @@ from coca_eval.report.assemble import make_tables, paper_cells, task_order
 from coca_eval.report.definition import FORMATS, ReportDefinition
 from coca_eval.report.documents import html_document, markdown_document, run_lines
 from coca_eval.report.latex import latex_document, render_latex
-from coca_eval.report.layout import ReportTable
+from coca_eval.report.layout import ReportTable, safe_stem
 from coca_eval.report.render import render_csv
 from coca_eval.report.runs import RunSet, merge_runs
 from coca_eval.results import Cell, write_atomic
@@ -69,7 +69,7 @@ def draw_plots(runs: RunSet, definition: ReportDefinition, plot_dir: Path) -> li
     for task in task_order(runs.cells):
         context = PlotContext(plot_dir, definition, stem="", context_of=context_of)
         plots += _plot_hook(task)([c for c in runs.cells if c.task == task], context)
-    return plots + paper_plots(definition, plot_dir)
+    return [(safe_stem(name), caption) for name, caption in plots + paper_plots(definition, plot_dir)]
 
 
 def paper_plots(definition: ReportDefinition, plot_dir: Path) -> list[Plot]:

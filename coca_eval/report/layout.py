@@ -6,6 +6,7 @@ Markdown, LaTeX, CSV, HTML and the terminal all render this one structure, so wh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,13 @@ class Row:
     group: str | None = None
 
 
+def safe_stem(text: str) -> str:
+    """A file stem made from names a results file chose (task, method, dataset): letters, digits,
+    ``._-`` only and no leading dot, so ``../../x``, ``/tmp/x`` or ``hf:org/name`` can neither leave
+    the report folder nor break a LaTeX ``\\input``/``\\label``. Applying it twice changes nothing."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).lstrip(".") or "_"
+
+
 @dataclass
 class ReportTable:
     """``name`` is the file stem (``ppl``, ``passkey_delta``, ...); ``title`` is the caption."""
@@ -36,6 +44,9 @@ class ReportTable:
     rows: list[Row]
     row_header: str = "Method"
     notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.name = safe_stem(self.name)  # it names a file and a LaTeX label
 
     def groups(self) -> list[str | None]:
         return list(dict.fromkeys(row.group for row in self.rows))

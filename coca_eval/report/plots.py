@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import ScalarFormatter
 
 from coca_eval.lengths import format_length
+from coca_eval.report.layout import safe_stem
 from coca_eval.results import Cell
 from coca_eval.tables import STATUS_TEXT, cell_grid
 from coca_eval.taskspec import Plot, PlotContext
@@ -25,6 +26,8 @@ matplotlib.rcParams["svg.hashsalt"] = "coca-eval"
 
 
 def save(fig: Figure, out_dir: Path, name: str) -> None:
+    """Under ``out_dir`` whatever the name (see :func:`safe_stem`; the report links the same stem)."""
+    name = safe_stem(name)
     out_dir.mkdir(parents=True, exist_ok=True)
     fig.savefig(out_dir / f"{name}.png", dpi=120, metadata={"Software": None})
     fig.savefig(out_dir / f"{name}.svg", metadata={"Date": None, "Creator": None})
