@@ -200,11 +200,35 @@ def load_run(path: Path) -> Run:
     if not isinstance(raw, dict) or raw.get("schema") not in READABLE_SCHEMAS:
         raise CocaEvalError(f"results file {path} is not a {' or '.join(READABLE_SCHEMAS)} document")
     try:
-        return Run.model_validate(raw)
+        run = Run.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CocaEvalError(f"results file {path} is invalid at {where}: {first['msg']}") from None
+    _check_details(run, path)
+    return run
+
+
+def _check_details(run: Run, path: Path) -> None:
+    """Each cell's per-unit detail (documents, samples) read through its task's typed records, so a
+    hand-edited file (a string ``nll_sum``, a document without ``tokens``) is refused here in one line
+    instead of failing deep inside ``report`` or ``gate``."""
+    from coca_eval.taskspec import spec_for
+
+    for index, cell in enumerate(run.cells):
+        hooks = spec_for(cell.task, cell.metric).gate
+        if hooks is None or hooks.units is None:
+            continue
+        try:
+            hooks.units(cell)
+        except (ValidationError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            reason = str(exc).splitlines()[0] if not isinstance(exc, ValidationError) else _first(exc)
+            raise CocaEvalError(f"results file {path} is invalid at cells.{index}.detail: {reason}") from None
+
+
+def _first(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
 
 
 def check_overwrite(output: Path | None, task: str, params: dict[str, Any] | None, force: bool) -> None:

@@ -113,4 +113,8 @@ def _read_file(file: Path, text_field: str) -> list[Document]:
             return [Document(file.stem, file.read_text(encoding="utf-8"), file.stem, source)]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise CocaEvalError(f"cannot read {file}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
-    return [Document(f"{file.stem}:{i}", str(t), "", {**source, "row": i}) for i, t in enumerate(texts)]
+    for row, text in enumerate(texts):
+        if not isinstance(text, str):  # str(None) would be scored as the text "None"
+            got = "null" if text is None else type(text).__name__
+            raise CocaEvalError(f"{file} row {row + 1}: field {text_field!r} is {got}, not text")
+    return [Document(f"{file.stem}:{i}", t, "", {**source, "row": i}) for i, t in enumerate(texts)]
