@@ -48,12 +48,17 @@ def brute_force_nll(model, ids: Sequence[int], length: int, stride: int, policy:
 
 
 @torch.inference_mode()
-def hf_guide_loop(model, ids: Sequence[int], max_length: int, stride: int) -> tuple[float, float, int]:
-    """The guide's loop over one token sequence.
+@torch.no_grad()
+def hf_guide_loop(
+    model, ids: Sequence[int], max_length: int, stride: int, exact: bool = True
+) -> tuple[float, float, int]:
+    """The guide's loop over one token sequence, under ``torch.no_grad()`` as in the guide.
 
     Returns ``(guide_ppl, exact_ppl, n_scored)``: ``guide_ppl`` weights each window's mean loss by
     ``valid_labels - 1`` as the guide does (right for the first window, one short for every later
     window, whose labels are all scored); ``exact_ppl`` is the plain per-token average of the same NLLs.
+    ``exact=False`` leaves out that extra float64 pass over the logits (``exact_ppl`` is then NaN), so
+    a timing of the loop times the guide's own work only.
     """
     encodings = torch.tensor([list(ids)])
     seq_len = encodings.size(1)
@@ -68,15 +73,17 @@ def hf_guide_loop(model, ids: Sequence[int], max_length: int, stride: int) -> tu
         loss_tokens = (target_ids != -100).sum().item() - 1
         guide_sum += outputs.loss.item() * loss_tokens
         guide_count += loss_tokens
-        shifted = F.cross_entropy(  # the same loss, per token, to get the exact count
-            outputs.logits[0, :-1].double(), target_ids[0, 1:], ignore_index=-100, reduction="sum"
-        )
-        exact_sum += shifted.item()
         exact_count += int((target_ids[0, 1:] != -100).sum())
+        if exact:
+            shifted = F.cross_entropy(  # the same loss, per token, to get the exact count
+                outputs.logits[0, :-1].double(), target_ids[0, 1:], ignore_index=-100, reduction="sum"
+            )
+            exact_sum += shifted.item()
         prev_end = end
         if end == seq_len:
             break
-    return math.exp(guide_sum / guide_count), math.exp(exact_sum / exact_count), exact_count
+    exact_ppl = math.exp(exact_sum / exact_count) if exact else math.nan
+    return math.exp(guide_sum / guide_count), exact_ppl, exact_count
 
 
 def lm_eval_rolling_windows(
