@@ -15,7 +15,7 @@ import torch
 
 from coca_eval import __version__
 from coca_eval.zoo.datasets import ZooData
-from coca_eval.zoo.recipe import ZooSpec
+from coca_eval.zoo.recipe import Recipe
 
 LAST_STEPS = 50  # the final training loss is the mean over the last logged steps in this window
 
@@ -26,15 +26,24 @@ def final_train_loss(entries: list[dict], last_step: int) -> float:
 
 
 def save_trained(
-    spec: ZooSpec, run_dir: Path, model, data: ZooData, log: list[dict], seconds: float, heldout: float
+    spec: dict,
+    recipe: Recipe,
+    run_dir: Path,
+    model,
+    data: ZooData,
+    log: list[dict],
+    seconds: float,
+    heldout: float,
 ) -> Path:
+    """Write ``run_dir/model`` (weights, tokenizer, ``zoo.json``); ``spec`` is the entry as JSON data and
+    ``recipe`` the optimisation that produced these weights (a fine-tune's last stage)."""
     out = run_dir / "model"
     model.save_pretrained(out, safe_serialization=True)
     data.tokenizer.save_pretrained(out)
-    steps = spec.recipe.steps
-    tokens = steps * spec.recipe.batch_size * spec.recipe.context
+    steps = recipe.steps
+    tokens = steps * recipe.batch_size * recipe.context
     meta = {
-        "spec": spec.model_dump(mode="json"),
+        "spec": spec,
         "coca_eval_version": __version__,
         "torch": torch.__version__,
         "machine": f"{platform.machine()}, {torch.get_num_threads()} threads",

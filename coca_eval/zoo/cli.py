@@ -24,6 +24,7 @@ def zoo() -> None:
 def list_models() -> None:
     """The zoo's entries, their position scheme and whether trained weights ship with this install."""
     from coca_eval.zoo.catalog import ZOO
+    from coca_eval.zoo.finetunes import FINETUNES
     from coca_eval.zoo.shipped import shipped_dir
 
     table = Table("name", "row label", "position", "shipped", "description")
@@ -31,6 +32,9 @@ def list_models() -> None:
         table.add_row(
             name, spec.label, _position(spec), "yes" if shipped_dir(name) else "no", spec.description
         )
+    for name, ft in FINETUNES.items():
+        position = f"fine-tune of {ft.base}"
+        table.add_row(name, ft.label, position, "yes" if shipped_dir(name) else "no", ft.description)
     stdout.print(table)
 
 
@@ -52,22 +56,60 @@ def _position(spec) -> str:
     help="Parent folder; each model trains in OUT/NAME and resumes from its checkpoint there.",
 )
 def train(name: str, out: Path) -> None:
-    """Train NAME (a zoo entry, `all`, or a YAML spec file of your own variant)."""
-    from coca_eval.zoo.catalog import TRAIN_ORDER, zoo_spec
-    from coca_eval.zoo.datasets import ZooData
+    """Train NAME: a zoo entry, a fine-tune (its base is taken from OUT, else the shipped weights),
+    `all` (every entry, then every fine-tune), or a YAML spec file of your own variant."""
+    from coca_eval.zoo.catalog import TRAIN_ORDER, ZOO, zoo_spec
+    from coca_eval.zoo.finetunes import FINETUNES, finetune_spec
     from coca_eval.zoo.recipe import load_spec_file
-    from coca_eval.zoo.train import train as train_one
 
     if name == "all":
-        specs = [zoo_spec(n) for n in TRAIN_ORDER]
+        specs, tunes = [zoo_spec(n) for n in TRAIN_ORDER], list(FINETUNES.values())
     elif name.endswith((".yaml", ".yml")):
-        specs = [load_spec_file(Path(name))]
+        specs, tunes = [load_spec_file(Path(name))], []
+    elif name in FINETUNES:
+        specs, tunes = [], [finetune_spec(name)]
     else:
-        specs = [zoo_spec(name)]
-    vocab = {s.architecture.vocab_size for s in specs}
+        specs, tunes = [zoo_spec(name)], []
+    vocab = {s.architecture.vocab_size for s in specs} or {
+        ZOO[_root(t.base)].architecture.vocab_size for t in tunes
+    }
     if len(vocab) != 1:
         raise CocaEvalError("models trained in one call must share a vocabulary size")
-    data = ZooData.load(vocab.pop())
+    data = _zoo_data(vocab.pop())
     for spec in specs:
-        saved = train_one(spec, out / spec.name, data)
-        stdout.print(f"{spec.name}: saved {saved}")
+        from coca_eval.zoo.train import train as train_one
+
+        stdout.print(f"{spec.name}: saved {train_one(spec, out / spec.name, data)}")
+    for tune in tunes:
+        from coca_eval.zoo.finetune import finetune
+
+        stdout.print(
+            f"{tune.name}: saved {finetune(tune, out / tune.name, base_weights(tune.base, out), data)}"
+        )
+
+
+def _zoo_data(vocab_size: int):
+    from coca_eval.zoo.datasets import ZooData
+
+    return ZooData.load(vocab_size)
+
+
+def _root(name: str) -> str:
+    """The from-scratch zoo entry a chain of fine-tunes starts from."""
+    from coca_eval.zoo.finetunes import FINETUNES
+
+    while name in FINETUNES:
+        name = FINETUNES[name].base
+    return name
+
+
+def base_weights(name: str, out: Path) -> Path:
+    """Trained weights of ``name``: a run under ``out`` first, else the checkpoint shipped with coca-eval."""
+    from coca_eval.zoo.shipped import shipped_dir
+
+    trained = out / name / "model"
+    if (trained / "config.json").is_file():
+        return trained
+    if (shipped := shipped_dir(name)) is not None:
+        return shipped
+    raise CocaEvalError(f"{name} has no trained weights in {out} or in this install; train it first")

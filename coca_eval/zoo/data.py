@@ -3,10 +3,13 @@
 Each batch is a pure function of ``(seed, step)``, so a resumed run sees exactly the batches an
 uninterrupted one would, and every zoo model sees the same token stream in the same order.
 
-The mix: a fraction ``passkey_fraction`` of the rows end in one passkey example (the harness's own
-``landmark`` prompt, answered by `` {key}.`` and ``<|endoftext|>``), at most the training context
-long and preceded by book text up to the row's length; the other rows are plain book windows. So the
-models learn the retrieval skill inside the trained window only, which is what Table 2 tests beyond it.
+The mix: a fraction ``passkey_fraction`` of the rows are packed with passkey examples (the harness's
+own ``landmark`` prompt, answered by `` {key}.`` and ``<|endoftext|>``), each at most the training
+context long: the first of a uniformly drawn length, the next ones drawn from what is left of the
+row, and book text before them where no further example fits. Packing puts several answers in a row,
+so the retrieval skill gets enough gradient in a few hundred steps; one example per row left the
+models answering the prompt's form with a fixed number. The other rows are plain book windows. So the
+models learn retrieval inside the trained window only, which is what Table 2 tests beyond it.
 """
 
 from __future__ import annotations
@@ -54,9 +57,12 @@ class TrainingStream:
     def _row(self, rng: random.Random, width: int) -> torch.Tensor:
         if rng.random() >= self.recipe.passkey_fraction:
             return self._window(rng, width)
-        example = self._passkey_example(rng, rng.randint(self.shortest, self.recipe.context))
-        head = self._window(rng, width - len(example) - 1)
-        return torch.cat([head, torch.tensor([self.eos] + example)])  # (width,)
+        examples: list[int] = []  # each example is preceded by an EOS
+        while width - len(examples) > self.shortest:
+            longest = min(self.recipe.context, width - len(examples) - 1)
+            examples += [self.eos] + self._passkey_example(rng, rng.randint(self.shortest, longest))
+        head = self._window(rng, width - len(examples))
+        return torch.cat([head, torch.tensor(examples)])  # (width,)
 
     def _window(self, rng: random.Random, n: int) -> torch.Tensor:
         start = rng.randrange(0, len(self.tokens) - n)

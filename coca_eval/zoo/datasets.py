@@ -24,6 +24,12 @@ class ZooData:
         tokenizer = train_tokenizer([d.text for d in train], vocab_size)
         return cls(tokenizer, [d.text for d in train], [d.text for d in heldout], hashes)
 
+    def heldout_windows(self, recipe):
+        """The fixed held-out windows every zoo model's held-out loss is measured on."""
+        from coca_eval.zoo.data import heldout_windows
+
+        return heldout_windows(self.tokenizer, self.heldout_texts, recipe.eval_windows, recipe.context)
+
     @property
     def tokenizer_sha256(self) -> str:
         return hashlib.sha256(self.tokenizer.backend_tokenizer.to_str().encode("utf-8")).hexdigest()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.catalog import ZOO
+from coca_eval.zoo.finetunes import FINETUNES
 from coca_eval.zoo.shipped import shipped_dir
 
 
@@ -35,16 +36,22 @@ def _fingerprint(name: str) -> str:
 
 
 def register_zoo_presets(registry, preset_class) -> None:
-    """Add one model preset per zoo entry to ``registry`` (the model-preset registry)."""
-    for name, spec in ZOO.items():
+    """Add one model preset per zoo entry and fine-tune to ``registry`` (the model-preset registry)."""
+    entries = [(name, spec.label, spec.description, spec.recipe.context, spec) for name, spec in ZOO.items()]
+    for name, tune in FINETUNES.items():
+        root = tune.base
+        while root in FINETUNES:
+            root = FINETUNES[root].base
+        entries.append((name, tune.label, tune.description, tune.recipe.context, ZOO[root]))
+    for name, label, description, context, architecture_of in entries:
         registry.add(
             name,
             preset_class(
                 name=name,
-                display_name=spec.label,
-                description=f"zoo: {spec.description}; trained here at {spec.recipe.context} tokens",
-                params=_parameter_count(spec),
-                trained_context=spec.recipe.context,
+                display_name=label,
+                description=f"zoo: {description}; trained here at {context} tokens",
+                params=_parameter_count(architecture_of),
+                trained_context=context,
                 materialize=lambda n=name: _materialize(n),
                 fingerprint=_fingerprint(name),
             ),

@@ -18,9 +18,9 @@ import torch.nn.functional as F
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.build import build_model
-from coca_eval.zoo.data import TrainingStream, heldout_windows
+from coca_eval.zoo.data import TrainingStream
 from coca_eval.zoo.datasets import ZooData
-from coca_eval.zoo.recipe import ZooSpec, lr_at
+from coca_eval.zoo.recipe import Recipe, ZooSpec, lr_at
 from coca_eval.zoo.report_line import StepReporter
 
 LOG_EVERY = 10
@@ -32,15 +32,15 @@ def next_token_loss(model, rows: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.flatten(0, 1), rows[:, 1:].flatten())
 
 
-def make_optimizer(model, spec: ZooSpec) -> torch.optim.AdamW:
-    """AdamW with weight decay on matrices only (norm gains and biases are not decayed)."""
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    keep = [p for p in model.parameters() if p.dim() < 2]
+def make_optimizer(model, recipe: Recipe) -> torch.optim.AdamW:
+    """AdamW over the trainable parameters, with weight decay on matrices only (norm gains and biases
+    are not decayed). Frozen parameters (a fine-tuning stage's) are left out."""
+    trainable = [p for p in model.parameters() if p.requires_grad]
     groups = [
-        {"params": decay, "weight_decay": spec.recipe.weight_decay},
-        {"params": keep, "weight_decay": 0.0},
+        {"params": [p for p in trainable if p.dim() >= 2], "weight_decay": recipe.weight_decay},
+        {"params": [p for p in trainable if p.dim() < 2], "weight_decay": 0.0},
     ]
-    return torch.optim.AdamW(groups, lr=spec.recipe.start_lr, betas=spec.recipe.betas)
+    return torch.optim.AdamW([g for g in groups if g["params"]], lr=recipe.start_lr, betas=recipe.betas)
 
 
 def train_step(model, optimizer, rows: torch.Tensor, lr: float, clip: float) -> float:
@@ -49,7 +49,7 @@ def train_step(model, optimizer, rows: torch.Tensor, lr: float, clip: float) -> 
     loss = next_token_loss(model, rows)
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], clip)
     optimizer.step()
     return loss.item()
 
@@ -64,10 +64,10 @@ def heldout_loss(model, windows: torch.Tensor, batch: int = 8) -> float:
 
 
 class Checkpoint:
-    """``checkpoint.pt`` in the run directory, written atomically."""
+    """``checkpoint.pt`` in the run directory, written atomically; ``spec_json`` names what it trains."""
 
-    def __init__(self, run_dir: Path, spec: ZooSpec) -> None:
-        self.path, self.spec_json = run_dir / "checkpoint.pt", spec.model_dump_json()
+    def __init__(self, run_dir: Path, spec_json: str) -> None:
+        self.path, self.spec_json = run_dir / "checkpoint.pt", spec_json
 
     def load(self, model, optimizer) -> tuple[int, float]:
         if not self.path.is_file():
@@ -97,35 +97,40 @@ def train(spec: ZooSpec, run_dir: Path, data: ZooData | None = None) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     data = data or ZooData.load(spec.architecture.vocab_size)
     stream = TrainingStream(spec.recipe, data.tokenizer, data.train_texts)
-    windows = heldout_windows(
-        data.tokenizer, data.heldout_texts, spec.recipe.eval_windows, spec.recipe.context
-    )
     torch.manual_seed(spec.recipe.seed)
     tok = data.tokenizer
     model = build_model(spec, tok.eos_token_id, tok.pad_token_id)
-    model.train()
-    optimizer = make_optimizer(model, spec)
-    ckpt = Checkpoint(run_dir, spec)
-    start, seconds = ckpt.load(model, optimizer)
-    log = _TrainLog(run_dir / "train_log.jsonl", keep_through=start)
-    reporter = StepReporter(spec.name, spec.recipe.steps, start)
-    tokens_per_step = spec.recipe.batch_size * spec.recipe.context
-    with reporter:
-        for step in range(start, spec.recipe.steps):
-            began = time.perf_counter()
-            loss = train_step(
-                model, optimizer, stream.batch(step), lr_at(spec.recipe, step), spec.recipe.grad_clip
-            )
-            seconds += time.perf_counter() - began
-            done = step + 1
-            if done % LOG_EVERY == 0 or done == spec.recipe.steps:
-                log.write({"step": done, "loss": loss, "lr": lr_at(spec.recipe, step), "seconds": seconds})
-            reporter.update(done, loss, done * tokens_per_step / max(seconds, 1e-9))
-            if done % spec.recipe.checkpoint_every == 0 or done == spec.recipe.steps:
-                ckpt.save(model, optimizer, done, seconds)
+    seconds, entries = fit(model, spec.recipe, stream, run_dir, spec.model_dump_json(), spec.name)
     from coca_eval.zoo.artifact import save_trained
 
-    return save_trained(spec, run_dir, model, data, log.entries(), seconds, heldout_loss(model, windows))
+    heldout = heldout_loss(model, data.heldout_windows(spec.recipe))
+    spec_data = spec.model_dump(mode="json")
+    return save_trained(spec_data, spec.recipe, run_dir, model, data, entries, seconds, heldout)
+
+
+def fit(model, recipe: Recipe, stream: TrainingStream, run_dir: Path, spec_json: str, name: str):
+    """``recipe.steps`` optimiser steps on the model's trainable parameters, checkpointed in ``run_dir``
+    and resumed from there; returns (seconds spent in steps, the loss log's entries)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    model.train()
+    optimizer = make_optimizer(model, recipe)
+    ckpt = Checkpoint(run_dir, spec_json)
+    start, seconds = ckpt.load(model, optimizer)
+    log = _TrainLog(run_dir / "train_log.jsonl", keep_through=start)
+    reporter = StepReporter(name, recipe.steps, start)
+    tokens_per_step = recipe.batch_size * recipe.context
+    with reporter:
+        for step in range(start, recipe.steps):
+            began = time.perf_counter()
+            loss = train_step(model, optimizer, stream.batch(step), lr_at(recipe, step), recipe.grad_clip)
+            seconds += time.perf_counter() - began
+            done = step + 1
+            if done % LOG_EVERY == 0 or done == recipe.steps:
+                log.write({"step": done, "loss": loss, "lr": lr_at(recipe, step), "seconds": seconds})
+            reporter.update(done, loss, done * tokens_per_step / max(seconds, 1e-9))
+            if done % recipe.checkpoint_every == 0 or done == recipe.steps:
+                ckpt.save(model, optimizer, done, seconds)
+    return seconds, log.entries()
 
 
 class _TrainLog:

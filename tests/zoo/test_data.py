@@ -26,15 +26,21 @@ def test_batches_depend_only_on_seed_and_step(data):
     assert a.batch(3).shape == (4, 513)
 
 
-def test_passkey_rows_end_with_the_key_as_answer(data):
+def test_passkey_rows_are_packed_with_answered_examples(data):
     recipe = Recipe(context=512, batch_size=8, passkey_fraction=1.0)
     stream = TrainingStream(recipe, data.tokenizer, data.train_texts)
+    counts = []
     for row in stream.batch(0):
-        text = data.tokenizer.decode(row)
-        example = text.split("<|endoftext|>")[-2] if text.endswith("<|endoftext|>") else text
-        keys = re.findall(r"The pass key is (\d{5})\.", example)
-        answer = re.search(r"What is the pass key\? The pass key is (\d{5})\.$", example)
-        assert answer and keys and set(keys) == {answer.group(1)}
+        assert row[-1].item() == data.tokenizer.eos_token_id
+        pieces = data.tokenizer.decode(row).split("<|endoftext|>")[1:-1]
+        examples = [p for p in pieces if "pass key" in p]
+        for example in examples:
+            keys = re.findall(r"The pass key is (\d{5})\.", example)
+            answer = re.search(r"What is the pass key\? The pass key is (\d{5})\.$", example)
+            assert answer and keys and set(keys) == {answer.group(1)}
+            assert len(data.tokenizer(example)["input_ids"]) <= recipe.context
+        counts.append(len(examples))
+    assert min(counts) >= 1 and sum(counts) > len(counts)  # several answers per row on average
 
 
 def test_no_passkey_rows_when_the_fraction_is_zero(data):

@@ -27,7 +27,7 @@ def _fresh(spec, data):
 def test_one_step_lowers_the_loss_on_a_fixed_batch(data):
     spec = micro_spec()
     model = _fresh(spec, data)
-    optimizer = make_optimizer(model, spec)
+    optimizer = make_optimizer(model, spec.recipe)
     rows = TrainingStream(spec.recipe, data.tokenizer, data.train_texts).batch(0)
     before = next_token_loss(model, rows).item()
     train_step(model, optimizer, rows, lr=1e-2, clip=1.0)

@@ -1,0 +1,59 @@
+"""The zoo's fine-tuned entries: the CoCA paper's "Fine-tuning LLM" rows and its Table 4, in miniature.
+
+Budgets are sized for at most 15 minutes each on the 2-core machine the zoo is trained on. The peak
+learning rate is a quarter of pre-training's, as fine-tuning usually is.
+"""
+
+from __future__ import annotations
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.zoo.finetune import FineTuneSpec, Stage
+from coca_eval.zoo.recipe import Recipe
+
+SHORT = Recipe(context=512, batch_size=8, steps=1, peak_lr=5e-4, warmup_fraction=0.05)
+LONG = Recipe(context=2048, batch_size=2, steps=1, peak_lr=5e-4, warmup_fraction=0.05)
+PI_STEPS = 400
+
+FINETUNES: dict[str, FineTuneSpec] = {
+    spec.name: spec
+    for spec in (
+        FineTuneSpec(
+            name="zoo-rope-ft-coca",
+            label="RoFormer → CoCA (fine-tuned)",
+            description="zoo-rope converted to CoCA (t_proj from k_proj), fine-tuned in the paper's three "
+            "stages: t_proj, then q/t/v, then all",
+            base="zoo-rope",
+            to_coca="slack",
+            stages=(
+                Stage(trainable=("t_proj",), steps=300),
+                Stage(trainable=("q_proj", "t_proj", "v_proj"), steps=300),
+                Stage(steps=300),
+            ),
+            recipe=SHORT,
+        ),
+        FineTuneSpec(
+            name="zoo-rope-ft-pi",
+            label="RoFormer + PI",
+            description="zoo-rope with Position Interpolation x4, fine-tuned at 2048 tokens",
+            base="zoo-rope",
+            pi_factor=4.0,
+            stages=(Stage(steps=PI_STEPS),),
+            recipe=LONG,
+        ),
+        FineTuneSpec(
+            name="zoo-rope-ft-coca-pi",
+            label="RoFormer + CoCA & PI",
+            description="zoo-rope-ft-coca with Position Interpolation x4, fine-tuned at 2048 tokens",
+            base="zoo-rope-ft-coca",
+            pi_factor=4.0,
+            stages=(Stage(steps=PI_STEPS),),
+            recipe=LONG,
+        ),
+    )
+}
+
+
+def finetune_spec(name: str) -> FineTuneSpec:
+    if name not in FINETUNES:
+        raise CocaEvalError(f"unknown zoo fine-tune {name!r} (known: {', '.join(FINETUNES)})")
+    return FINETUNES[name]
