@@ -141,3 +141,19 @@ def test_missing_baseline_file_exits_2(gate, tmp_path):
     path = write(tmp_path, "run", ppl_run(NLL, TOKENS))
     result = gate(tmp_path / "nope.json", path)
     assert result.returncode == 2 and "results file not found" in result.stderr
+
+
+def test_two_methods_of_one_run_are_gated_against_each_other(gate, tmp_path):
+    plain = ppl_run(NLL, TOKENS, method="+ dynamic NTK")
+    better = ppl_run(NLL - np.log(1.10) + JITTER, TOKENS, method="+ dynamic NTK & CoCA")
+    both = write(tmp_path, "both", plain.model_copy(update={"cells": plain.cells + better.cells}))
+    rows = ("--baseline-method", "+ dynamic NTK", "--candidate-method", "+ dynamic NTK & CoCA")
+    improved = gate(both, both, *rows, "--json")
+    assert improved.returncode == 0
+    verdict = json.loads(improved.stdout)
+    assert verdict["cells"] and all(c["effect"] < -0.08 for c in verdict["cells"])
+    swapped = ("--baseline-method", rows[3], "--candidate-method", rows[1])
+    assert gate(both, both, *swapped).returncode == 1  # the plain row is 10 % worse than CoCA's
+    missing = gate(both, both, "--baseline-method", "ALiBi", "--candidate-method", rows[3])
+    assert missing.returncode == 2 and "'ALiBi' is not a method" in missing.stderr
+    assert "Traceback" not in missing.stderr

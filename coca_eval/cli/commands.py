@@ -135,14 +135,36 @@ def report(runs, formats, out_dir, definition, no_plots, **overrides) -> None:
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level (overall).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
 @click.option("--bootstrap", "n_boot", default=5000, show_default=True, type=int, help="Bootstrap draws.")
+@click.option(
+    "--baseline-method",
+    metavar="LABEL",
+    help="Gate only this method (row) of the baseline runs; with --candidate-method, two rows of one run "
+    "can be compared (the same file as --baseline and --candidate).",
+)
+@click.option(
+    "--candidate-method", metavar="LABEL", help="Gate only this method (row) of the candidate runs."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON instead of a table.")
-def gate(baseline, candidate, max_ppl_rise, max_acc_drop, alpha, seed, n_boot, as_json) -> None:
+def gate(
+    baseline,
+    candidate,
+    max_ppl_rise,
+    max_acc_drop,
+    alpha,
+    seed,
+    n_boot,
+    baseline_method,
+    candidate_method,
+    as_json,
+) -> None:
     """Fail (exit 1) when a candidate run regresses against a baseline run, beyond tolerance and
     significantly; exit 2 when the runs were made under different protocols.
 
     \b
     coca-eval gate --baseline base/ppl.json --candidate new/ppl.json --max-ppl-rise 2%
     coca-eval gate --baseline b/ppl.json --candidate c/ppl.json --baseline b/pk.json --candidate c/pk.json
+    coca-eval gate --baseline t1.json --candidate t1.json --baseline-method "RoFormer + dynamic NTK" \\
+        --candidate-method "RoFormer + dynamic NTK & CoCA"
     """
     import json
 
@@ -154,6 +176,9 @@ def gate(baseline, candidate, max_ppl_rise, max_acc_drop, alpha, seed, n_boot, a
         raise CocaEvalError("give one --candidate for every --baseline (they pair up in order)")
     options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot)
     pairs = [(load_run(b), load_run(c)) for b, c in zip(baseline, candidate, strict=True)]
+    pairs = [
+        (_rows(b, baseline_method, "baseline"), _rows(c, candidate_method, "candidate")) for b, c in pairs
+    ]
     result = run_gate(pairs, options)
     if as_json:
         click.echo(json.dumps(verdict_json(result), indent=2))
@@ -163,3 +188,9 @@ def gate(baseline, candidate, max_ppl_rise, max_acc_drop, alpha, seed, n_boot, a
             stdout().print(f"note: {note}", markup=False)
     append_step_summary(result)
     sys.exit(result.exit_code)
+
+
+def _rows(run, label: str | None, side: str):
+    from coca_eval.gate.protocol import select_method
+
+    return run if label is None else select_method(run, label, side)

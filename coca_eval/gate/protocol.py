@@ -63,6 +63,17 @@ def pair_methods(base: Run, cand: Run) -> list[tuple[str, str]]:
     )
 
 
+def select_method(run: Run, label: str, side: str) -> Run:
+    """Only the cells of one method (row) of ``run``: so two rows of one run can be gated against each
+    other, e.g. ``+ dynamic NTK & CoCA`` as the candidate against ``+ dynamic NTK`` as the baseline."""
+    cells = [c for c in run.cells if c.method == label]
+    if not cells:
+        raise CocaEvalError(
+            f"--{side}-method {label!r} is not a method of that run (it has {_labels(run.cells)})"
+        )
+    return run.model_copy(update={"cells": cells})
+
+
 def pair_cells(base: Run, cand: Run) -> list[CellPair]:
     """Every baseline cell with its candidate twin, after checking both runs hold the same cells."""
     check_protocol(base, cand)
