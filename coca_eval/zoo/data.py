@@ -8,8 +8,13 @@ own ``landmark`` prompt, answered by `` {key}.`` and ``<|endoftext|>``), each at
 context long: the first of a uniformly drawn length, the next ones drawn from what is left of the
 row, and book text before them where no further example fits. Packing puts several answers in a row,
 so the retrieval skill gets enough gradient in a few hundred steps; one example per row left the
-models answering the prompt's form with a fixed number. The other rows are plain book windows. So the
-models learn retrieval inside the trained window only, which is what Table 2 tests beyond it.
+models answering the prompt's form with a fixed number. A fraction ``copy_fraction`` are copy rows:
+book segments of 16-256 tokens, each repeated after a short gap of other book text. Copying what was
+said earlier (a name, a phrase) is the in-context skill real language models get most of their
+context gain from, and a model of a few million parameters trained on a few million tokens barely
+learns it from the books alone; without it the zoo models hardly use their context at all, so there
+is little for a position scheme to break or keep. The other rows are plain book windows. All of it
+lies inside the trained window, which is what Table 1 and Table 2 test beyond.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from coca_eval.passkey.templates import TEMPLATES
 from coca_eval.zoo.recipe import Recipe
 
 SHORTEST_FILLER = 8  # filler tokens around the key line in the shortest example
+COPY_SEGMENT = (16, 256)  # shortest and longest repeated segment of a copy row
 TEMPLATE = "landmark"
 
 
@@ -55,14 +61,33 @@ class TrainingStream:
         return torch.stack(rows)  # (b, context + 1)
 
     def _row(self, rng: random.Random, width: int) -> torch.Tensor:
-        if rng.random() >= self.recipe.passkey_fraction:
-            return self._window(rng, width)
+        draw = rng.random()
+        if draw < self.recipe.passkey_fraction:
+            return self._passkey_row(rng, width)
+        if draw < self.recipe.passkey_fraction + self.recipe.copy_fraction:
+            return self._copy_row(rng, width)
+        return self._window(rng, width)
+
+    def _passkey_row(self, rng: random.Random, width: int) -> torch.Tensor:
         examples: list[int] = []  # each example is preceded by an EOS
         while width - len(examples) > self.shortest:
             longest = min(self.recipe.context, width - len(examples) - 1)
             examples += [self.eos] + self._passkey_example(rng, rng.randint(self.shortest, longest))
         head = self._window(rng, width - len(examples))
         return torch.cat([head, torch.tensor(examples)])  # (width,)
+
+    def _copy_row(self, rng: random.Random, width: int) -> torch.Tensor:
+        """Segments each followed, after a gap of other book text no longer than itself, by a repeat."""
+        shortest, longest = COPY_SEGMENT
+        pieces: list[torch.Tensor] = []
+        room = width
+        while room >= 2 * shortest:
+            size = rng.randint(shortest, min(longest, room // 2))
+            segment = self._window(rng, size)  # (size,)
+            gap = self._window(rng, rng.randint(0, min(size, room - 2 * size)))  # (g,)
+            pieces += [segment, gap, segment]
+            room -= 2 * size + len(gap)
+        return torch.cat([self._window(rng, room), *pieces])  # (width,)
 
     def _window(self, rng: random.Random, n: int) -> torch.Tensor:
         start = rng.randrange(0, len(self.tokens) - n)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from coca_eval.errors import CocaEvalError
 
@@ -38,8 +38,15 @@ class Recipe(BaseModel):
     weight_decay: float = 0.1
     grad_clip: float = 1.0
     passkey_fraction: float = Field(0.25, ge=0.0, le=1.0)
+    copy_fraction: float = Field(0.25, ge=0.0, le=1.0)
     checkpoint_every: int = 50
     eval_windows: int = 32
+
+    @model_validator(mode="after")
+    def _fractions_fit(self) -> Recipe:
+        if self.passkey_fraction + self.copy_fraction > 1.0:
+            raise ValueError("passkey_fraction + copy_fraction must be at most 1")
+        return self
 
 
 class Architecture(BaseModel):

@@ -27,7 +27,7 @@ def test_batches_depend_only_on_seed_and_step(data):
 
 
 def test_passkey_rows_are_packed_with_answered_examples(data):
-    recipe = Recipe(context=512, batch_size=8, passkey_fraction=1.0)
+    recipe = Recipe(context=512, batch_size=8, passkey_fraction=1.0, copy_fraction=0.0)
     stream = TrainingStream(recipe, data.tokenizer, data.train_texts)
     counts = []
     for row in stream.batch(0):
@@ -41,6 +41,19 @@ def test_passkey_rows_are_packed_with_answered_examples(data):
             assert len(data.tokenizer(example)["input_ids"]) <= recipe.context
         counts.append(len(examples))
     assert min(counts) >= 1 and sum(counts) > len(counts)  # several answers per row on average
+
+
+def test_copy_rows_end_in_a_repeat_of_an_earlier_segment(data):
+    recipe = Recipe(context=512, batch_size=8, passkey_fraction=0.0, copy_fraction=1.0)
+    for row in TrainingStream(recipe, data.tokenizer, data.train_texts).batch(0).tolist():
+        assert len(row) == 513
+        tail = row[-16:]
+        assert any(row[i : i + 16] == tail for i in range(len(row) - 16))
+
+
+def test_fractions_beyond_one_are_refused():
+    with pytest.raises(ValueError, match="at most 1"):
+        Recipe(passkey_fraction=0.8, copy_fraction=0.3)
 
 
 def test_no_passkey_rows_when_the_fraction_is_zero(data):
