@@ -10,8 +10,8 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.finetune import FineTuneSpec, Stage
 from coca_eval.zoo.recipe import Recipe
 
-SHORT = Recipe(context=512, batch_size=8, steps=1, peak_lr=5e-4, warmup_fraction=0.05)
-LONG = Recipe(context=2048, batch_size=2, steps=1, peak_lr=5e-4, warmup_fraction=0.05)
+SHORT = Recipe(context=512, batch_size=8, steps=1, peak_lr=5e-4, warmup_fraction=0.05, copy_warmup_steps=0)
+LONG = Recipe(context=2048, batch_size=2, steps=1, peak_lr=5e-4, warmup_fraction=0.05, copy_warmup_steps=0)
 PI_STEPS = 400
 
 FINETUNES: dict[str, FineTuneSpec] = {

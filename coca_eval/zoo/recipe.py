@@ -29,7 +29,7 @@ class Recipe(BaseModel):
     seed: int = 0
     context: int = 512
     batch_size: int = 8
-    steps: int = 1500
+    steps: int = 1200
     peak_lr: float = 2e-3
     start_lr: float = 1e-7
     final_lr_ratio: float = 0.1
@@ -39,6 +39,7 @@ class Recipe(BaseModel):
     grad_clip: float = 1.0
     passkey_fraction: float = Field(0.25, ge=0.0, le=1.0)
     copy_fraction: float = Field(0.25, ge=0.0, le=1.0)
+    copy_warmup_steps: int = Field(250, ge=0)  # the first steps train on copy rows only
     checkpoint_every: int = 50
     eval_windows: int = 32
 

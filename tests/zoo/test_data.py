@@ -27,7 +27,7 @@ def test_batches_depend_only_on_seed_and_step(data):
 
 
 def test_passkey_rows_are_packed_with_answered_examples(data):
-    recipe = Recipe(context=512, batch_size=8, passkey_fraction=1.0, copy_fraction=0.0)
+    recipe = Recipe(context=512, batch_size=8, passkey_fraction=1.0, copy_fraction=0.0, copy_warmup_steps=0)
     stream = TrainingStream(recipe, data.tokenizer, data.train_texts)
     counts = []
     for row in stream.batch(0):
@@ -95,3 +95,13 @@ def test_unigram_perplexity_matches_its_definition():
     # counts a:3 b:1 (c, d unseen) -> add-one probabilities 4/8, 2/8, 1/8, 1/8
     value = unigram_perplexity(Chars(), ["aaab"], ["ab"])
     assert value == pytest.approx(1 / ((4 / 8) * (2 / 8)) ** 0.5)
+
+
+def test_the_first_steps_are_copy_rows_only(data):
+    recipe = Recipe(context=512, batch_size=8, passkey_fraction=0.0, copy_fraction=0.0, copy_warmup_steps=3)
+    stream = TrainingStream(recipe, data.tokenizer, data.train_texts)
+    for row in stream.batch(2).tolist():
+        assert any(row[i : i + 16] == row[-16:] for i in range(len(row) - 16))
+    tokens = stream.tokens.tolist()
+    for row in stream.batch(3).tolist():  # after the warm-up: plain book windows (both fractions are 0)
+        assert any(tokens[i : i + 513] == row for i in range(len(tokens) - 512))

@@ -21,7 +21,13 @@ def micro_data() -> ZooData:
 
 def micro_spec(position: str = "rope", steps: int = 6, **fields) -> ZooSpec:
     recipe = Recipe(
-        steps=steps, batch_size=2, context=32, checkpoint_every=2, eval_windows=2, passkey_fraction=0
+        steps=steps,
+        batch_size=2,
+        context=32,
+        checkpoint_every=2,
+        eval_windows=2,
+        passkey_fraction=0,
+        copy_warmup_steps=0,
     )
     return ZooSpec(
         name=f"micro-{position}",
