@@ -23,3 +23,24 @@ def unigram_perplexity(tokenizer, train_texts: list[str], eval_texts: list[str])
         nll -= sum(math.log((counts[i] + 1) / (total + vocab)) for i in ids)
         n += len(ids)
     return math.exp(nll / n)
+
+
+def main() -> None:
+    """Print the unigram floor of the shipped zoo tokenizer on the held-out and outside books."""
+    from transformers import AutoTokenizer
+
+    from coca_eval.zoo.corpus import load_split
+    from coca_eval.zoo.shipped import shipped_dir
+
+    model_dir = shipped_dir("zoo-rope")
+    if model_dir is None:
+        raise SystemExit("zoo-rope ships no trained weights (and so no tokenizer) in this install")
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    train = [d.text for d in load_split("train")]
+    for split in ("heldout", "outside"):
+        ppl = unigram_perplexity(tokenizer, train, [d.text for d in load_split(split)])
+        print(f"unigram perplexity, zoo:{split}: {ppl:.1f}")
+
+
+if __name__ == "__main__":
+    main()
