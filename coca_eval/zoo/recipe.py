@@ -39,7 +39,7 @@ class Recipe(BaseModel):
     grad_clip: float = 1.0
     passkey_fraction: float = Field(0.25, ge=0.0, le=1.0)
     copy_fraction: float = Field(0.25, ge=0.0, le=1.0)
-    copy_warmup_steps: int = Field(250, ge=0)  # the first steps train on copy rows only
+    copy_warmup_steps: int = Field(400, ge=0)  # the first steps train on copy rows only
     checkpoint_every: int = 50
     eval_windows: int = 32
 
