@@ -2,10 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StrictInt
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.lengths import parse_lengths
+
+PositiveCount = Annotated[StrictInt, Field(ge=1)]  # strict: YAML's "5" or true is not a count
+
+
+def _check_preset_lengths(value: Any) -> Any:
+    """A preset's ``lengths``: the ``--lengths`` grammar as text, or a list of token counts. A bare
+    number is refused too: it is most likely a range whose quotes or ``..`` went missing."""
+    if isinstance(value, str):
+        try:
+            parse_lengths(value)
+        except CocaEvalError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+    if isinstance(value, list) and value and all(_is_positive_int(v) for v in value):
+        return value
+    raise ValueError(f"expected text such as 512..4k or a list of positive integers (got {value!r:.60})")
+
+
+def _is_positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+PresetLengths = Annotated[Any, PlainValidator(_check_preset_lengths)]
+
+
+class PresetParams(BaseModel):
+    """Base of a task's preset-parameter model: the types a YAML file must give, checked when the file
+    is read so a wrong one names the file and the field. Fields default to None (left out of the
+    file); an explicit ``null`` is refused unless the field's type allows None."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def normalise_task_values(values: dict, fields: dict, task: str) -> dict:

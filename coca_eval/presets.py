@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
 from coca_eval.errors import CocaEvalError
 
@@ -34,19 +35,68 @@ def preset_dirs() -> list[Path]:
     return [d for d in (packaged, checkout) if d.is_dir()]
 
 
+class PresetFile(BaseModel):
+    """A preset file's own keys; an unknown key is refused, since a misspelt ``param:`` would otherwise
+    drop every parameter without a word. What ``params`` holds is the task's to check."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: StrictStr
+    task: StrictStr
+    description: StrictStr = ""
+    params: dict[str, Any] | None = None
+    methods: list[dict[str, Any]] | None = None
+
+
+def _first_problem(exc: ValidationError, prefix: str = "") -> str:
+    """``params.seed: Input should be a valid integer (got 'x')``: the first error of a validation,
+    one line (the CLI prints one line), with the field's dotted path so the user finds it in the file."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in (prefix, *error["loc"]) if part != "") or "the file"
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] not in ("missing", "value_error"):
+        message += f" (got {error['input']!r:.60})"
+    more = exc.error_count() - 1
+    return f"{where}: {message}" + (f" (and {more} more problem(s))" if more else "")
+
+
+def _params_schema(task: str) -> type[BaseModel] | None:
+    """The pydantic model a registered task gives for its presets' params (None: nothing to check,
+    as for a plug-in's task that is not installed)."""
+    from coca_eval.registry import resolve
+    from coca_eval.taskspec import TASKS
+
+    if task not in TASKS or TASKS.get(task).preset_params is None:
+        return None
+    return resolve(TASKS.get(task).preset_params)
+
+
+def _validated(path: Path, raw: Any) -> PresetFile:
+    """The file's keys and the task's params checked by type, before any of them is used."""
+    if not isinstance(raw, dict):
+        shown = "nothing" if raw is None else f"a {type(raw).__name__}"
+        raise CocaEvalError(f"preset file {path}: expected a mapping of name, task and params (got {shown})")
+    try:
+        preset = PresetFile.model_validate(raw)
+    except ValidationError as exc:
+        raise CocaEvalError(f"preset file {path}: {_first_problem(exc)}") from None
+    schema = _params_schema(preset.task)
+    if schema is not None:
+        try:
+            schema.model_validate(preset.params or {})
+        except ValidationError as exc:
+            raise CocaEvalError(f"preset file {path}: {_first_problem(exc, 'params')}") from None
+    return preset
+
+
 def _read_preset(path: Path) -> TaskPreset:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return TaskPreset(
-            raw["name"],
-            raw["task"],
-            raw.get("description", ""),
-            dict(raw.get("params") or {}),
-            path,
-            tuple(raw.get("methods") or ()),
-        )
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise CocaEvalError(f"preset file {path} is malformed: {str(exc).splitlines()[0]}") from None
+    preset = _validated(path, raw)
+    params, methods = dict(preset.params or {}), tuple(preset.methods or ())
+    return TaskPreset(preset.name, preset.task, preset.description, params, path, methods)
 
 
 def list_presets() -> list[TaskPreset]:

@@ -112,6 +112,7 @@ class TaskSpec:
     make_runner: Callable[..., Any] | None = None
     finish: Callable[..., None] | None = None
     check: Callable[[Any], None] | None = None  # fail fast on the params before any model loads
+    preset_params: str | None = None  # lazy "module:Model": the pydantic model a preset's params satisfy
     command: str | None = None  # lazy "module:attr" of its click command
     report: ReportHooks = field(default_factory=ReportHooks)
     gate: GateHooks | None = None

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from coca_eval.params import normalise_task_values, require_positive_int
+from pydantic import StrictFloat, StrictInt, StrictStr
+
+from coca_eval.params import (
+    PositiveCount,
+    PresetLengths,
+    PresetParams,
+    normalise_task_values,
+    require_positive_int,
+)
 from coca_eval.passkey.prompts import parse_depths
 from coca_eval.passkey.templates import TEMPLATES
 
@@ -27,6 +35,17 @@ class PasskeyParams:
     def longest_sequence(self) -> int:
         """Prompt plus answer: what engines that size their context up front must hold."""
         return max(self.lengths) + self.max_new_tokens
+
+
+class PasskeyPresetParams(PresetParams):
+    """What a passkey preset file may set, in YAML's types (one depth fraction reads as a number)."""
+
+    lengths: PresetLengths = None
+    samples: PositiveCount = None
+    seed: StrictInt = None
+    max_new_tokens: PositiveCount = None
+    depths: StrictStr | StrictFloat = None
+    template: StrictStr = None
 
 
 def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:

@@ -18,6 +18,7 @@ register_task(
         lower_is_better=False,
         description="Passkey retrieval at exact token lengths: accuracy per methods x lengths (Table 2).",
         make_params=lazy("coca_eval.passkey.params:make_passkey_params"),
+        preset_params="coca_eval.passkey.params:PasskeyPresetParams",
         make_runner=lazy("coca_eval.passkey.task:PasskeyTask"),
         finish=lazy("coca_eval.passkey.dump:dump_hook"),
         command="coca_eval.passkey.cli:passkey",

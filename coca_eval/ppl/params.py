@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import StrictInt, StrictStr
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.params import normalise_task_values, require_positive_int
+from coca_eval.params import (
+    PositiveCount,
+    PresetLengths,
+    PresetParams,
+    normalise_task_values,
+    require_positive_int,
+)
 
 MODES = ("sliding", "truncated")
 BOS_CHOICES = ("auto", "always", "never", "first")
@@ -34,6 +42,21 @@ class PplParams:
 
     def identity(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class PplPresetParams(PresetParams):
+    """What a ppl preset file may set, in YAML's types (``lengths`` as the grammar or a list)."""
+
+    dataset: StrictStr = None
+    num_docs: PositiveCount | None = None  # null: every document that has doc_tokens tokens
+    doc_tokens: PositiveCount = None
+    lengths: PresetLengths = None
+    stride: PositiveCount = None
+    mode: Literal[MODES] = None
+    bos: Literal[BOS_CHOICES] = None
+    seed: StrictInt = None
+    limit: PositiveCount | None = None
+    text_field: StrictStr = None
 
 
 def disjoint_lengths(stride: int, lengths: Iterable[int]) -> list[int]:

@@ -18,6 +18,7 @@ register_task(
         lower_is_better=True,
         description="Sliding-window perplexity: one methods x lengths table (the paper's Table 1).",
         make_params=lazy("coca_eval.ppl.params:make_params"),
+        preset_params="coca_eval.ppl.params:PplPresetParams",
         make_runner=lazy("coca_eval.ppl.task:PplTask"),
         finish=lazy("coca_eval.ppl.task:record_documents"),
         check=lazy("coca_eval.ppl.task:check_params"),
