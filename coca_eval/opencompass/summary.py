@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
@@ -22,8 +23,9 @@ _SUITE_NAMES = {d.name.lower().replace("-", ""): d.name for d in TABLE5 if d.is_
 _KEPT = {abbr: d.name for d in TABLE5 for abbr in d.abbrs}
 
 
-def read_summary(path: Path) -> list[dict[str, str]]:
-    """The rows of a summary CSV, each a dict keyed by the header; a wrong header is a user error."""
+def read_summary(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """The header's model columns and the rows, each a dict keyed by the header; a wrong header or a
+    row that does not fit it is a user error."""
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -31,12 +33,39 @@ def read_summary(path: Path) -> list[dict[str, str]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise CocaEvalError(f"cannot read summary file {path}: {exc}") from None
     reader = csv.reader(io.StringIO(text))
-    header = next(reader, [])
-    if tuple(h.strip() for h in header[:4]) != HEAD or len(header) < 5:
+    header = [h.strip() for h in next(reader, [])]
+    _check_header(path, header)
+    rows = []
+    for row in reader:
+        if row:
+            _check_row_length(path, reader.line_num, row, header)
+            rows.append(dict(zip(header, row, strict=False)))
+    return header[len(HEAD) :], rows
+
+
+def _check_header(path: Path, header: list[str]) -> None:
+    """``dataset,version,metric,mode`` then one named column per model, each name once (a repeated
+    name would make two models one method)."""
+    if tuple(header[: len(HEAD)]) != HEAD or len(header) <= len(HEAD):
         raise CocaEvalError(
             f"{path} is not an OpenCompass summary CSV (header must be {','.join(HEAD)},<model>...)"
         )
-    return [dict(zip([h.strip() for h in header], row, strict=False)) for row in reader if row]
+    models = header[len(HEAD) :]
+    if "" in models:
+        raise CocaEvalError(f"{path}: model column {models.index('') + 1} of the header has no name")
+    repeated = sorted({m for m in models if models.count(m) > 1})
+    if repeated:
+        raise CocaEvalError(f"{path}: model column {repeated[0]!r} appears more than once in the header")
+
+
+def _check_row_length(path: Path, line: int, row: list[str], header: list[str]) -> None:
+    """A data row must have one field per header column: a short one has lost results (which model's
+    is unknowable), a long one has values no column names. Separator rows carry no values and pass."""
+    if len(row) == len(header) or _is_separator(dict(zip(header, row, strict=False))):
+        return
+    raise CocaEvalError(
+        f"{path}: line {line} ({row[0].strip()!r}) has {len(row)} fields where the header has {len(header)}"
+    )
 
 
 def summary_cells(path: Path, models: dict[str, str] | None = None) -> list[Cell]:
@@ -46,9 +75,9 @@ def summary_cells(path: Path, models: dict[str, str] | None = None) -> list[Cell
     summary also holds the suite's average (Table 5 shows the suite as one row), and the other splits
     of a Table 5 dataset (``csl_test`` beside ``csl_dev``), which would claim the same row.
     """
-    rows = [r for r in read_summary(path) if not _is_separator(r)]
+    columns, rows = read_summary(path)
+    rows = [r for r in rows if not _is_separator(r)]
     suites = {_SUITE_NAMES.get(r["dataset"].strip().lower().replace("-", "")) for r in rows} - {None}
-    columns = [c for c in rows[0] if c not in HEAD] if rows else []
     cells = []
     for row in rows:
         if (suites and row["dataset"].startswith(_SUITE_PREFIXES)) or _other_split(row["dataset"]):
@@ -75,12 +104,24 @@ def summary_cell(row: dict[str, str], column: str, method: str) -> Cell:
         dataset=name or dataset,
     )
     text = (row.get(column) or "").strip()
+    value, reason = _score(text)
+    if reason is not None:
+        return Cell(**base, status="error", detail={**detail, "error": reason})
+    return Cell(**base, value=value, detail=detail)
+
+
+def _score(text: str) -> tuple[float | None, str | None]:
+    """The entry as a number, or why it is none: ``-`` (no result), text, or nan/inf (a failed metric
+    that would otherwise pass as a score, or be refused by the results file)."""
+    if text in ("", "-"):
+        return None, "no result in the OpenCompass summary"
     try:
         value = float(text)
     except ValueError:
-        reason = "no result in the OpenCompass summary" if text in ("", "-") else f"not a number: {text!r}"
-        return Cell(**base, status="error", detail={**detail, "error": reason})
-    return Cell(**base, value=value, detail=detail)
+        return None, f"not a number: {text!r}"
+    if not math.isfinite(value):
+        return None, f"not a finite number: {text!r}"
+    return value, None
 
 
 def _is_separator(row: dict[str, str]) -> bool:
