@@ -144,6 +144,16 @@ def preset_values(preset: str, task: str, overrides: dict) -> dict:
     return values
 
 
+def value_origins(preset: str, task: str, overrides: dict) -> dict[str, str]:
+    """Where each parameter in force came from (``the command line`` or ``preset zoo``), for messages
+    that quote a value the user may not know they were using; a key in neither is the task's default."""
+    from coca_eval.presets import get_preset
+
+    given = {k for k, v in overrides.items() if v is not None}
+    origins = {k: f"preset {preset}" for k in get_preset(preset, task=task).params}
+    return {**origins, **{k: "the command line" for k in given}}
+
+
 def build_cli_methods(models, ropes, methods_file, dtype, backend="hf", preset=None, task=None) -> list:
     """The rows to run: ``--model`` x ``--rope`` and ``--methods``; else the preset's rows; else SmolLM2."""
     from coca_eval.methods import build_methods
@@ -177,10 +187,14 @@ def save_default(run: Any, output: Path | None, task: str) -> Path:
     return path
 
 
-def print_length_table(run: Any, heading: str, digits: int, written: Path) -> None:
+def print_length_table(run: Any, heading: str, digits: int, written: Path, note: str | None = None) -> None:
+    """The heading, the methods x lengths table and the ``note`` qualifying it (right under it, before
+    where the results went)."""
     from coca_eval.cli.output import stderr, stdout
     from coca_eval.tables import methods_by_lengths, rich_table
 
     stdout().print(heading)
     stdout().print(rich_table(methods_by_lengths(run.cells, digits), title=""))
+    if note:
+        stdout().print(note, markup=False, highlight=False, soft_wrap=True)
     stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)

@@ -34,14 +34,31 @@ def leading_tokens(text: str, encode: Callable[[str], list[int]], count: int) ->
         chars *= 2
 
 
+class TooFewDocuments(CocaEvalError):
+    """Fewer documents have ``doc_tokens`` tokens than the draw needs. The counts travel with it so a
+    command, which knows where ``num_docs`` and ``doc_tokens`` came from (an option or a preset), can
+    say so; library callers get a complete message as it is."""
+
+    def __init__(self, found: int, total: int, doc_tokens: int) -> None:
+        self.found, self.total, self.doc_tokens = found, total, doc_tokens
+        super().__init__(
+            f"only {found} of {total} documents have >= {doc_tokens} tokens; lower --num-docs or --doc-tokens"
+        )
+
+
 def sample_documents(
     docs: Sequence[Document],
     encode: Callable[[str], list[int]],
     num_docs: int | None,
     doc_tokens: int,
     seed: int,
+    up_to: bool = False,
 ) -> list[TokenDoc]:
-    """Seeded draw of ``num_docs`` eligible documents (all eligible ones when ``num_docs`` is None)."""
+    """Seeded draw of ``num_docs`` eligible documents (all eligible ones when ``num_docs`` is None).
+
+    With ``up_to``, ``num_docs`` is a ceiling: fewer eligible documents are all used rather than
+    refused (a dataset the user named need not hold as many as a preset's protocol asks for).
+    """
     order = list(range(len(docs)))
     random.Random(seed).shuffle(order)
     chosen: list[TokenDoc] = []
@@ -51,9 +68,6 @@ def sample_documents(
             chosen.append(TokenDoc(docs[index].doc_id, ids))
         if num_docs is not None and len(chosen) == num_docs:
             return chosen
-    if not chosen or num_docs is not None:
-        raise CocaEvalError(
-            f"only {len(chosen)} of {len(docs)} documents have >= {doc_tokens} tokens; "
-            f"lower --num-docs or --doc-tokens"
-        )
+    if not chosen or (num_docs is not None and not up_to):
+        raise TooFewDocuments(len(chosen), len(docs), doc_tokens)
     return chosen

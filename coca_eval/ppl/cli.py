@@ -44,31 +44,80 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     from coca_eval.cli.options import (
         build_cli_methods,
         check_batch_size,
-        preset_values,
         print_length_table,
         save_default,
+        value_origins,
     )
     from coca_eval.cli.output import stderr
+    from coca_eval.data.sampling import TooFewDocuments
+    from coca_eval.errors import CocaEvalError
     from coca_eval.ppl.params import make_params
 
-    params = make_params(preset_values(preset, "ppl", overrides))
+    params = make_params(cli_values(preset, overrides))
+    origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
-    run = evaluate(
-        "ppl",
-        methods,
-        params,
-        output,
-        Runtime(device, device_map, stderr(), engine, force),
-        batch_size=batch_size,
-    )
+    runtime = Runtime(device, device_map, stderr(), engine, force)
+    try:
+        run = evaluate("ppl", methods, params, output, runtime, batch_size=batch_size)
+    except TooFewDocuments as exc:
+        raise CocaEvalError(too_few_documents(exc, params, origins)) from None
     written = save_default(run, output, "ppl")
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
     heading = (
         f"[bold]Perplexity[/bold], {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
         f"{window_caption(params)}, BOS {params.bos}"
     )
-    print_length_table(run, heading, 2, written)
+    print_length_table(run, heading, 2, written, fewer_documents_note(run, params, origins))
+
+
+def cli_values(preset: str, overrides: dict) -> dict:
+    """The preset overlaid with the options given. A dataset named without ``--num-docs`` makes the
+    preset's count a ceiling: the user's own file (one book, say) need not hold as many qualifying
+    documents as the preset's protocol draws from its corpus."""
+    from coca_eval.cli.options import preset_values
+
+    values = preset_values(preset, "ppl", overrides)
+    named = overrides.get("dataset") is not None and overrides.get("num_docs") is None
+    if named and values.get("num_docs") is not None:
+        values["up_to_num_docs"] = True
+    return values
+
+
+def _in_force(origins: dict[str, str], key: str, value) -> str:
+    return f"--{key.replace('_', '-')} {value} from {origins.get(key, 'the ppl default')}"
+
+
+def too_few_documents(exc, params, origins: dict[str, str]) -> str:
+    """The sampler's counts with the values in force and where each came from, since a preset may have
+    set them without the user knowing (the default preset draws 2 documents of 8192 tokens)."""
+    count = "all" if params.num_docs is None else params.num_docs
+    ceiling = "up to " if params.up_to_num_docs else ""
+    in_force = (
+        f"{_in_force(origins, 'num_docs', f'{ceiling}{count}')}, "
+        f"{_in_force(origins, 'doc_tokens', params.doc_tokens)}"
+    )
+    advice = "lower --doc-tokens" if exc.found == 0 else "lower --num-docs or --doc-tokens"
+    return (
+        f"only {exc.found} of {exc.total} documents in {params.dataset} have >= {exc.doc_tokens} tokens "
+        f"(in force: {in_force}); {advice}"
+    )
+
+
+def fewer_documents_note(run, params, origins: dict[str, str]) -> str | None:
+    """The line under the table when the preset's count was a ceiling and fewer documents qualified:
+    not an error (every qualifying one was used), but the table is not the preset's protocol."""
+    if not params.up_to_num_docs:
+        return None
+    used = [len(c.detail["docs"]) for c in run.cells if "docs" in c.detail]
+    wanted = min(params.num_docs, params.limit or params.num_docs)
+    if not used or min(used) >= wanted:
+        return None
+    return (
+        f"Note: {min(used)} document(s) of {params.dataset} have >= {params.doc_tokens} tokens, fewer than "
+        f"{_in_force(origins, 'num_docs', params.num_docs)}; all were used (give --num-docs to require "
+        "a count)."
+    )
 
 
 def window_caption(params) -> str:

@@ -35,13 +35,20 @@ class PplParams:
     seed: int = 0
     limit: int | None = None
     text_field: str = "text"
+    up_to_num_docs: bool = False  # num_docs is a ceiling: fewer qualifying documents are all used
 
     def effective_stride(self, length: int) -> int:
         """A stride at or beyond the window length means disjoint windows (lm-eval's rolling)."""
         return min(self.stride, length)
 
     def identity(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields that change a number. ``up_to_num_docs`` is there only when set: an exact count
+        keeps the identity (and journals) it always had, while a ceiling's cells, possibly over fewer
+        documents, are never resumed as an exact count's."""
+        values = asdict(self)
+        if not self.up_to_num_docs:
+            del values["up_to_num_docs"]
+        return values
 
 
 class PplPresetParams(PresetParams):

@@ -121,10 +121,16 @@ class PplTask:
         return ppl_cell_key(method, weights, self.params, length)
 
     def prepare(self, method: MethodSpec, backend: ScoringBackend) -> list[TokenDoc]:
+        params = self.params
         docs = sample_documents(
-            self.documents(), backend.encode, self.params.num_docs, self.params.doc_tokens, self.params.seed
+            self.documents(),
+            backend.encode,
+            params.num_docs,
+            params.doc_tokens,
+            params.seed,
+            params.up_to_num_docs,
         )
-        return docs[: self.params.limit] if self.params.limit else docs
+        return docs[: params.limit] if params.limit else docs
 
     def evaluate(self, method, backend, docs: list[TokenDoc], length: int, key: str) -> Cell:
         policy = resolve_bos(self.params.bos, backend)

@@ -42,6 +42,19 @@ def assert_one_line_error(result, code: int = 2, *fragments: str) -> str:
     return err
 
 
+def assert_error_after_progress(result, code: int = 2, *fragments: str) -> str:
+    """For a fault only found once a model is loaded (its tokenizer counts the tokens): the progress
+    lines printed until then may stand, but the error is still one last line and no traceback."""
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == code, (result.returncode, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert lines and lines[-1].startswith("coca-eval: error:"), result.stderr[-2000:]
+    assert not any("error" in line.lower() for line in lines[:-1]), result.stderr[-2000:]
+    for fragment in fragments:
+        assert fragment in lines[-1], (fragment, lines[-1])
+    return lines[-1]
+
+
 def files_under(folder: Path) -> set[Path]:
     return {p for p in Path(folder).rglob("*")}
 
