@@ -17,7 +17,10 @@ cpu_torch="${COCA_EVAL_CPU_TORCH:-torch==2.13.0}"
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check -q "$@"; }
 
-if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
+# A torch older than the floor in pyproject.toml (2.6: safe weights_only loading) counts as none, so a CPU
+# machine gets a CPU build rather than whatever PyPI resolves when pip upgrades it below.
+torch_floor_ok='import sys, torch; sys.exit(tuple(map(int, torch.__version__.split(".")[:2])) < (2, 6))'
+if ! "$venv/bin/python" -c "$torch_floor_ok" 2>/dev/null; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     echo "install: NVIDIA GPU found; torch comes from PyPI (CUDA build)"
   elif pip install --no-deps --no-index "$cpu_torch" 2>/dev/null; then
@@ -25,7 +28,7 @@ if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
     echo "install: CPU machine; installed local wheel $cpu_torch"
   else
     echo "install: CPU machine; installing torch from PyTorch's CPU index"
-    pip install torch --index-url https://download.pytorch.org/whl/cpu
+    pip install "torch>=2.6" --index-url https://download.pytorch.org/whl/cpu
   fi
 fi
 pip install -e ".${extras:+[$extras]}"

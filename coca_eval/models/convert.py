@@ -26,6 +26,8 @@ _WEIGHT_FILE = re.compile(r"\.(safetensors|bin|pt|pth|ckpt|msgpack|h5)$|\.index\
 # buffers older transformers versions (and the reference NeoX code) saved; they are recomputed at load
 _STALE_KEYS = re.compile(r"(rotary_emb\.inv_freq|attention\.bias|attention\.masked_bias)$")
 _NOT_CONFIG = ("model_type", "architectures", "transformers_version", "auto_map", "coca_variant")
+# torch.load(weights_only=True) could still run code from a crafted pickle before torch 2.6 (CVE-2025-32434)
+SAFE_PICKLE_TORCH = (2, 6)
 
 
 def _read_config(src: Path) -> dict[str, Any]:
@@ -37,6 +39,33 @@ def _read_config(src: Path) -> dict[str, Any]:
         return json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise CocaEvalError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+
+
+def torch_version() -> tuple[int, int]:
+    """(major, minor) of the installed torch (a local build's ``2.7.0a0+git...`` reads as (2, 7))."""
+    import torch
+
+    match = re.match(r"(\d+)\.(\d+)", torch.__version__)
+    return (int(match[1]), int(match[2])) if match else (0, 0)
+
+
+def pickle_loading_is_safe() -> bool:
+    """Whether this torch's ``weights_only`` loading can be trusted with a checkpoint from elsewhere."""
+    return torch_version() >= SAFE_PICKLE_TORCH
+
+
+def _refuse_unsafe_pickles(src: Path) -> None:
+    """Pickle weights (``*.bin`` with no safetensors beside them, so both our key listing and
+    transformers read the pickles) are refused by an older torch: a checkpoint converted is usually
+    one downloaded, and before 2.6 ``weights_only`` did not stop a crafted file running code."""
+    if any(src.glob("*.safetensors")) or not any(src.glob("*.bin")) or pickle_loading_is_safe():
+        return
+    major, minor = torch_version()
+    floor = ".".join(map(str, SAFE_PICKLE_TORCH))
+    raise CocaEvalError(
+        f"{src} holds pickle (.bin) weights, which torch {major}.{minor} cannot load safely; "
+        f"upgrade to torch >= {floor} or convert the weights to safetensors first"
+    )
 
 
 def _weight_names(src: Path) -> set[str]:
@@ -129,6 +158,7 @@ def convert_reference(src_dir: str | Path, out_dir: str | Path, variant: str = "
     _check_variant(variant)
     src, out = _prepare_dirs(src_dir, out_dir)
     source = _read_config(src)
+    _refuse_unsafe_pickles(src)
     model_type = source.get("model_type")
     if model_type not in ("llama", "gpt_neox"):
         raise CocaEvalError(f"{src}: reference CoCA checkpoints are llama or gpt_neox, got {model_type!r}")
@@ -147,6 +177,7 @@ def convert_from_llama(src_dir: str | Path, out_dir: str | Path, variant: str = 
     _check_variant(variant)
     src, out = _prepare_dirs(src_dir, out_dir)
     source = _read_config(src)
+    _refuse_unsafe_pickles(src)
     if (model_type := source.get("model_type")) != "llama":
         raise CocaEvalError(f"{src}: expected a LLaMA checkpoint (model_type llama), got {model_type!r}")
     if not any(k.endswith("self_attn.k_proj.weight") for k in _weight_names(src)):
