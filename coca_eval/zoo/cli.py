@@ -47,6 +47,35 @@ def _position(spec) -> str:
 
 
 @zoo.command()
+@click.argument("model")
+@click.option("--dataset", default="zoo:heldout", show_default=True, help="Documents to probe on.")
+@click.option("--passage", default=32, show_default=True, help="Tokens per passage read twice.")
+@click.option("--window", default=512, show_default=True, help="Full-context window (the trained length).")
+def probe(model: str, dataset: str, passage: int, window: int) -> None:
+    """How much MODEL uses its context: copying (a passage read twice) and perplexity with no context,
+    one token of context and the full window, per document. Cheap enough for every checkpoint."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from coca_eval.data.sources import load_documents
+    from coca_eval.models.presets import resolve_model
+    from coca_eval.models.registration import register_model_types
+    from coca_eval.zoo.probe import context_use
+
+    register_model_types()
+    path = resolve_model(model)[0]
+    tokenizer, lm = AutoTokenizer.from_pretrained(path), AutoModelForCausalLM.from_pretrained(path)
+    table = Table("document", "first reading loss", "repeat loss", "PPL alone", "PPL one back", "PPL window")
+    for doc in load_documents(dataset):
+        ids = tokenizer(doc.text)["input_ids"]
+        if len(ids) <= max(2 * passage, window + 1):
+            continue
+        use = context_use(lm, ids, passage, window)
+        numbers = (use.first_loss, use.repeat_loss, use.ppl_alone, use.ppl_one_back, use.ppl_window)
+        table.add_row(doc.doc_id, *(f"{x:.2f}" for x in numbers))
+    stdout.print(table)
+
+
+@zoo.command()
 @click.argument("name")
 @click.option(
     "--out",
