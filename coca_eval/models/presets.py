@@ -115,6 +115,12 @@ MODEL_PRESETS.add(
 
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
+# Files that decide how text becomes ids: a changed tokenizer changes every number, so they enter the
+# fingerprint by content (they are small), not by size and mtime like the weights.
+_TOKENIZER_FILES = re.compile(
+    r"(tokenizer.*\.(json|model)|special_tokens_map\.json|added_tokens\.json|vocab\..*|merges\.txt|"
+    r"chat_template\..*|.*\.tiktoken)"
+)
 
 
 def resolve_model(name_or_path: str) -> tuple[str, str]:
@@ -151,14 +157,18 @@ def _resolve_unregistered(name_or_path: str) -> tuple[str, str]:
 
 
 def local_fingerprint(path: Path) -> str:
-    """Cheap identity of a local checkpoint: its config plus the weight files' names, sizes and mtimes."""
+    """Cheap identity of a local checkpoint: its config, the weight files' names, sizes and mtimes, and
+    the tokenizer files' contents."""
     config = path / "config.json"
     if not config.is_file():
         raise CocaEvalError(f"not a model directory (no config.json): {path}")
-    weights = sorted(p for p in path.iterdir() if p.name.endswith(_WEIGHT_SUFFIXES) and p.is_file())
+    files = sorted(p for p in path.iterdir() if p.is_file())
+    weights = [p for p in files if p.name.endswith(_WEIGHT_SUFFIXES)]
     stats = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in weights]
     digest = hashlib.sha256(config.read_bytes())
     digest.update(json.dumps(stats).encode())
+    for tokenizer_file in (p for p in files if _TOKENIZER_FILES.fullmatch(p.name)):
+        digest.update(tokenizer_file.name.encode() + b"\0" + tokenizer_file.read_bytes())
     return f"local:{digest.hexdigest()}"
 
 
