@@ -88,8 +88,11 @@ def train(name: str, out: Path) -> None:
     """Train NAME: a zoo entry, a fine-tune (its base is taken from OUT, else the shipped weights),
     `all` (every entry, then every fine-tune), or a YAML spec file of your own variant."""
     from coca_eval.zoo.catalog import TRAIN_ORDER, ZOO, zoo_spec
-    from coca_eval.zoo.finetunes import FINETUNES, finetune_spec
+    from coca_eval.zoo.datasets import ZooData
+    from coca_eval.zoo.finetune import finetune
+    from coca_eval.zoo.finetunes import FINETUNES, finetune_spec, root_entry
     from coca_eval.zoo.recipe import load_spec_file
+    from coca_eval.zoo.train import train as train_one
 
     if name == "all":
         specs, tunes = [zoo_spec(n) for n in TRAIN_ORDER], list(FINETUNES.values())
@@ -100,36 +103,17 @@ def train(name: str, out: Path) -> None:
     else:
         specs, tunes = [zoo_spec(name)], []
     vocab = {s.architecture.vocab_size for s in specs} or {
-        ZOO[_root(t.base)].architecture.vocab_size for t in tunes
+        ZOO[root_entry(t.base)].architecture.vocab_size for t in tunes
     }
     if len(vocab) != 1:
         raise CocaEvalError("models trained in one call must share a vocabulary size")
-    data = _zoo_data(vocab.pop())
+    data = ZooData.load(vocab.pop())
     for spec in specs:
-        from coca_eval.zoo.train import train as train_one
-
         stdout.print(f"{spec.name}: saved {train_one(spec, out / spec.name, data)}")
     for tune in tunes:
-        from coca_eval.zoo.finetune import finetune
-
         stdout.print(
             f"{tune.name}: saved {finetune(tune, out / tune.name, base_weights(tune.base, out), data)}"
         )
-
-
-def _zoo_data(vocab_size: int):
-    from coca_eval.zoo.datasets import ZooData
-
-    return ZooData.load(vocab_size)
-
-
-def _root(name: str) -> str:
-    """The from-scratch zoo entry a chain of fine-tunes starts from."""
-    from coca_eval.zoo.finetunes import FINETUNES
-
-    while name in FINETUNES:
-        name = FINETUNES[name].base
-    return name
 
 
 def base_weights(name: str, out: Path) -> Path:

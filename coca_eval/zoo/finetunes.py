@@ -14,6 +14,27 @@ SHORT = Recipe(context=512, batch_size=8, steps=1, peak_lr=5e-4, warmup_fraction
 LONG = Recipe(context=2048, batch_size=2, steps=1, peak_lr=5e-4, warmup_fraction=0.05, copy_warmup_steps=0)
 PI_STEPS = 400
 
+
+def _pi_finetune(name: str, label: str, base: str) -> FineTuneSpec:
+    """Table 4's pair differ only in their base: Position Interpolation x4, fine-tuned at 2048 tokens."""
+    return FineTuneSpec(
+        name=name,
+        label=label,
+        description=f"{base} with Position Interpolation x4, fine-tuned at 2048 tokens",
+        base=base,
+        pi_factor=4.0,
+        stages=(Stage(steps=PI_STEPS),),
+        recipe=LONG,
+    )
+
+
+def root_entry(name: str) -> str:
+    """The from-scratch zoo entry a chain of fine-tunes starts from (``name`` itself if it is one)."""
+    while name in FINETUNES:
+        name = FINETUNES[name].base
+    return name
+
+
 FINETUNES: dict[str, FineTuneSpec] = {
     spec.name: spec
     for spec in (
@@ -31,24 +52,8 @@ FINETUNES: dict[str, FineTuneSpec] = {
             ),
             recipe=SHORT,
         ),
-        FineTuneSpec(
-            name="zoo-rope-ft-pi",
-            label="RoFormer + PI",
-            description="zoo-rope with Position Interpolation x4, fine-tuned at 2048 tokens",
-            base="zoo-rope",
-            pi_factor=4.0,
-            stages=(Stage(steps=PI_STEPS),),
-            recipe=LONG,
-        ),
-        FineTuneSpec(
-            name="zoo-rope-ft-coca-pi",
-            label="RoFormer + CoCA & PI",
-            description="zoo-rope-ft-coca with Position Interpolation x4, fine-tuned at 2048 tokens",
-            base="zoo-rope-ft-coca",
-            pi_factor=4.0,
-            stages=(Stage(steps=PI_STEPS),),
-            recipe=LONG,
-        ),
+        _pi_finetune("zoo-rope-ft-pi", "RoFormer + PI", "zoo-rope"),
+        _pi_finetune("zoo-rope-ft-coca-pi", "RoFormer + CoCA & PI", "zoo-rope-ft-coca"),
     )
 }
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.catalog import ZOO
-from coca_eval.zoo.finetunes import FINETUNES
+from coca_eval.zoo.finetunes import FINETUNES, root_entry
 from coca_eval.zoo.shipped import shipped_dir
 
 
@@ -39,10 +39,7 @@ def register_zoo_presets(registry, preset_class) -> None:
     """Add one model preset per zoo entry and fine-tune to ``registry`` (the model-preset registry)."""
     entries = [(name, spec.label, spec.description, spec.recipe.context, spec) for name, spec in ZOO.items()]
     for name, tune in FINETUNES.items():
-        root = tune.base
-        while root in FINETUNES:
-            root = FINETUNES[root].base
-        entries.append((name, tune.label, tune.description, tune.recipe.context, ZOO[root]))
+        entries.append((name, tune.label, tune.description, tune.recipe.context, ZOO[root_entry(name)]))
     for name, label, description, context, architecture_of in entries:
         registry.add(
             name,
