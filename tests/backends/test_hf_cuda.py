@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from coca_eval.backends import hf
+from coca_eval.backends import hf, probes
 from coca_eval.backends.hf import HFBackend, load_hf_backend
 from coca_eval.methods import make_method
 from tests.tiny_models import make_tiny_coca, make_tiny_gemma3, make_tiny_llama, make_tokenizer
@@ -28,7 +28,8 @@ def gemma3_dir(tmp_path_factory):
 def _decisions(directory, device: str, dtype: str) -> tuple[bool, bool, bool]:
     backend = load_hf_backend(make_method(str(directory), "none", None, dtype, "hf"), device=device)
     assert backend.device.type == device
-    return backend._use_split_head, backend._use_tail_rows, backend._use_banded
+    paths = backend.fast_paths
+    return probes.SPLIT_HEAD in paths, probes.TAIL_ROWS in paths, probes.BANDED in paths
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
