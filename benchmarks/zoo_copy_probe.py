@@ -66,8 +66,13 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--every", type=int, default=50)
+    parser.add_argument("--vocab", type=int, default=None, help="vocabulary size (default: zoo-rope's)")
+    parser.add_argument("--bf16", action="store_true", help="train under bf16 autocast")
     args = parser.parse_args()
     spec = zoo_spec("zoo-rope")
+    if args.vocab:
+        architecture = spec.architecture.model_copy(update={"vocab_size": args.vocab})
+        spec = spec.model_copy(update={"architecture": architecture})
     vocab, width = spec.architecture.vocab_size, spec.recipe.context + 1
     alphabet = DIGIT_IDS if args.alphabet == "digits" else list(range(2, vocab))
     probe_alphabet = DIGIT_IDS if args.alphabet == "digits" else list(range(10, vocab))
@@ -86,7 +91,7 @@ def main() -> None:
         if step < args.steps:
             rows = torch.tensor([pair_row(rng, alphabet, segment, width) for _ in range(args.batch)])
             lr = args.lr * min(1.0, step / WARMUP)
-            train_step(model, optimizer, rows, lr, spec.recipe.grad_clip)
+            train_step(model, optimizer, rows, lr, spec.recipe.grad_clip, args.bf16)
 
 
 if __name__ == "__main__":

@@ -26,10 +26,12 @@ from coca_eval.zoo.report_line import StepReporter
 LOG_EVERY = 10
 
 
-def next_token_loss(model, rows: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy of every next token of ``rows`` (b, n + 1)."""
-    logits = model(input_ids=rows[:, :-1], use_cache=False).logits  # (b, n, vocab)
-    return F.cross_entropy(logits.flatten(0, 1), rows[:, 1:].flatten())
+def next_token_loss(model, rows: torch.Tensor, bf16: bool = False) -> torch.Tensor:
+    """Mean cross-entropy of every next token of ``rows`` (b, n + 1); with ``bf16`` the forward runs
+    under bf16 autocast (weights and the optimiser stay fp32) and the loss is taken in fp32."""
+    with torch.autocast(rows.device.type, dtype=torch.bfloat16, enabled=bf16):
+        logits = model(input_ids=rows[:, :-1], use_cache=False).logits  # (b, n, vocab)
+    return F.cross_entropy(logits.float().flatten(0, 1), rows[:, 1:].flatten())
 
 
 def make_optimizer(model, recipe: Recipe) -> torch.optim.AdamW:
@@ -43,10 +45,10 @@ def make_optimizer(model, recipe: Recipe) -> torch.optim.AdamW:
     return torch.optim.AdamW([g for g in groups if g["params"]], lr=recipe.start_lr, betas=recipe.betas)
 
 
-def train_step(model, optimizer, rows: torch.Tensor, lr: float, clip: float) -> float:
+def train_step(model, optimizer, rows: torch.Tensor, lr: float, clip: float, bf16: bool = False) -> float:
     for group in optimizer.param_groups:
         group["lr"] = lr
-    loss = next_token_loss(model, rows)
+    loss = next_token_loss(model, rows, bf16)
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], clip)
@@ -122,7 +124,8 @@ def fit(model, recipe: Recipe, stream: TrainingStream, run_dir: Path, spec_json:
     with reporter:
         for step in range(start, recipe.steps):
             began = time.perf_counter()
-            loss = train_step(model, optimizer, stream.batch(step), lr_at(recipe, step), recipe.grad_clip)
+            rows, lr = stream.batch(step), lr_at(recipe, step)
+            loss = train_step(model, optimizer, rows, lr, recipe.grad_clip, recipe.bf16_autocast)
             seconds += time.perf_counter() - began
             done = step + 1
             if done % LOG_EVERY == 0 or done == recipe.steps:
