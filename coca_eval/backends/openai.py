@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from coca_eval.backends.echo import echo_prompts
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
 from coca_eval.errors import CocaEvalError
 
@@ -112,14 +113,9 @@ class OpenAIBackend(TokenizerMixin):
         return False
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        """NLL of ``targets`` (b, s) from the echoed prompt log-probs of each row of ``input_ids`` (b, n)."""
-        rows = input_ids.tolist()
-        n = targets.shape[1]
-        if any(
-            row[first_logit + 1 : first_logit + 1 + n] != t
-            for row, t in zip(rows, targets.tolist(), strict=True)
-        ):
-            raise ValueError("targets must be the tokens that follow the scored positions")
+        """NLL of ``targets`` (b, s) from the echoed log-probs of prompts that hold every target (see
+        :mod:`coca_eval.backends.echo`: a disjoint window ends before its last target)."""
+        rows, scored = echo_prompts(input_ids, first_logit, targets)
         payload = {"model": self.served, "prompt": rows, "max_tokens": 1, "temperature": 0}
         choices = self.client.complete({**payload, "echo": True, "logprobs": 1})
         out = []
@@ -129,7 +125,7 @@ class OpenAIBackend(TokenizerMixin):
                 raise CocaEvalError(
                     f"server {self.client.base_url} returns no prompt log-probs (echo+logprobs)"
                 )
-            out.append([-logprobs[j] for j in range(first_logit + 1, first_logit + 1 + n)])
+            out.append([-logprobs[j] for j in range(scored.start, scored.stop)])
         return torch.tensor(out, dtype=torch.float64)  # (b, s)
 
 
