@@ -9,6 +9,7 @@ same weights the server serves), so the server sees exactly the prompts the hf b
   which is re-encoded.
 * Perplexity: ``echo`` + ``logprobs`` give the log-prob of every prompt token; a server that does not
   return them cannot score, and says so in one line.
+* The wire (credentials, retries, reply shapes) is :mod:`coca_eval.backends.openai_client`'s.
 """
 
 from __future__ import annotations
