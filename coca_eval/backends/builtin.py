@@ -21,9 +21,9 @@ def _check_openai(methods, engine) -> None:
         raise CocaEvalError("--backend openai cannot apply --rope patches; start the server with them")
     if not engine.base_url:
         raise CocaEvalError("--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)")
-    from coca_eval.backends.openai import CompletionsClient
+    from coca_eval.backends.openai_client import client_for
 
-    CompletionsClient(engine.base_url).served_models()
+    client_for(engine).served_models()
 
 
 BACKENDS.add("hf", BackendEntry("coca_eval.backends.hf:load_for_request", "transformers"))

@@ -9,52 +9,26 @@ same weights the server serves), so the server sees exactly the prompts the hf b
   which is re-encoded.
 * Perplexity: ``echo`` + ``logprobs`` give the log-prob of every prompt token; a server that does not
   return them cannot score, and says so in one line.
+* The wire (credentials, retries, reply shapes) is :mod:`coca_eval.backends.openai_client`'s.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 
 import torch
 
+from coca_eval.backends.echo import echo_prompts
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
+from coca_eval.backends.openai_client import CompletionsClient, client_for
+from coca_eval.backends.openai_replies import Choice
 from coca_eval.errors import CocaEvalError
+
+__all__ = ["CompletionsClient", "OpenAIBackend", "load_openai_backend"]
 
 _TOKEN_ID = re.compile(r"^token_id:(\d+)$")
 BATCH = 32  # prompts per request: the server batches them, the request stays small
-
-
-class CompletionsClient:
-    """Minimal JSON client for ``{base_url}/models`` and ``{base_url}/completions`` (standard library)."""
-
-    def __init__(self, base_url: str, timeout: float = 600.0) -> None:
-        self.base_url, self.timeout = base_url.rstrip("/"), timeout
-
-    def _call(self, path: str, payload: dict | None = None, timeout: float | None = None) -> dict:
-        data = None if payload is None else json.dumps(payload).encode()
-        request = urllib.request.Request(
-            self.base_url + path, data=data, headers={"Content-Type": "application/json"}
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            detail = exc.read().decode(errors="replace")[:200].replace("\n", " ")
-            raise CocaEvalError(f"server {self.base_url} answered {exc.code} on {path}: {detail}") from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise CocaEvalError(f"cannot reach --base-url {self.base_url}: {reason}") from None
-
-    def served_models(self) -> list[str]:
-        return [entry["id"] for entry in self._call("/models", timeout=10).get("data", [])]
-
-    def complete(self, payload: dict) -> list[dict]:
-        """The choices of one completions request, in prompt order."""
-        return sorted(self._call("/completions", payload).get("choices", []), key=lambda c: c["index"])
 
 
 def _served_name(client: CompletionsClient, side: LocalModelSide, model: str) -> str:
@@ -73,15 +47,15 @@ class OpenAIBackend(TokenizerMixin):
 
     def __init__(self, client: CompletionsClient, served: str, side: LocalModelSide) -> None:
         self.client, self.served, self.side = client, served, side
-        self.metadata = {"base_url": client.base_url, "served_model": served}
+        self.metadata = {"base_url": client.base_url, "served_model": served}  # the public URL
 
-    def _ids_of(self, choice: dict) -> list[int]:
-        if choice.get("token_ids") is not None:  # vLLM's return_token_ids
-            return [int(t) for t in choice["token_ids"]]
-        tokens = (choice.get("logprobs") or {}).get("tokens")
+    def _ids_of(self, choice: Choice) -> list[int]:
+        if choice.token_ids is not None:  # vLLM's return_token_ids
+            return list(choice.token_ids)
+        tokens = choice.logprobs.tokens if choice.logprobs else None
         if tokens and all(_TOKEN_ID.match(t) for t in tokens):
             return [int(_TOKEN_ID.match(t).group(1)) for t in tokens]
-        return self.encode(choice.get("text", ""))
+        return self.encode(choice.text or "")
 
     def generate_greedy(
         self,
@@ -112,25 +86,26 @@ class OpenAIBackend(TokenizerMixin):
         return False
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        """NLL of ``targets`` (b, s) from the echoed prompt log-probs of each row of ``input_ids`` (b, n)."""
-        rows = input_ids.tolist()
-        n = targets.shape[1]
-        if any(
-            row[first_logit + 1 : first_logit + 1 + n] != t
-            for row, t in zip(rows, targets.tolist(), strict=True)
-        ):
-            raise ValueError("targets must be the tokens that follow the scored positions")
+        """NLL of ``targets`` (b, s) from the echoed log-probs of prompts that hold every target (see
+        :mod:`coca_eval.backends.echo`: a disjoint window ends before its last target)."""
+        rows, scored = echo_prompts(input_ids, first_logit, targets)
         payload = {"model": self.served, "prompt": rows, "max_tokens": 1, "temperature": 0}
         choices = self.client.complete({**payload, "echo": True, "logprobs": 1})
-        out = []
-        for choice in choices:
-            logprobs = (choice.get("logprobs") or {}).get("token_logprobs")
-            if not logprobs:
-                raise CocaEvalError(
-                    f"server {self.client.base_url} returns no prompt log-probs (echo+logprobs)"
-                )
-            out.append([-logprobs[j] for j in range(first_logit + 1, first_logit + 1 + n)])
-        return torch.tensor(out, dtype=torch.float64)  # (b, s)
+        nll = [self._prompt_nll(choice, scored, len(row)) for choice, row in zip(choices, rows, strict=True)]
+        return torch.tensor(nll, dtype=torch.float64)  # (b, s)
+
+    def _prompt_nll(self, choice: Choice, scored: slice, prompt_tokens: int) -> list[float]:
+        """Minus the echoed log-probs at ``scored``; a server that leaves any out cannot score."""
+        logprobs = choice.logprobs.token_logprobs if choice.logprobs else None
+        if not logprobs:
+            raise CocaEvalError(f"server {self.client.base_url} returns no prompt log-probs (echo+logprobs)")
+        picked = logprobs[scored]
+        if len(picked) < scored.stop - scored.start or any(value is None for value in picked):
+            raise CocaEvalError(
+                f"server {self.client.base_url} returned {len(logprobs)} prompt log-probs for a prompt of "
+                f"{prompt_tokens} tokens, without the ones of tokens {scored.start}..{scored.stop - 1}"
+            )
+        return [-value for value in picked]
 
 
 def load_openai_backend(method, options) -> OpenAIBackend:
@@ -139,7 +114,7 @@ def load_openai_backend(method, options) -> OpenAIBackend:
     if method.rope.kind != "none":
         raise CocaEvalError("--backend openai cannot apply --rope patches; start the server with them")
     side = load_local_side(method.model)
-    client = CompletionsClient(options.base_url)
+    client = client_for(options)
     return OpenAIBackend(client, _served_name(client, side, method.model), side)
 
 

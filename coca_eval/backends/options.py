@@ -6,6 +6,7 @@ changes a number, so they stay out of the cell keys; the backend name itself is 
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -14,13 +15,16 @@ from coca_eval.errors import CocaEvalError
 
 @dataclass(frozen=True)
 class EngineOptions:
-    """vLLM engine settings (``None`` = vLLM's default) and the server URL of the openai backend."""
+    """vLLM engine settings (``None`` = vLLM's default); the server URL of the openai backend and the
+    environment variable holding its API key (``None`` = ``OPENAI_API_KEY``; the key itself never
+    enters these options, so it cannot be recorded with them)."""
 
     tensor_parallel_size: int = 1
     gpu_memory_utilization: float | None = None
     max_model_len: int | None = None
     enforce_eager: bool | None = None
     base_url: str | None = None
+    api_key_env: str | None = None
 
     def __post_init__(self) -> None:
         if self.tensor_parallel_size < 1:
@@ -31,9 +35,22 @@ class EngineOptions:
             )
         if self.max_model_len is not None and self.max_model_len < 1:
             raise CocaEvalError(f"--max-model-len must be a positive integer (got {self.max_model_len})")
+        if self.base_url is not None:
+            from coca_eval.backends.server_url import parse_server_url
+
+            parse_server_url(self.base_url)  # refused here, before any journal is written
+        if self.api_key_env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
+            # not quoted: a key pasted here by mistake must not reach the terminal or a log
+            raise CocaEvalError("--api-key-env takes the name of an environment variable, not the key")
 
     def describe(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        """What a run records: the URL without credentials or query (see ``server_url``)."""
+        recorded = {k: v for k, v in asdict(self).items() if v is not None}
+        if self.base_url is not None:
+            from coca_eval.backends.server_url import public_url
+
+            recorded["base_url"] = public_url(self.base_url)
+        return recorded
 
 
 def check_backends(methods, options: EngineOptions) -> None:

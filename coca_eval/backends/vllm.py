@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 
+from coca_eval.backends.echo import echo_prompts
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
 from coca_eval.backends.options import EngineOptions
 from coca_eval.backends.vllm_rope import rope_note, rope_overrides
@@ -60,8 +61,9 @@ class VllmBackend(TokenizerMixin):
         import vllm
 
         self.method, self.side, self.options = method, side, options
-        # scoring a window asks for one token after it, so the engine needs one position more
-        self.max_model_len = options.max_model_len or max(longest + 1, side.trained_context or 0)
+        # a disjoint window's prompt carries its last target (one token past the window), and vLLM wants
+        # room for one generated token after any prompt: two positions more than the longest window
+        self.max_model_len = options.max_model_len or max(longest + 2, side.trained_context or 0)
         self.on_cuda = torch.cuda.is_available()
         self.eos = _eos_ids(side)
         self._llm, self._key = None, None
@@ -112,13 +114,11 @@ class VllmBackend(TokenizerMixin):
             cleanup_dist_env_and_memory()
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
-        """NLL of ``targets`` (b, s), the tokens after ``first_logit ..`` in ``input_ids`` (b, n)."""
+        """NLL of ``targets`` (b, s) from the prompt log-probs of prompts that hold every target (see
+        :mod:`coca_eval.backends.echo`); the engine is the one for the window's length (b, n)."""
         from vllm import SamplingParams
 
-        rows, n = input_ids.tolist(), targets.shape[1]
-        scored = slice(first_logit + 1, first_logit + 1 + n)
-        if [row[scored] for row in rows] != targets.tolist():
-            raise ValueError("targets must be the tokens that follow the scored positions")
+        rows, scored = echo_prompts(input_ids, first_logit, targets)
         params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False)
         prompts = [{"prompt_token_ids": row} for row in rows]
         outputs = self.engine(input_ids.shape[1]).generate(prompts, params, use_tqdm=False)

@@ -15,7 +15,14 @@ import click
 
 from coca_eval.errors import CocaEvalError
 
-ENGINE_KEYS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "enforce_eager", "base_url")
+ENGINE_KEYS = (
+    "tensor_parallel_size",
+    "gpu_memory_utilization",
+    "max_model_len",
+    "enforce_eager",
+    "base_url",
+    "api_key_env",
+)
 
 
 class RegistryChoice(click.Choice):
@@ -49,6 +56,12 @@ def _engine_options() -> list:
             "/v1/completions server), or a plug-in's backend.",
         ),
         click.option("--base-url", help="openai backend: server URL, e.g. http://127.0.0.1:8000/v1."),
+        click.option(
+            "--api-key-env",
+            metavar="NAME",
+            help="openai backend: environment variable holding the API key, sent as a Bearer token and "
+            "never recorded.  [default: OPENAI_API_KEY]",
+        ),
         click.option("--tensor-parallel-size", type=int, default=1, show_default=True, help="vllm: GPUs."),
         click.option("--gpu-memory-utilization", type=float, help="vllm: fraction of GPU memory to use."),
         click.option("--max-model-len", type=int, help="vllm: context the engine reserves (default: task)."),

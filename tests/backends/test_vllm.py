@@ -56,6 +56,16 @@ def _pairs(run):
     return pairs
 
 
+def _assert_same_ppl(run, count: int) -> None:
+    """Every (method, length) has an hf and a vllm cell, with the same token count and perplexity."""
+    pairs = _pairs(run)
+    assert len(pairs) == count
+    for (name, length), cells in pairs.items():
+        hf, vl = cells["hf"], cells["vllm"]
+        assert hf.status == vl.status == "ok" and hf.n == vl.n
+        assert abs(vl.value / hf.value - 1) < 1e-4, (name, length, hf.value, vl.value)
+
+
 def test_ppl_equals_hf(model_dirs, corpus_file, tmp_path):
     entries = [(name, model_dirs[name], "none") for name in MODELS] + [
         ("coca-slack", model_dirs["coca-slack"], "dynamic:2")
@@ -65,15 +75,20 @@ def test_ppl_equals_hf(model_dirs, corpus_file, tmp_path):
     methods = _methods_file(tmp_path / "m.yaml", entries)
     result = run_cli("ppl", "--methods", methods, *args, "--num-docs", "1", "--output", out)
     assert result.returncode == 0, result.stderr[-3000:]
-    run = load_run(out)
-    pairs = _pairs(run)
-    assert len(pairs) == 2 * len(entries)
-    for (name, length), cells in pairs.items():
-        hf, vl = cells["hf"], cells["vllm"]
-        assert hf.status == vl.status == "ok" and hf.n == vl.n
-        assert abs(vl.value / hf.value - 1) < 1e-4, (name, length, hf.value, vl.value)
+    _assert_same_ppl(load_run(out), 2 * len(entries))
     config = json.loads(out.read_text())["config"]
     assert "static" in config["backends"]["coca-slack dynamic:2 vllm"]["rope_note"]
+
+
+def test_disjoint_windows_equal_hf(model_dirs, corpus_file, tmp_path):
+    """S = L: each window ends one token before its last target, which the prompt must still hold."""
+    entries = [("llama", model_dirs["llama"], "none"), ("coca-slack", model_dirs["coca-slack"], "dynamic:2")]
+    out = tmp_path / "ppl.json"
+    args = ["--dataset", corpus_file, "--lengths", "128", "--stride", "128", "--doc-tokens", "640"]
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    result = run_cli("ppl", "--methods", methods, *args, "--num-docs", "1", "--output", out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    _assert_same_ppl(load_run(out), len(entries))
 
 
 def test_passkey_outputs_equal_hf(model_dirs, tmp_path):

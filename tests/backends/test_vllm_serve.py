@@ -80,7 +80,7 @@ def test_passkey_and_ppl_through_vllm_serve(tmp_path, corpus_file):
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}
     url = f"http://127.0.0.1:{port}/v1"
     passkey = ["passkey", "--model", model, "--lengths", "300", "--samples", "4", "--max-new-tokens", "8"]
-    ppl = ["ppl", "--model", model, "--dataset", corpus_file, "--lengths", "320", "--stride", "160"]
+    ppl = ["ppl", "--model", model, "--dataset", corpus_file, "--lengths", "320"]
     ppl += ["--doc-tokens", "480", "--num-docs", "1"]
     with log.open("w") as sink:
         server = subprocess.Popen(
@@ -92,8 +92,10 @@ def test_passkey_and_ppl_through_vllm_serve(tmp_path, corpus_file):
             *passkey, "--backend", "openai", "--base-url", url, "--output", tmp_path / "pk-oa.json"
         )
         assert served.returncode == 0, served.stderr[-2000:]
-        scored = run_cli(*ppl, "--backend", "openai", "--base-url", url, "--output", tmp_path / "ppl-oa.json")
-        assert scored.returncode == 0, scored.stderr[-2000:]
+        served_ppl = [*ppl, "--backend", "openai", "--base-url", url]
+        for name, stride in (("ppl", "160"), ("disjoint", "320")):  # S = L: the last target is appended
+            scored = run_cli(*served_ppl, "--stride", stride, "--output", tmp_path / f"{name}-oa.json")
+            assert scored.returncode == 0, scored.stderr[-2000:]
     finally:
         _stop(server)
     assert server.returncode is not None
@@ -104,7 +106,8 @@ def test_passkey_and_ppl_through_vllm_serve(tmp_path, corpus_file):
         for name in ("pk-hf.json", "pk-oa.json")
     ]
     assert outputs[0] == outputs[1] and len(outputs[0]) == 4
-    hf_ppl = run_cli(*ppl, "--output", tmp_path / "ppl-hf.json")
-    assert hf_ppl.returncode == 0, hf_ppl.stderr[-2000:]
-    values = [load_run(tmp_path / name).cells[0].value for name in ("ppl-hf.json", "ppl-oa.json")]
-    assert abs(values[1] / values[0] - 1) < 1e-4, values
+    for name, stride in (("ppl", "160"), ("disjoint", "320")):
+        hf_ppl = run_cli(*ppl, "--stride", stride, "--output", tmp_path / f"{name}-hf.json")
+        assert hf_ppl.returncode == 0, hf_ppl.stderr[-2000:]
+        cells = [load_run(tmp_path / f"{name}-{b}.json").cells[0] for b in ("hf", "oa")]
+        assert cells[0].n == cells[1].n and abs(cells[1].value / cells[0].value - 1) < 1e-4, cells

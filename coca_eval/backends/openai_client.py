@@ -1,0 +1,149 @@
+"""HTTP for the openai backend: ``{base_url}/models`` and ``{base_url}/completions`` (standard library).
+
+* Credentials. The API key is read from the environment variable ``--api-key-env`` names (default
+  ``OPENAI_API_KEY``) and sent as ``Authorization: Bearer``; without one, ``user:password@`` in the URL
+  is sent as Basic auth. Neither, nor the URL's query, appears in a message or a result: they show
+  the public URL (:mod:`coca_eval.backends.server_url`), and server text they quote is scrubbed.
+* Retries. A 5xx or 429 answer, a timeout or a dropped connection is usually over in seconds (a
+  server restarting, a queue full), so a request is retried ``RETRIES`` times, waiting 1, 2, 4 s (or
+  the server's ``Retry-After``, up to a minute). A refused connection is not retried: nothing
+  listens there, and waiting would only delay the one-line error.
+* Replies. A body that is not JSON is reported as such; shapes are checked by
+  :mod:`coca_eval.backends.openai_replies`.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+
+from coca_eval.backends.openai_replies import Choice, Completion, ModelList, ordered_choices, parse_reply
+from coca_eval.backends.server_url import parse_server_url
+from coca_eval.errors import CocaEvalError
+
+RETRIES = 3
+FIRST_WAIT_S = 1.0
+LONGEST_WAIT_S = 60.0
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+
+_DROPPED = (TimeoutError, ConnectionResetError, ConnectionAbortedError, http.client.IncompleteRead)
+
+
+class _Transient(Exception):
+    """A failure worth another attempt: its message, and how long the server asked us to wait."""
+
+    def __init__(self, message: str, wait: float | None = None) -> None:
+        super().__init__(message)
+        self.wait = wait
+
+
+def _retry_after(error: urllib.error.HTTPError) -> float | None:
+    try:
+        return min(float(error.headers.get("Retry-After", "")), LONGEST_WAIT_S)
+    except (TypeError, ValueError):
+        return None
+
+
+def _wait(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+class CompletionsClient:
+    """Minimal JSON client for a completions server; ``sleep`` is injectable so tests need not wait."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        timeout: float = 600.0,
+        retries: int = RETRIES,
+        sleep: Callable[[float], None] | None = None,
+        key_env: str = DEFAULT_KEY_ENV,
+    ) -> None:
+        self.url = parse_server_url(base_url)
+        self.base_url = self.url.public  # what messages and results show
+        self.timeout, self.retries, self.sleep = timeout, retries, sleep or _wait
+        self._headers = {"Content-Type": "application/json"}
+        authorization = f"Bearer {api_key}" if api_key else self.url.basic_auth()
+        if authorization:
+            self._headers["Authorization"] = authorization
+        self._secrets = [s for s in (api_key, *self.url.secrets()) if s]
+        self._key_note = (
+            f"${key_env} is {'set' if api_key else 'unset'}; --api-key-env names another variable"
+        )
+
+    def _scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def _http_error(self, exc: urllib.error.HTTPError, path: str) -> Exception:
+        """A 5xx or 429 is worth a retry; any other status is the user's to fix."""
+        detail = self._scrub(exc.read().decode(errors="replace")[:200].replace("\n", " "))
+        message = f"server {self.base_url} answered {exc.code} on {path}: {detail}"
+        if exc.code >= 500 or exc.code == 429:
+            return _Transient(message, _retry_after(exc))
+        if exc.code in (401, 403):
+            message += f" ({self._key_note})"
+        return CocaEvalError(message)
+
+    def _once(self, path: str, data: bytes | None, timeout: float) -> bytes:
+        """One request's body; :class:`_Transient` for what a retry may fix, else a one-line error."""
+        request = urllib.request.Request(self.url.request_url(path), data=data, headers=self._headers)
+        dropped = f"server {self.base_url} timed out or dropped the connection on {path}"
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.read()
+        except urllib.error.HTTPError as exc:
+            raise self._http_error(exc, path) from None
+        except _DROPPED:
+            raise _Transient(dropped) from None
+        except urllib.error.URLError as exc:  # a refused connection, a name that does not resolve, ...
+            if isinstance(exc.reason, _DROPPED):
+                raise _Transient(dropped) from None
+            reason = exc.reason
+        except (OSError, http.client.HTTPException) as exc:
+            reason = exc
+        raise CocaEvalError(f"cannot reach --base-url {self.base_url}: {self._scrub(str(reason))}")
+
+    def _call(self, path: str, payload: dict | None = None, timeout: float | None = None) -> object:
+        """The decoded JSON reply, after up to ``retries`` more attempts on transient failures."""
+        data = None if payload is None else json.dumps(payload).encode()
+        for attempt in range(self.retries + 1):
+            try:
+                body = self._once(path, data, timeout or self.timeout)
+                break
+            except _Transient as exc:
+                if attempt == self.retries:
+                    raise CocaEvalError(f"{exc} (gave up after {attempt + 1} attempts)") from None
+                self.sleep(exc.wait if exc.wait is not None else FIRST_WAIT_S * 2**attempt)
+        try:
+            return json.loads(body)
+        except ValueError:
+            start = self._scrub(body[:60].decode(errors="replace")).replace("\n", " ")
+            raise CocaEvalError(
+                f"server {self.base_url} answered {path} with text that is not JSON: {start!r}"
+            ) from None
+
+    def served_models(self) -> list[str]:
+        reply = self._call("/models", timeout=min(10.0, self.timeout))
+        models = parse_reply(ModelList, reply, f"the reply of {self.base_url} to /models")
+        return [entry.id for entry in models.data]
+
+    def complete(self, payload: dict) -> list[Choice]:
+        """The choices of one completions request, one per prompt, in prompt order."""
+        where = f"the reply of {self.base_url} to /completions"
+        completion = parse_reply(Completion, self._call("/completions", payload), where)
+        return ordered_choices(completion, len(payload["prompt"]), where)
+
+
+def client_for(engine) -> CompletionsClient:
+    """The client ``EngineOptions`` describe: their URL, and the key in the variable they name."""
+    key_env = engine.api_key_env or DEFAULT_KEY_ENV
+    return CompletionsClient(engine.base_url, os.environ.get(key_env) or None, key_env=key_env)
