@@ -6,7 +6,6 @@ import hashlib
 import io
 import subprocess
 import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from coca_eval.assets import (
     atomic_write_bytes,
     cache_dir,
     fetch_pypi_file,
-    read_member,
     sha256_file,
 )
 from coca_eval.errors import CocaEvalError
@@ -113,22 +111,6 @@ def test_unexpected_file_name_from_pip_is_reported(cache, monkeypatch):
     fake_pip(monkeypatch, name="Demo-1.0.tar.gz")
     with pytest.raises(CocaEvalError, match="gave Demo-1.0.tar.gz"):
         fetch_pypi_file(FILE)
-
-
-def test_read_member_from_wheel_and_tarball(tmp_path):
-    wheel = tmp_path / "pkg-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as zf:
-        zf.writestr("pkg/data.bin", b"zip bytes")
-    sdist = tmp_path / "pkg-1.0.tar.gz"
-    with tarfile.open(sdist, "w:gz") as tf:
-        info = tarfile.TarInfo("pkg-1.0/data.txt")
-        info.size = 9
-        tf.addfile(info, io.BytesIO(b"tar bytes"))
-    assert read_member(wheel, "pkg/data.bin") == b"zip bytes"
-    assert read_member(sdist, "pkg-1.0/data.txt") == b"tar bytes"
-    for archive in (wheel, sdist):
-        with pytest.raises(CocaEvalError, match="not found"):
-            read_member(archive, "missing.txt")
 
 
 def test_atomic_write_leaves_only_the_target(tmp_path):

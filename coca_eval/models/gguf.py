@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from coca_eval.assets import PypiFile, cache_dir, fetch_pypi_file, read_member, sha256_file
+from coca_eval.archives import read_member
+from coca_eval.assets import PypiFile, cache_dir, fetch_pypi_file, sha256_file
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.cache_build import build_once
 
