@@ -50,6 +50,7 @@ class Runtime:
     console: Any = None
     engine: EngineOptions = field(default_factory=EngineOptions)
     force: bool = False  # replace an output that holds another task's or protocol's run
+    wait: bool = False  # wait for a run holding the same journal instead of refusing
 
 
 def evaluate(
@@ -82,7 +83,8 @@ def evaluate(
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
-    with Journal(journal_path_for(output, spec.name, identity)) as journal:  # one run per journal
+    path = journal_path_for(output, spec.name, identity)
+    with Journal(path, runtime.wait, _say(runtime.console)) as journal:  # one run per journal
         return _run_locked(spec, methods, params, output, runtime, journal, weights, options)
 
 
@@ -133,6 +135,13 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     if output is not None:
         save_run(run, Path(output))
     return run
+
+
+def _say(console: Any):
+    """A one-line notice on the run's console (none without one)."""
+    if console is None:
+        return None
+    return lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _recordable(options: dict[str, Any]) -> dict[str, Any]:

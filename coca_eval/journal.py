@@ -13,7 +13,9 @@ One run at a time: appending truncates a cut-off tail back to the size this proc
 runs sharing a journal (the same ``--output``, or two identical runs without it, which share the cache
 journal) would erase each other's parts. A run holds an exclusive ``flock`` on ``<journal>.lock`` from
 loading to :meth:`Journal.close` (the kernel drops it when the process dies, so a killed run never
-leaves a stale lock), and a second run is refused with one line naming the holder.
+leaves a stale lock), and a second run is refused with one line naming the holder, or, asked to wait
+(``--wait``), says once whom it waits for and blocks until the holder is done. It then loads what the
+holder journaled, so it recomputes nothing the holder finished.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import hashlib
 import json
 import os
 import socket
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -42,10 +45,15 @@ def cell_key(identity: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
+def _holder(fd: int) -> str:
+    """What the lock's holder wrote into the lock file (its pid, host and start)."""
+    return os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+
+
 class Journal:
     """Finished cells and parts, loaded from ``path`` and appended to as work completes."""
 
-    def __init__(self, path: Path, wait: bool = False) -> None:
+    def __init__(self, path: Path, wait: bool = False, on_wait: Callable[[str], None] | None = None) -> None:
         self.path = Path(path)
         self.cells: dict[str, Cell] = {}
         self.parts: dict[str, dict[str, dict[str, Any]]] = {}
@@ -53,7 +61,7 @@ class Journal:
         self._needs_newline = False
         self._lock_fd: int | None = None
         self.warnings: list[str] = []  # skipped lines, for the run to show
-        self._lock(wait)
+        self._lock(wait, on_wait)
         try:
             if self.path.exists():
                 self._load()
@@ -65,25 +73,29 @@ class Journal:
     def lock_path(self) -> Path:
         return self.path.with_name(self.path.name + ".lock")
 
-    def _lock(self, wait: bool) -> None:
-        """Take the run's exclusive lock (blocking only when ``wait``), then say who holds it."""
+    def _lock(self, wait: bool, on_wait: Callable[[str], None] | None) -> None:
+        """Take the run's exclusive lock, then say who holds it. A busy lock is refused, or with
+        ``wait`` reported once through ``on_wait`` and waited for."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:
             raise CocaEvalError(f"cannot lock journal {self.path}: {exc.strerror}") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.read(fd, 200).decode("utf-8", "replace").strip() or "another process"
-            os.close(fd)
-            raise CocaEvalError(
-                f"journal {self.path} is in use by another coca-eval run ({holder}); "
-                "wait for it to finish or give another --output"
-            ) from None
+            in_use = f"journal {self.path} is in use by another coca-eval run ({_holder(fd)})"
+            if not wait:
+                os.close(fd)
+                advice = "wait for it to finish (or give --wait) or give another --output"
+                raise CocaEvalError(f"{in_use}; {advice}") from None
+            if on_wait is not None:
+                on_wait(f"{in_use}; waiting for it to finish")
+            fcntl.flock(fd, fcntl.LOCK_EX)
         stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
         os.ftruncate(fd, 0)
-        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode())
+        # at offset 0: a waiter's read of the holder's line moved its file offset
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(), 0)
         self._lock_fd = fd
 
     def close(self) -> None:

@@ -6,7 +6,6 @@ import hashlib
 import io
 import subprocess
 import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from coca_eval.assets import (
     atomic_write_bytes,
     cache_dir,
     fetch_pypi_file,
-    read_member,
     sha256_file,
 )
 from coca_eval.errors import CocaEvalError
@@ -33,14 +31,18 @@ def cache(tmp_path, monkeypatch) -> Path:
 
 
 def fake_pip(monkeypatch, content: bytes | None = PAYLOAD, name: str = FILE.filename, stderr: str = ""):
-    """Stand in for ``pip download``: write ``content`` as ``name`` into the -d dir, or fail."""
+    """Stand in for ``pip download``: write ``content`` as ``name`` into the -d dir, or fail. Each call
+    is recorded with the requirement file's text in place of its path."""
     calls: list[list[str]] = []
 
     def run(cmd, **kwargs):
-        calls.append(cmd)
+        requirement = cmd[cmd.index("-r") + 1]
+        calls.append([Path(arg).read_text() if arg == requirement else arg for arg in cmd])
         if content is None:
             return subprocess.CompletedProcess(cmd, 1, "", stderr)
-        (Path(cmd[cmd.index("-d") + 1]) / name).write_bytes(content)
+        files = Path(cmd[cmd.index("-d") + 1])
+        files.mkdir(exist_ok=True)
+        (files / name).write_bytes(content)
         return subprocess.CompletedProcess(cmd, 0, "", "")
 
     monkeypatch.setattr(assets.subprocess, "run", run)
@@ -66,7 +68,8 @@ def test_download_verifies_and_caches(cache, monkeypatch):
     calls = fake_pip(monkeypatch)
     path = fetch_pypi_file(FILE)
     assert path == cache / "pypi" / FILE.filename and path.read_bytes() == PAYLOAD
-    assert "--no-binary" in calls[0] and "demo==1.0" in calls[0]
+    assert "--no-binary" in calls[0] and "--require-hashes" in calls[0]
+    assert f"demo==1.0 --hash=sha256:{FILE.sha256}\n" in calls[0]  # pip checks it before unpacking
     assert fetch_pypi_file(FILE) == path and len(calls) == 1  # second call is a cache hit
     assert [p.name for p in path.parent.iterdir()] == [FILE.filename]  # no temp dirs left behind
 
@@ -110,24 +113,72 @@ def test_unexpected_file_name_from_pip_is_reported(cache, monkeypatch):
         fetch_pypi_file(FILE)
 
 
-def test_read_member_from_wheel_and_tarball(tmp_path):
-    wheel = tmp_path / "pkg-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as zf:
-        zf.writestr("pkg/data.bin", b"zip bytes")
-    sdist = tmp_path / "pkg-1.0.tar.gz"
-    with tarfile.open(sdist, "w:gz") as tf:
-        info = tarfile.TarInfo("pkg-1.0/data.txt")
-        info.size = 9
-        tf.addfile(info, io.BytesIO(b"tar bytes"))
-    assert read_member(wheel, "pkg/data.bin") == b"zip bytes"
-    assert read_member(sdist, "pkg-1.0/data.txt") == b"tar bytes"
-    for archive in (wheel, sdist):
-        with pytest.raises(CocaEvalError, match="not found"):
-            read_member(archive, "missing.txt")
-
-
 def test_atomic_write_leaves_only_the_target(tmp_path):
     target = tmp_path / "sub" / "out.txt"
     atomic_write_bytes(target, b"one")
     atomic_write_bytes(target, b"two")
     assert target.read_bytes() == b"two" and [p.name for p in target.parent.iterdir()] == ["out.txt"]
+
+
+BACKEND = """
+import pathlib
+
+def _ran(hook):
+    with open({marker!r}, "a") as fh:
+        fh.write(hook + "\\n")
+
+def get_requires_for_build_wheel(config_settings=None):
+    _ran("get_requires_for_build_wheel")
+    return []
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    _ran("prepare_metadata_for_build_wheel")
+    info = pathlib.Path(metadata_directory) / "demo-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\\nName: demo\\nVersion: 1.0\\n")
+    return info.name
+"""
+
+
+def _sdist_running_code(folder: Path, marker: Path) -> Path:
+    """A ``demo-1.0.tar.gz`` whose in-tree build backend notes in ``marker`` every time pip runs it."""
+    pyproject = b'[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+    members = {
+        "demo-1.0/pyproject.toml": pyproject,
+        "demo-1.0/backend.py": BACKEND.format(marker=str(marker)).encode(),
+        "demo-1.0/PKG-INFO": b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    sdist = folder / "demo-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tf:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return sdist
+
+
+@pytest.fixture
+def local_index(tmp_path, monkeypatch):
+    """Real pip against a folder of archives instead of PyPI (no network)."""
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "index"))
+    return tmp_path / "index"
+
+
+def test_a_swapped_sdist_is_refused_before_pip_runs_any_of_its_code(cache, local_index, tmp_path):
+    marker = tmp_path / "backend-ran.txt"
+    sdist = _sdist_running_code(local_index, marker)
+    pinned = PypiFile("demo", "1.0", sdist.name, "0" * 64, sdist=True)  # the pin names other bytes
+    with pytest.raises(CocaEvalError) as err:
+        fetch_pypi_file(pinned)
+    message = str(err.value)
+    assert f"has sha256 {sha256_file(sdist)}, expected {'0' * 64}" in message and "\n" not in message
+    assert not marker.exists()  # its build backend never ran
+    assert list((cache / "pypi").iterdir()) == []  # nothing kept, no temp dir left
+
+
+def test_the_pinned_sdist_downloads_through_real_pip(cache, local_index, tmp_path):
+    sdist = _sdist_running_code(local_index, tmp_path / "backend-ran.txt")
+    pinned = PypiFile("demo", "1.0", sdist.name, sha256_file(sdist), sdist=True)
+    assert fetch_pypi_file(pinned).read_bytes() == sdist.read_bytes()

@@ -80,7 +80,12 @@ def decode_prompts(
     on_done: Callable[[int, list[int]], None],
     prefix_reuse: bool = True,
 ) -> bool:
-    """Decode every prompt by the fastest exact route; returns whether the shared prefix was reused."""
+    """Decode every prompt by the fastest exact route; returns whether the shared prefix was reused.
+
+    No prompts is nothing to do (a resumed cell whose samples are all journaled), as in the vLLM backend.
+    """
+    if not prompts:
+        return False
     total = max(map(len, prompts)) + decoder.max_new_tokens
     reuse = prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, total)
     if reuse:

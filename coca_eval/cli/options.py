@@ -71,11 +71,20 @@ def _engine_options() -> list:
     ]
 
 
-def method_options(output_help: str, batch_help: str | None = None):
+WAIT_OPTION = click.option(
+    "--wait",
+    is_flag=True,
+    help="If another run is using this run's journal (the same --output), wait for it to finish and "
+    "reuse its cells instead of stopping.",
+)
+
+
+def method_options(output_help: str, batch_help: str | None = None, journaled: bool = False):
     """Options shared by every task that evaluates methods (model x rope patch x backend).
 
     The engine options reach the command as one ``engine`` argument (an ``EngineOptions``). A task
-    without batching leaves ``batch_help`` out and has no ``--batch-size``.
+    without batching leaves ``batch_help`` out and has no ``--batch-size``; a task that keeps a journal
+    (``journaled``) has ``--wait``, since only a journal is locked against a second run.
     """
     from coca_eval.methods import DTYPES
     from coca_eval.models.rope import rope_choices
@@ -108,6 +117,8 @@ def method_options(output_help: str, batch_help: str | None = None):
     ]
     if batch_help is not None:
         options.append(click.option("--batch-size", default=1, show_default=True, type=int, help=batch_help))
+    if journaled:
+        options.append(WAIT_OPTION)
 
     def decorate(func):
         @functools.wraps(func)

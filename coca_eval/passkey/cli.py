@@ -41,10 +41,11 @@ _preset_option = preset_option_factory(PRESET, "passkey")
 )
 @method_options(
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
-    "Default: runs/passkey-TIMESTAMP.json."
+    "Default: runs/passkey-TIMESTAMP.json.",
+    journaled=True,
 )
 def passkey(preset, models, ropes, methods_file, dtype, device, device_map, output, force, backend, engine,
-            dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
+            wait, dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
 
     Samples of one length share their filler prefix, which is decoded once (see --no-prefix-reuse);
@@ -57,7 +58,7 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
 
     params = make_passkey_params(preset_values(preset, "passkey", overrides))
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "passkey")
-    runtime = Runtime(device, device_map, stderr(), engine, force)
+    runtime = Runtime(device, device_map, stderr(), engine, force, wait)
     run = evaluate(
         "passkey",
         methods,

@@ -36,9 +36,10 @@ _preset_option = preset_option_factory(PRESET, "ppl")
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/ppl-TIMESTAMP.json.",
     batch_help="Windows per forward pass.",
+    journaled=True,
 )
 def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, force, backend,
-        engine, **overrides):  # fmt: skip
+        engine, wait, **overrides):  # fmt: skip
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
     from coca_eval.api import Runtime, evaluate
     from coca_eval.cli.options import (
@@ -57,7 +58,7 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
-    runtime = Runtime(device, device_map, stderr(), engine, force)
+    runtime = Runtime(device, device_map, stderr(), engine, force, wait)
     try:
         run = evaluate("ppl", methods, params, output, runtime, batch_size=batch_size)
     except TooFewDocuments as exc:

@@ -19,7 +19,8 @@ import gzip
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from coca_eval.assets import DebianFile, fetch_debian_file, read_member
+from coca_eval.archives import read_member
+from coca_eval.assets import DebianFile, fetch_debian_file
 from coca_eval.data.books import (
     EMBEDDED_BOOKS,
     book_source,

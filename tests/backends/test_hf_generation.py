@@ -39,3 +39,10 @@ def test_naive_equals_transformers_generate(tiny_llama_dir):
         ours = decoder.naive(prompt.ids)
         reference = backend.model.generate(torch.tensor([prompt.ids]), max_new_tokens=10, do_sample=False)
         assert ours == reference[0, 230 : 230 + len(ours)].tolist()
+
+
+def test_no_prompts_is_nothing_to_decode(tiny_llama_dir):
+    """A resumed passkey cell with every sample journaled asks for nothing (it used to raise)."""
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    decoder = GreedyDecoder(backend, 4)
+    assert decode_prompts(decoder, [], [], lambda i, tokens: pytest.fail("nothing to decode")) is False

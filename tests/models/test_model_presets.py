@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hub_cache import COMMIT_A, cache_snapshot
 
 from coca_eval.assets import PypiFile
 from coca_eval.errors import CocaEvalError
@@ -48,7 +49,6 @@ def test_fingerprint_alone_never_materializes(tmp_path, monkeypatch):
     preset = MODEL_PRESETS.get("gemma3-270m")
     monkeypatch.setattr(preset, "materialize", lambda: pytest.fail("fingerprint must not convert"))
     assert model_fingerprint("gemma3-270m") == preset.fingerprint
-    assert model_fingerprint("org/name") == "hub:org/name"
     with pytest.raises(CocaEvalError, match="model directory not found"):
         model_fingerprint(str(tmp_path / "missing"))
 
@@ -67,9 +67,11 @@ def test_directory_without_config_is_rejected(tmp_path):
         resolve_model(str(tmp_path))
 
 
-def test_hub_ids_pass_through_unloaded():
+def test_hub_ids_pass_through_unloaded(tmp_path, monkeypatch):
     hub_id = "HuggingFaceTB/SmolLM2-135M"
-    assert resolve_model(hub_id) == (hub_id, f"hub:{hub_id}")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    cache_snapshot(tmp_path, hub_id, COMMIT_A)
+    assert resolve_model(hub_id) == (hub_id, f"hub:{hub_id}@{COMMIT_A}")
 
 
 @pytest.mark.parametrize(

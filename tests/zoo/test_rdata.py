@@ -9,7 +9,7 @@ import zlib
 
 import pytest
 
-from coca_eval.assets import read_member
+from coca_eval.archives import read_member
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.rdata import read_rdb_strings
 
