@@ -6,21 +6,18 @@ uninterrupted one would, and every zoo model sees the same token stream in the s
 The mix: a fraction ``passkey_fraction`` of the rows are packed with passkey examples (the harness's
 own ``landmark`` prompt, answered by `` {key}.`` and ``<|endoftext|>``), each at most the training
 context long: the first of a uniformly drawn length, the next ones drawn from what is left of the
-row, and book text before them where no further example fits. Packing puts several answers in a row,
-so the retrieval skill gets enough gradient in a few hundred steps; one example per row left the
-models answering the prompt's form with a fixed number. A fraction ``copy_fraction`` are copy rows:
-a segment of 16-128 uniformly random tokens repeated back to back to the row's end. Copying what
-was said earlier (a name, a phrase) is the in-context skill real language models get much of their
-context gain from (induction heads). A model of a few million parameters trained on a few million
-tokens does not learn it from the books alone, nor from repeated book passages (measured: after 800
-steps a repeated passage was predicted no better than its first occurrence), so the zoo models hardly
-used their context and there was little for a position scheme to break or keep. Random segments can
-only be predicted by copying. Even so, a quarter of the rows with one repeat each taught no copying in
-600 steps, nor did 250 steps of such rows alone or of segments of 16-128 tokens repeated to the row's
-end, while rows of one 64-token random segment repeated to the row's end did within about 150 steps
-(all measured at the zoo's size), so the first ``copy_warmup_steps`` steps train on those only, and
-the mix follows. The other rows are
-plain book windows. All of it lies inside the trained window, which is what Tables 1 and 2 test beyond.
+row, and book text before them where no further example fits. Packing puts several answers in a row
+for more gradient on the skill than one example per row gave (which left the models answering the
+prompt's form with a fixed number); at the zoo's size and budget the models still do not learn to
+retrieve (``reports/zoo/README.md``). The other rows are plain book windows. All of
+it lies inside the trained window, which is what Tables 1 and 2 test beyond.
+
+Two more kinds of rows exist for variants (the shared recipe uses neither): a fraction
+``copy_fraction`` of copy rows (a segment of 16-128 uniformly random tokens repeated back to back to
+the row's end), and ``copy_warmup_steps`` first steps of rows repeating one 64-token random segment.
+Random segments can only be predicted by copying, the in-context skill (induction) real language
+models get much of their context gain from; at the zoo's size they taught a copy at a fixed offset
+but no copying by content within the budget (``reports/zoo/README.md``, recipe v2).
 """
 
 from __future__ import annotations
