@@ -57,7 +57,7 @@ def make_params(analysis: str, values: dict[str, Any]) -> AnalysisParams:
     values = normalise_task_values(values, AnalysisParams.__dataclass_fields__, analysis)
     values = {k: v for k, v in values.items() if v is not None}
     if values.get("layers") is not None:
-        values["layers"] = tuple(sorted(set(values["layers"])))
+        values["layers"] = parse_layers(values["layers"])
     params = AnalysisParams(analysis=analysis, **values)
     for name in ("num_docs", "pairs", "samples", "near", "last_rows"):
         require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
@@ -70,3 +70,14 @@ def make_params(analysis: str, values: dict[str, Any]) -> AnalysisParams:
     if any(layer < 0 for layer in params.layers or ()):
         raise CocaEvalError("--layers are 0-based layer indices")
     return params
+
+
+def parse_layers(value: str | int | list | tuple) -> tuple[int, ...]:
+    """``0,5,17`` (or a list of ints) -> sorted unique 0-based layer indices."""
+    parts = (
+        value.split(",") if isinstance(value, str) else value if isinstance(value, list | tuple) else [value]
+    )
+    try:
+        return tuple(sorted({int(part) for part in parts}))
+    except (TypeError, ValueError):
+        raise CocaEvalError(f"--layers takes comma-separated layer indices (got {value!r})") from None
