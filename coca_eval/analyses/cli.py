@@ -91,3 +91,42 @@ def run_analysis(name: str, models, ropes, methods_file, dtype, device, device_m
 def decay(**kwargs) -> None:
     """Long-term decay: closed forms for the model's frequencies against its measured mean logit."""
     run_analysis("decay", **kwargs)
+
+
+@analyze.command()
+@document_options("Tokens per document (default 2048); several lengths give one cell each.")
+@click.option("--layers", help="Layers with per-head maps, e.g. 0,5,17 (default: first, middle, last).")
+@method_options(
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-frequencies-*.json."
+)
+def frequencies(**kwargs) -> None:
+    """RoPE frequency usage: mean 2-norm of each rotary plane of q, k and v, per layer and head."""
+    run_analysis("frequencies", **kwargs)
+
+
+@analyze.command()
+@document_options("Tokens per document (default 2048).")
+@click.option(
+    "--pairs", type=int, help="(query, key) position pairs sampled per document and layer (default 4096)."
+)
+@method_options(
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-angles-*.json."
+)
+def angles(**kwargs) -> None:
+    """Initial q-k angles per rotary plane and CoCA's anomalous regime (angle > pi for causal models)."""
+    run_analysis("angles", **kwargs)
+
+
+@analyze.command()
+@document_options("Lengths to read, e.g. 512..4k or 8192,16384 (1x .. 8x the trained length).")
+@click.option("--near", type=int, help="Nearest keys whose softmax mass is reported (default 500).")
+@click.option("--last-rows", type=int, help="Final query rows that mass is averaged over (default 32).")
+@click.option(
+    "--outlier-ratio", type=float, help="Max logit over the median head's that marks an outlier (default 5)."
+)
+@method_options(
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-attention-*.json."
+)
+def attention(**kwargs) -> None:
+    """Attention logit outliers and local attention mass per layer and head, past the trained length."""
+    run_analysis("attention", **kwargs)

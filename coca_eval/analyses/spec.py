@@ -11,11 +11,29 @@ from coca_eval.registry import lazy
 from coca_eval.taskspec import ReportHooks, TaskSpec, register_task
 
 ANALYSES = {  # name -> (metric, lower is better, description, table title)
+    "frequencies": (
+        "low_quarter_share",
+        False,
+        "RoPE frequency usage: mean 2-norm of q, k, v per rotary plane, per layer and head (p-RoPE Fig 3-4).",
+        "Share of q/k norm in the lowest quarter of RoPE frequencies",
+    ),
+    "angles": (
+        "anomalous_share",
+        True,
+        "Initial q-k angles per plane and the share of triples in CoCA's anomalous regime (§2.2).",
+        "Share of (query, key, plane) triples with initial angle above pi",
+    ),
     "decay": (
         "logit_drop",
         False,
         "Long-term decay: RoFormer/CoCA bounds, all-ones vs Gaussian q/k, against the measured logit.",
         "Measured mean logit at distance 1..16 minus at the farthest bin",
+    ),
+    "attention": (
+        "max_logit",
+        True,
+        "Attention logits past the trained length: max logit and local mass per layer and head (CoCA v1).",
+        "Largest attention logit over layers and heads",
     ),
 }
 

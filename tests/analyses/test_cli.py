@@ -1,0 +1,27 @@
+"""``coca-eval analyze``: the group lists the registered analyses; a model without RoPE is one line."""
+
+import pytest
+from planted import plant
+
+from coca_eval.cli import main
+
+
+def test_group_lists_the_analyses(capsys):
+    main(["analyze", "--help"])
+    out = capsys.readouterr().out
+    assert all(name in out for name in ("frequencies", "angles", "decay", "attention"))
+
+
+def test_alibi_model_is_refused_in_one_line(tmp_path, corpus_file, capsys):
+    from coca_eval.models.alibi import AlibiLlamaConfig, AlibiLlamaForCausalLM
+
+    alibi = plant(
+        tmp_path / "alibi", lambda m: None, config_class=AlibiLlamaConfig, model_class=AlibiLlamaForCausalLM
+    )
+    args = ["analyze", "angles", "--model", str(alibi), "--dataset", str(corpus_file), "--lengths", "64"]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--output", str(tmp_path / "a.json")])
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line or "Traceback" in line]
+    assert exit_info.value.code == 2 and len(errors) == 1  # above it only the loading and progress lines
+    assert errors[0].startswith("coca-eval: error: model type 'alibi_llama' applies no rotary position")
+    assert errors[0].endswith("the angles analysis has no meaning for it")
