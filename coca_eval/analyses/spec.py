@@ -54,6 +54,7 @@ def _register(name: str, metric: str, lower: bool, description: str, title: str)
                 table_title=title,
                 protocol=lazy("coca_eval.analyses.report:protocol_line"),
                 plots=lazy(f"coca_eval.analyses.plots_{name}:plot_hook"),
+                tables=lazy("coca_eval.analyses.tables:frequency_tables") if name == "frequencies" else None,
                 section="Analyses",
             ),
         )

@@ -48,3 +48,20 @@ def test_every_supported_family_gives_full_maps(analyse, tmp_path, family):
     assert np.asarray(detail.layers.q).shape == (layers, planes) and list(detail.heads) == ["1"]
     assert np.asarray(detail.heads["1"].q).shape == (heads, planes)
     assert 0 < cell.value < 1 and np.all(np.asarray(detail.theta) > 0)
+
+
+def test_report_has_the_layer_summary_and_an_analyses_section(analyse, tmp_path):
+    from coca_eval.report.build import build_report
+    from coca_eval.report.definition import ReportDefinition
+
+    run = analyse("frequencies", plant(tmp_path / "band", band_only(BAND)), output=tmp_path / "f.json")
+    shares = run.cells[0].detail["shares"]
+    output = build_report([tmp_path / "f.json"], ReportDefinition(), ["md", "html"], tmp_path / "report")
+    layers = next(t for t in output.tables if t.name.startswith("frequencies_layers"))
+    assert [e.text for e in layers.rows[1].entries] == [
+        f"{shares[k][1]:.2f}" for k in ("q_low", "q_high", "k_low", "k_high")
+    ]
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert (
+        '<h2 id="analyses">Analyses</h2>' in html and html.count("<figure>") == len(output.plots) == 4
+    )  # layers, shares, heads of layers 0 and 1
