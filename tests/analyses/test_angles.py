@@ -50,3 +50,17 @@ def test_coca_is_at_zero_where_rope_is_not(analyse, tiny_llama_dir, tmp_path):
     rope_share, _ = _angles(analyse, plant(tmp_path / "rope", lambda m: None))
     assert coca_share == 0.0 and coca_detail.collinear and sum(map(sum, coca_detail.hist)) > 0
     assert 0.3 < rope_share < 0.7  # random q and k: about half the angles exceed pi
+
+
+def test_p_rope_frozen_planes_are_left_out_and_nope_is_refused(analyse, tmp_path):
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.models.prope import PRopeLlamaConfig, PRopeLlamaForCausalLM
+
+    classes = dict(config_class=PRopeLlamaConfig, model_class=PRopeLlamaForCausalLM)
+    half = plant(tmp_path / "half", lambda m: None, rope_fraction=0.5, **classes)
+    _, detail = _angles(analyse, half)
+    assert detail.unrotated_planes == 2 * PLANES // 2  # 2 layers x the lowest half of the planes
+    assert all(row[PLANES // 2 :] == [0.0] * (PLANES // 2) for row in detail.share)
+    nope = plant(tmp_path / "nope", lambda m: None, rope_fraction=0.0, **classes)
+    with pytest.raises(CocaEvalError, match="no rotary plane rotates \\(NoPE\\)"):
+        analyse("angles", nope, output=tmp_path / "nope.json")
