@@ -1,6 +1,6 @@
-"""The numbers quoted in reports/analyses/README.md, read from the committed runs (runs/*.json).
+"""The numbers quoted in reports/analyses/README.md, read from the committed results (results/*.json).
 
-Usage: python reports/analyses/summarise.py [RUNS_DIR]
+Usage: python reports/analyses/summarise.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def decay_rows(directory: Path) -> pd.DataFrame:
             rows.append(
                 {
                     "model": cell["method"],
-                    "layers": ",".join(map(str, geometry["layers"])),
+                    "layers": f"{geometry['layers'][0]}.. ({len(geometry['layers'])})",
                     "all-ones at 1": ones[1],
                     "all-ones at max": ones[-1],
                     "Gaussian max |.|": np.abs(gauss).max(),
@@ -109,7 +109,7 @@ def attention_rows(directory: Path) -> pd.DataFrame:
 
 
 def main() -> None:
-    directory = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "runs"
+    directory = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "results"
     pd.set_option("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 80)
     for title, table in (
         ("frequencies", frequency_rows(directory)),
