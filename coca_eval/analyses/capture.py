@@ -84,7 +84,8 @@ def _rope_wrapper(original: Callable, state: dict, on_rope: RopeHook) -> Callabl
 def _attention_wrapper(original: Callable, on_attention: AttentionHook) -> Callable:
     def attention(module, query, key, value, attention_mask, *args, **kwargs):
         window = kwargs.get("sliding_window") or getattr(module, "sliding_window", None)
-        on_attention(module.layer_idx, module, query, key, value, kwargs.get("scaling"), window)
+        scaling = kwargs.get("scaling") or getattr(module, "scaling", None) or query.shape[-1] ** -0.5
+        on_attention(module.layer_idx, module, query, key, value, scaling, window)
         return original(module, query, key, value, attention_mask, *args, **kwargs)
 
     return attention

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from coca_eval.analyses.plotting import ok_cells, stem, write
 from coca_eval.analyses.records import AttentionDetail
@@ -36,6 +37,7 @@ def _per_layer(cells: Sequence[Cell], context: PlotContext) -> list[Plot]:
         for ax in (left, right):
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize="x-small")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         fig.suptitle(f"{method}: attention past the trained length")
         name = stem(context, "attention", method)
         plots.append(

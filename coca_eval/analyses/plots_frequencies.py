@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from coca_eval.analyses.plotting import heatmap, ok_cells, stem, write
 from coca_eval.analyses.records import FrequencyDetail
@@ -52,6 +53,7 @@ def _shares(cell: Cell, detail: FrequencyDetail, context: PlotContext) -> Plot:
     ax.set(xlabel="layer", ylabel="share of summed plane norms", title=f"{cell.method}: quarter shares")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     name = stem(context, "frequencies", cell.method, cell.length, "shares")
     return write(
         fig,
