@@ -46,7 +46,7 @@ def document_options(length_help: str):
             "--dataset", help="embedded | pg19 | hf:ID[:SPLIT] | zoo:heldout | a local file or directory."
         ),
         click.option("--num-docs", type=int, help="Documents to read (default 2)."),
-        click.option("--lengths", help=length_help),
+        click.option("--lengths", "--tokens", "lengths", help=length_help),
         click.option("--seed", type=int, help="Document sampling seed (default 0)."),
         click.option("--text-field", help="Text field of .jsonl/.parquet/hub rows."),
     ]

@@ -25,3 +25,12 @@ def test_alibi_model_is_refused_in_one_line(tmp_path, corpus_file, capsys):
     assert exit_info.value.code == 2 and len(errors) == 1  # above it only the loading and progress lines
     assert errors[0].startswith("coca-eval: error: model type 'alibi_llama' applies no rotary position")
     assert errors[0].endswith("the angles analysis has no meaning for it")
+
+
+def test_tokens_is_the_length_option(tmp_path, corpus_file, tiny_llama_dir):
+    import json
+
+    args = ["analyze", "frequencies", "--model", str(tiny_llama_dir), "--dataset", str(corpus_file)]
+    main([*args, "--tokens", "48", "--num-docs", "1", "--output", str(tmp_path / "f.json")])
+    run = json.loads((tmp_path / "f.json").read_text())
+    assert [c["length"] for c in run["cells"]] == [48] and run["config"]["params"]["num_docs"] == 1
