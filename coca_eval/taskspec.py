@@ -55,6 +55,7 @@ class ReportHooks:
     tables: Callable[[Sequence[Cell], ReportDefinition], list[ReportTable]] | None = None  # own layout
     plots: Callable[[Sequence[Cell], PlotContext], list[Plot]] | None = None  # default: metric vs length
     views: dict[str, Callable[[Cell], Cell]] = field(default_factory=dict)  # ``report --metric NAME``
+    section: str | None = None  # plots under their own heading (``Analyses``) instead of ``Plots``
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ class TaskSpec:
     check: Callable[[Any], None] | None = None  # fail fast on the params before any model loads
     preset_params: str | None = None  # lazy "module:Model": the pydantic model a preset's params satisfy
     command: str | None = None  # lazy "module:attr" of its click command
+    group: str | None = None  # a command group it sits under (``analyze``) rather than the top level
     report: ReportHooks = field(default_factory=ReportHooks)
     gate: GateHooks | None = None
 
@@ -124,7 +126,12 @@ class TaskSpec:
 
 TASKS = Registry[TaskSpec](
     "task",
-    builtins=("coca_eval.ppl.spec", "coca_eval.passkey.spec", "coca_eval.opencompass.spec"),
+    builtins=(
+        "coca_eval.ppl.spec",
+        "coca_eval.passkey.spec",
+        "coca_eval.opencompass.spec",
+        "coca_eval.analyses.spec",
+    ),
     first=("ppl", "passkey", "opencompass"),  # the papers' order, whichever spec module loaded first
 )
 

@@ -16,3 +16,10 @@ COMMANDS.add(
     "zoo",
     CommandEntry("coca_eval.zoo.cli:zoo", "The miniature zoo: tiny models trained here, by position scheme."),
 )
+COMMANDS.add(
+    "analyze",
+    CommandEntry(
+        "coca_eval.analyses.cli:analyze",
+        "Analyses of RoPE models: frequency usage, q-k angles, long-term decay, attention outliers.",
+    ),
+)

@@ -34,7 +34,7 @@ def command_entries() -> dict[str, CommandEntry]:
     entries = {
         name: CommandEntry(spec.command, spec.description)
         for name, spec in TASKS.items()
-        if spec.command is not None
+        if spec.command is not None and spec.group is None
     }
     ordered = dict(sorted(entries.items(), key=lambda item: TASKS.names().index(item[0])))
     return {**ordered, **{name: COMMANDS.get(name) for name in COMMANDS.names()}}

@@ -24,6 +24,7 @@ class ReportOutput:
     tables: list[ReportTable]
     plots: list[Plot]
     files: list[Path] = field(default_factory=list)
+    sections: dict[str, str] = field(default_factory=dict)  # plot name -> its own heading (Analyses)
 
 
 def build_report(
@@ -40,7 +41,7 @@ def build_report(
         runs.cells = metric_view(runs.cells, definition.metric)
     output = ReportOutput(make_tables(runs, definition), [])
     if definition.plots:
-        output.plots = draw_plots(runs, definition, Path(out_dir) / "plots")
+        output.plots = draw_plots(runs, definition, Path(out_dir) / "plots", output.sections)
     sources = run_lines(runs.runs)
     for fmt in dict.fromkeys(formats):
         output.files += WRITERS[fmt](output, definition, sources, Path(out_dir))
@@ -59,8 +60,11 @@ def metric_view(cells: Sequence[Cell], metric: str) -> list[Cell]:
     return [views[c.task][metric](c) if metric in views[c.task] else c for c in cells]
 
 
-def draw_plots(runs: RunSet, definition: ReportDefinition, plot_dir: Path) -> list[Plot]:
-    """Each task's plots (its spec's hook, else metric vs length), then the requested paper tables."""
+def draw_plots(
+    runs: RunSet, definition: ReportDefinition, plot_dir: Path, sections: dict[str, str] | None = None
+) -> list[Plot]:
+    """Each task's plots (its spec's hook, else metric vs length), then the requested paper tables;
+    ``sections`` learns which plots a task files under its own heading (the analyses')."""
 
     def context_of(method: str) -> int | None:
         return definition.trained_context or runs.trained_context(method)
@@ -68,7 +72,11 @@ def draw_plots(runs: RunSet, definition: ReportDefinition, plot_dir: Path) -> li
     plots: list[Plot] = []
     for task in task_order(runs.cells):
         context = PlotContext(plot_dir, definition, stem="", context_of=context_of)
-        plots += _plot_hook(task)([c for c in runs.cells if c.task == task], context)
+        drawn = _plot_hook(task)([c for c in runs.cells if c.task == task], context)
+        heading = spec_for(task).report.section
+        if heading and sections is not None:
+            sections.update({safe_stem(name): heading for name, _ in drawn})
+        plots += drawn
     return [(safe_stem(name), caption) for name, caption in plots + paper_plots(definition, plot_dir)]
 
 
@@ -103,7 +111,9 @@ def _markdown(output: ReportOutput, definition: ReportDefinition, sources, out_d
     written: list[Path] = []
     _write(
         out_dir / "report.md",
-        markdown_document(definition.title, output.tables, output.plots, sources, definition.notes),
+        markdown_document(
+            definition.title, output.tables, output.plots, sources, definition.notes, output.sections
+        ),
         written,
     )
     return written
@@ -129,7 +139,13 @@ def _csv(output: ReportOutput, definition: ReportDefinition, sources, out_dir: P
 def _html(output: ReportOutput, definition: ReportDefinition, sources, out_dir: Path) -> list[Path]:
     written: list[Path] = []
     document = html_document(
-        definition.title, output.tables, output.plots, sources, out_dir / "plots", definition.notes
+        definition.title,
+        output.tables,
+        output.plots,
+        sources,
+        out_dir / "plots",
+        definition.notes,
+        output.sections,
     )
     _write(out_dir / "report.html", document, written)
     return written

@@ -35,12 +35,21 @@ def run_lines(runs: Sequence[tuple[Path, Run]]) -> list[str]:
     ]
 
 
+def by_section(plots: Sequence[Plot], sections: dict[str, str] | None) -> dict[str, list[Plot]]:
+    """Plots grouped under their headings: ``Plots`` first, then each task's own section (Analyses)."""
+    grouped: dict[str, list[Plot]] = {"Plots": []}
+    for name, caption in plots:
+        grouped.setdefault((sections or {}).get(name, "Plots"), []).append((name, caption))
+    return {heading: members for heading, members in grouped.items() if members}
+
+
 def markdown_document(
     title: str,
     tables: Sequence[ReportTable],
     plots: Sequence[Plot],
     sources: Sequence[str],
     notes: Sequence[str] = (),
+    sections: dict[str, str] | None = None,
 ) -> str:
     parts = [
         f"# {title}\n",
@@ -50,9 +59,9 @@ def markdown_document(
         "",
     ]
     parts += [render_markdown(table) for table in tables]
-    if plots:
-        parts.append("## Plots\n")
-        parts += [f"![{caption}](plots/{name}.png)\n\n*{caption}*\n" for name, caption in plots]
+    for heading, members in by_section(plots, sections).items():
+        parts.append(f"## {heading}\n")
+        parts += [f"![{caption}](plots/{name}.png)\n\n*{caption}*\n" for name, caption in members]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -63,17 +72,21 @@ def html_document(
     sources: Sequence[str],
     plot_dir: Path,
     notes: Sequence[str] = (),
+    sections: dict[str, str] | None = None,
 ) -> str:
     items = "".join(f"<li><code>{html.escape(line)}</code></li>" for line in sources)
     body = [f"<h1>{html.escape(title)}</h1>", *[f"<p>{html.escape(note)}</p>" for note in notes]]
     body.append(f"<p>Runs:</p><ul>{items}</ul>")
     body += [render_html(table) for table in tables]
-    for name, caption in plots:
-        data = base64.b64encode((plot_dir / f"{name}.png").read_bytes()).decode("ascii")
-        body.append(
-            f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-        )
+    for heading, members in by_section(plots, sections).items():
+        if heading != "Plots":
+            body.append(f'<h2 id="{html.escape(heading.lower())}">{html.escape(heading)}</h2>')
+        for name, caption in members:
+            data = base64.b64encode((plot_dir / f"{name}.png").read_bytes()).decode("ascii")
+            body.append(
+                f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"

@@ -1,0 +1,132 @@
+"""``coca-eval analyze ...``: the analyses' commands, one per registered analysis task.
+
+The group lists the tasks whose spec says ``group="analyze"``, so an analysis added by a plug-in
+appears here too. Each command parses its options, calls :func:`coca_eval.api.evaluate` and prints the
+methods x lengths table of its headline metric; plots come from ``coca-eval report``.
+"""
+
+from __future__ import annotations
+
+import click
+
+from coca_eval.cli.options import method_options
+from coca_eval.registry import resolve
+
+
+class AnalysisGroup(click.Group):
+    """Subcommands from the task registry, imported only when run or asked for help."""
+
+    def _entries(self) -> dict:
+        from coca_eval.taskspec import TASKS
+
+        return {name: spec for name, spec in TASKS.items() if spec.group == "analyze" and spec.command}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self._entries())
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        spec = self._entries().get(name)
+        return None if spec is None else resolve(spec.command)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Analyses"):
+            formatter.write_dl([(name, spec.description) for name, spec in self._entries().items()])
+
+
+@click.group(cls=AnalysisGroup)
+def analyze() -> None:
+    """Analyses of RoPE models (frequency usage, q-k angles, decay, attention outliers) as tasks:
+    typed cells, resumable from the journal beside --output, plots through `coca-eval report`."""
+
+
+def document_options(length_help: str):
+    """Where the text comes from and how much of it; shared by every analysis."""
+    options = [
+        click.option(
+            "--dataset", help="embedded | pg19 | hf:ID[:SPLIT] | zoo:heldout | a local file or directory."
+        ),
+        click.option("--num-docs", type=int, help="Documents to read (default 2)."),
+        click.option("--lengths", "--tokens", "lengths", help=length_help),
+        click.option("--seed", type=int, help="Document sampling seed (default 0)."),
+        click.option("--text-field", help="Text field of .jsonl/.parquet/hub rows."),
+    ]
+
+    def decorate(func):
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def run_analysis(name: str, models, ropes, methods_file, dtype, device, device_map, output, force, backend,
+                 engine, **values) -> None:  # fmt: skip
+    """The body every analysis command shares: params, methods, evaluate, the summary table."""
+    from coca_eval.analyses.params import make_params
+    from coca_eval.api import Runtime, evaluate
+    from coca_eval.cli.options import build_cli_methods, print_length_table, save_default
+    from coca_eval.cli.output import stderr
+    from coca_eval.taskspec import TASKS
+
+    params = make_params(name, values)
+    methods = build_cli_methods(models, ropes, methods_file, dtype, backend)
+    run = evaluate(name, methods, params, output, Runtime(device, device_map, stderr(), engine, force))
+    written = save_default(run, output, f"analyze-{name}")
+    spec = TASKS.get(name)
+    heading = (
+        f"[bold]{spec.report.table_title}[/bold] ({spec.metric}), {params.dataset}, {params.num_docs} docs"
+    )
+    print_length_table(run, heading, 3, written, "Plots: coca-eval report " + str(written))
+
+
+@analyze.command()
+@document_options("Distances to analyse up to (tokens per document), e.g. 2048 or 512,2048 (default 2048).")
+@click.option(
+    "--samples", type=int, help="Gaussian (q, k) draws of the p-RoPE paper's Fig 2 (b) (default 256)."
+)
+@click.option("--random-bound", type=int, help="L of random positions, Fig 8 (default 4x the length).")
+@method_options(
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-decay-*.json."
+)
+def decay(**kwargs) -> None:
+    """Long-term decay: closed forms for the model's frequencies against its measured mean logit."""
+    run_analysis("decay", **kwargs)
+
+
+@analyze.command()
+@document_options("Tokens per document (default 2048); several lengths give one cell each.")
+@click.option("--layers", help="Layers with per-head maps, e.g. 0,5,17 (default: first, middle, last).")
+@method_options(
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-frequencies-*.json."
+)
+def frequencies(**kwargs) -> None:
+    """RoPE frequency usage: mean 2-norm of each rotary plane of q, k and v, per layer and head."""
+    run_analysis("frequencies", **kwargs)
+
+
+@analyze.command()
+@document_options("Tokens per document (default 2048).")
+@click.option(
+    "--pairs", type=int, help="(query, key) position pairs sampled per document and layer (default 4096)."
+)
+@method_options(
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-angles-*.json."
+)
+def angles(**kwargs) -> None:
+    """Initial q-k angles per rotary plane and CoCA's anomalous regime (angle > pi for causal models)."""
+    run_analysis("angles", **kwargs)
+
+
+@analyze.command()
+@document_options("Lengths to read, e.g. 512..4k or 8192,16384 (1x .. 8x the trained length).")
+@click.option("--near", type=int, help="Nearest keys whose softmax mass is reported (default 500).")
+@click.option("--last-rows", type=int, help="Final query rows that mass is averaged over (default 32).")
+@click.option(
+    "--outlier-ratio", type=float, help="Max logit over the median head's that marks an outlier (default 5)."
+)
+@method_options(
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-attention-*.json."
+)
+def attention(**kwargs) -> None:
+    """Attention logit outliers and local attention mass per layer and head, past the trained length."""
+    run_analysis("attention", **kwargs)
