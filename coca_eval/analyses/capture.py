@@ -94,17 +94,11 @@ def _attention_wrapper(original: Callable, on_attention: AttentionHook) -> Calla
 @contextmanager
 def _sdpa_entry(on_attention: AttentionHook) -> Iterator[None]:
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
-    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS as registry
 
-    previous = registry._local_mapping.get("sdpa")
-    registry["sdpa"] = _attention_wrapper(previous or sdpa_attention_forward, on_attention)
-    try:
+    from coca_eval.models.sdpa_swap import sdpa_swapped
+
+    with sdpa_swapped(lambda previous: _attention_wrapper(previous or sdpa_attention_forward, on_attention)):
         yield
-    finally:
-        if previous is None:
-            del registry["sdpa"]
-        else:
-            registry["sdpa"] = previous
 
 
 @contextmanager

@@ -73,14 +73,7 @@ def banded_sdpa(enabled: bool = True):
     if not enabled:
         yield
         return
-    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS as registry
+    from coca_eval.models.sdpa_swap import sdpa_swapped
 
-    previous = registry._local_mapping.get("sdpa")
-    registry["sdpa"] = banded_attention
-    try:
+    with sdpa_swapped(lambda previous: banded_attention):
         yield
-    finally:
-        if previous is None:
-            del registry["sdpa"]
-        else:
-            registry["sdpa"] = previous
