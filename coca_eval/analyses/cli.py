@@ -85,12 +85,51 @@ def run_analysis(name: str, models, ropes, methods_file, dtype, device, device_m
     "--samples", type=int, help="Gaussian (q, k) draws of the p-RoPE paper's Fig 2 (b) (default 256)."
 )
 @click.option("--random-bound", type=int, help="L of random positions, Fig 8 (default 4x the length).")
+@click.option("--head-dim", type=int, help="No model: the closed forms for this head dimension alone.")
+@click.option("--base", type=float, help="No model: RoPE base theta (default 10000).")
+@click.option("--rope-fraction", type=float, help="No model: p-RoPE's share of rotating planes (default 1).")
+@click.option(
+    "--trained-length", type=int, help="No model: the length PI/YaRN/dynamic refer to (default 2048)."
+)
 @method_options(
     output_help="Write the results JSON here (journal beside it). Default: runs/analyze-decay-*.json."
 )
-def decay(**kwargs) -> None:
-    """Long-term decay: closed forms for the model's frequencies against its measured mean logit."""
-    run_analysis("decay", **kwargs)
+def decay(head_dim, base, rope_fraction, trained_length, **kwargs) -> None:
+    """Long-term decay: closed forms for the model's frequencies against its measured mean logit, or,
+    with --head-dim (and --base, --rope, --rope-fraction) and no model, the closed forms alone."""
+    geometry = {"head_dim": head_dim, "base": base, "rope_fraction": rope_fraction,
+                "trained_length": trained_length}  # fmt: skip
+    if any(value is not None for value in geometry.values()):
+        run_closed_forms({k: v for k, v in geometry.items() if v is not None}, **kwargs)
+    else:
+        run_analysis("decay", **kwargs)
+
+
+def run_closed_forms(geometry: dict, models, ropes, methods_file, output, **values) -> None:
+    """``analyze decay --head-dim D``: one row per ``--rope``, no model, no documents."""
+    from coca_eval.analyses.geometry import RotaryGeometry, closed_form_run
+    from coca_eval.analyses.params import make_params
+    from coca_eval.cli.options import print_length_table, save_default
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.models.rope import parse_rope
+    from coca_eval.results import save_run
+
+    if models or methods_file:
+        raise CocaEvalError("--head-dim/--base/--rope-fraction/--trained-length describe a rotary table "
+                            "without a model: leave out --model and --methods")  # fmt: skip
+    if "head_dim" not in geometry:
+        raise CocaEvalError("the closed forms without a model need --head-dim")
+    keep = ("dataset", "num_docs", "lengths", "seed", "text_field", "samples", "random_bound")
+    params = make_params("decay", {k: v for k, v in values.items() if k in keep})
+    patches = [parse_rope(rope) for rope in ropes or ("none",)]
+    run = closed_form_run(
+        RotaryGeometry(**geometry), patches, params.lengths, params.samples, params.seed, params.random_bound
+    )
+    if output is not None:
+        save_run(run, output)
+    written = save_default(run, output, "analyze-decay")
+    heading = "[bold]RoFormer's relative bound at the farthest distance / at distance 0[/bold] (closed form)"
+    print_length_table(run, heading, 3, written, "Plots: coca-eval report " + str(written))
 
 
 @analyze.command()

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from coca_eval.analyses import closed_forms as cf
+from coca_eval.analyses.geometry import closed_form_geometry
 from coca_eval.analyses.logits import logit_sums_by_distance
 from coca_eval.analyses.measure import observe, ordered, require_rotation
 from coca_eval.analyses.params import AnalysisParams
@@ -65,7 +66,7 @@ class DecayAnalysis:
         detail = DecayDetail(
             docs=len(parts),
             distances=distances.tolist(),
-            geometries=geometries(parts[0], distances, length, params),
+            geometries=geometries(parts[0], length, params),
             edges=edges.tolist(),
             measured=measured.tolist(),
             measured_mean=mean.tolist(),
@@ -74,26 +75,20 @@ class DecayAnalysis:
         return Cell(**base, metric=self.metric, value=value, n=len(parts), detail=detail.model_dump())
 
 
-def geometries(part: dict, distances: np.ndarray, length: int, params: AnalysisParams) -> list[Geometry]:
+def geometries(part: dict, length: int, params: AnalysisParams) -> list[Geometry]:
     """One set of curves per distinct frequency table (Gemma 3: sliding and global layers differ)."""
     groups: dict[tuple, list[int]] = {}
     for layer, theta in enumerate(part["theta"]):
         groups.setdefault(tuple(np.round(theta, 12)), []).append(layer)
-    bound = params.random_bound or 4 * length
-    out = []
-    for layers in groups.values():
-        theta = np.asarray(part["theta"][layers[0]])  # (P,)
-        out.append(
-            Geometry(
-                layers=layers,
-                theta=theta.tolist(),
-                attention_scaling=part["scaling"][layers[0]],
-                roformer=cf.relative_bound(theta, distances).tolist(),
-                coca=cf.coca_bound(theta, distances).tolist(),
-                all_ones=cf.all_ones(theta, distances).tolist(),
-                gaussian=cf.gaussian(theta, distances, params.samples, params.seed).tolist(),
-                random_positions=cf.random_positions(theta, distances, length, bound).tolist(),
-                random_bound=bound,
-            )
+    return [
+        closed_form_geometry(
+            np.asarray(part["theta"][layers[0]]),  # (P,)
+            part["scaling"][layers[0]],
+            layers,
+            length,
+            params.samples,
+            params.seed,
+            params.random_bound,
         )
-    return out
+        for layers in groups.values()
+    ]

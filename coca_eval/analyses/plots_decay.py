@@ -51,10 +51,12 @@ def plot_hook(cells: Sequence[Cell], context: PlotContext) -> list[Plot]:
     plots = []
     for cell in ok_cells(cells):
         detail = DecayDetail.model_validate(cell.detail)
-        fig = Figure(figsize=(11, 4.2), layout="constrained")
-        left, right = fig.subplots(1, 2)
-        _closed_forms(left, detail)
-        _measured(right, detail)
+        measured = bool(detail.measured)  # a model-free run (--head-dim) has the closed forms alone
+        fig = Figure(figsize=(11 if measured else 6, 4.2), layout="constrained")
+        axes = fig.subplots(1, 2 if measured else 1, squeeze=False)[0]
+        _closed_forms(axes[0], detail)
+        if measured:
+            _measured(axes[1], detail)
         fig.suptitle(f"{cell.method}: long-term decay, {cell.length} tokens")
         name = stem(context, "decay", cell.method, cell.length)
         plots.append(
@@ -62,8 +64,8 @@ def plot_hook(cells: Sequence[Cell], context: PlotContext) -> list[Plot]:
                 fig,
                 context,
                 name,
-                f"Decay, {cell.method} at {cell.length} tokens: closed forms (left), "
-                "measured logit by distance (right)",
+                f"Decay, {cell.method} at {cell.length} tokens: closed forms"
+                + (" (left), measured logit by distance (right)" if measured else ""),
             )
         )
     return plots

@@ -14,6 +14,9 @@ def protocol_line(run: Run) -> str:
         if v is not None and k not in ("analysis", "dataset", "num_docs", "lengths", "seed", "text_field")
     )
     lengths = ", ".join(str(n) for n in params.get("lengths") or [])
+    if "geometry" in params:  # analyze decay --head-dim: no model, no documents
+        shape = ", ".join(f"{k}={v:g}" for k, v in params["geometry"].items())
+        return f"decay in closed form (no model, no documents) for {shape}; distances up to {lengths} tokens."
     return (
         f"{params.get('analysis', run.config.get('task'))}: {params.get('num_docs')} documents of "
         f"{params.get('dataset')} (seed {params.get('seed')}), first {lengths} tokens"

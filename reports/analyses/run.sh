@@ -15,5 +15,9 @@ ce analyze angles --model gemma3-270m --lengths 2048 --output "$out/angles-gemma
 ce analyze decay "${zoo[@]}" --lengths 512 --output "$out/decay-zoo.json"
 ce analyze decay --model smollm2-135m --lengths 2048 --output "$out/decay-smollm2.json"
 ce analyze decay --model gemma3-270m --lengths 2048 --output "$out/decay-gemma.json"
+geometry=(--head-dim 128 --trained-length 4096 --lengths 4096,16384)  # no model: the closed forms alone
+ce analyze decay "${geometry[@]}" --rope none --rope linear:4 --rope ntk:4 --rope dynamic:4 --rope yarn:4 \
+  --output "$out/decay-geometry.json"
+ce analyze decay "${geometry[@]}" --rope-fraction 0.75 --output "$out/decay-geometry-prope.json"
 ce analyze attention "${zoo[@]}" --lengths 512..4k --output "$out/attention-zoo.json"
 ce analyze attention --model smollm2-135m --lengths 8192,16384 --num-docs 1 --output "$out/attention-smollm2.json"

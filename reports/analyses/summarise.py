@@ -72,6 +72,8 @@ def decay_rows(directory: Path) -> pd.DataFrame:
     rows = []
     for cell in cells(directory, "decay"):
         detail = cell["detail"]
+        if cell["metric"] == "bound_left":  # model-free: geometry_rows
+            continue
         for geometry in detail["geometries"]:
             ones, gauss = np.asarray(geometry["all_ones"]), np.asarray(geometry["gaussian"])
             rows.append(
@@ -87,6 +89,30 @@ def decay_rows(directory: Path) -> pd.DataFrame:
                     "measured logit drop": cell["value"],
                 }
             )
+    return pd.DataFrame(rows)
+
+
+def geometry_rows(directory: Path) -> pd.DataFrame:
+    """The model-free decay runs: how far each patch keeps RoFormer's bound up, CoCA's under it."""
+    rows = []
+    for cell in cells(directory, "decay"):
+        if cell["metric"] != "bound_left":
+            continue
+        geometry = cell["detail"]["geometries"][0]
+        x = np.asarray(cell["detail"]["distances"])
+        roformer, coca = np.asarray(geometry["roformer"]), np.asarray(geometry["coca"])
+        rows.append(
+            {
+                "geometry": cell["method"],
+                "length": cell["length"],
+                "bound at 0": roformer[0],
+                "first distance under half": int(x[np.argmax(roformer < roformer[0] / 2)]),
+                "bound at 1024": roformer[np.searchsorted(x, 1024)],
+                "bound left at max": cell["value"],
+                "CoCA / RoFormer max": float(np.max(coca / roformer)),
+                "CoCA / RoFormer mean": float(np.mean(coca / roformer)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -115,6 +141,7 @@ def main() -> None:
         ("frequencies", frequency_rows(directory)),
         ("angles", angle_rows(directory)),
         ("decay", decay_rows(directory)),
+        ("decay in closed form (no model)", geometry_rows(directory)),
         ("attention", attention_rows(directory)),
     ):
         print(f"## {title}\n{table.round(3).to_string(index=False)}\n")
