@@ -28,10 +28,17 @@ def make_task_params(task: str, corpus: Path, **overrides):
 
 
 def run_task(
-    task: str, output: Path, model: Path, corpus: Path, shard: tuple[int, int] | None = None, **overrides
+    task: str,
+    output: Path,
+    model: Path,
+    corpus: Path,
+    shard: tuple[int, int] | None = None,
+    label: str | None = "tiny",
+    **overrides,
 ) -> Run:
+    """One run in this process; ``label=None`` names the method as the command line does."""
     share = WHOLE if shard is None else ShardShare(Partition(*shard))
-    method = make_method(str(model), "none", "tiny", "float32", "hf")
+    method = make_method(str(model), "none", label, "float32", "hf")
     params = make_task_params(task, corpus, **overrides)
     return evaluate(task, [method], params, output, Runtime(share=share))
 
