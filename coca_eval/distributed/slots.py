@@ -4,7 +4,7 @@ units no file holds, and the cell formed by the task's ``combine`` once nothing 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from coca_eval.distributed.partial import merge_contexts, partial_detail
@@ -22,8 +22,8 @@ class Slot:
 
     cell: Cell  # the first shard's cell: where the merged cell's fields come from
     units: int = 0
-    parts: dict[int, tuple[Path, dict]] | None = None
-    contexts: list[dict] | None = None
+    parts: dict[int, tuple[Path, dict]] = field(default_factory=dict)  # unit -> (file, part)
+    contexts: list[dict] = field(default_factory=list)
     failed: Cell | None = None
 
     @property
@@ -37,12 +37,13 @@ def collect(shards: Iterable[tuple[Path, Run]]) -> list[Slot]:
     for path, run in shards:
         for cell in run.cells:
             key = (cell.task, cell.method, cell.metric, cell.length, cell.dataset)
-            slot = slots.setdefault(key, Slot(cell, parts={}, contexts=[]))
+            slot = slots.setdefault(key, Slot(cell))
             add_cell(slot, cell, path)
     return list(slots.values())
 
 
 def add_cell(slot: Slot, cell: Cell, path: Path) -> None:
+    """One shard file's cell into its slot; a unit two files give differently is refused."""
     if cell.status in FAILED:
         slot.failed = slot.failed or cell
         return
