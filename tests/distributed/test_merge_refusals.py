@@ -91,3 +91,28 @@ def test_report_and_gate_refuse_partial_cells_until_merged(command, task_runs, t
     except SystemExit as exc:
         assert exc.code == 0  # the gate exits 0 when the candidate does not regress
     assert "error" not in capsys.readouterr().err
+
+
+def test_a_task_without_combine_cannot_be_split(tiny_llama_dir, tmp_path):
+    from coca_eval.api import Runtime, evaluate
+    from coca_eval.distributed.partition import Partition
+    from coca_eval.distributed.share import ShardShare
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.methods import make_method
+    from coca_eval.taskspec import TASKS, TaskSpec, register_task
+
+    register_task(TaskSpec("unsplittable", 1, "x", True, make_runner=lambda *a, **k: None))
+    try:
+        method = make_method(str(tiny_llama_dir), "none", "tiny", "float32", "hf")
+        params = TASKS.get("ppl").make_params({"lengths": "32"})
+        with pytest.raises(CocaEvalError, match="'unsplittable' cannot be split over processes"):
+            evaluate(
+                "unsplittable",
+                [method],
+                params,
+                tmp_path / "o.json",
+                Runtime(share=ShardShare(Partition(0, 2))),
+            )
+    finally:
+        TASKS.remove("unsplittable")
+    assert not (tmp_path / "o.json").exists()
