@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from coca_eval.backends.options import EngineOptions
+from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
@@ -18,14 +19,19 @@ from coca_eval.results import Run, check_overwrite, git_dirty, git_revision, sav
 from coca_eval.taskspec import TASKS, TaskSpec
 
 
-def journal_path_for(output: Path | None, task: str, identity: dict) -> Path:
-    """Next to ``--output`` when given; otherwise in the cache, keyed by the run's configuration."""
+def journal_path_for(output: Path | None, task: str, identity: dict, tag: str | None = None) -> Path:
+    """Next to ``--output`` when given; otherwise in the cache, keyed by the run's configuration.
+
+    ``tag`` names a shard or a rank (``shard-2-of-8``): each has its own journal, so shards on a shared
+    filesystem and ranks of one torchrun never append to, or lock, one another's.
+    """
     if output is not None:
-        return Path(output).with_suffix(".journal.jsonl")
+        return Path(output).with_suffix(f".{tag}.journal.jsonl" if tag else ".journal.jsonl")
     from coca_eval.assets import cache_dir
 
     base = Path(os.environ.get("COCA_EVAL_JOURNAL_DIR") or cache_dir() / "journals")
-    return base / f"{task}-{cell_key(identity)[:16]}.journal.jsonl"
+    key = cell_key({**identity, "share": tag} if tag else identity)[:16]
+    return base / f"{task}-{key}{f'.{tag}' if tag else ''}.journal.jsonl"
 
 
 def _environment(device: str, **extra: Any) -> dict:
@@ -51,6 +57,7 @@ class Runtime:
     engine: EngineOptions = field(default_factory=EngineOptions)
     force: bool = False  # replace an output that holds another task's or protocol's run
     wait: bool = False  # wait for a run holding the same journal instead of refusing
+    share: Share = WHOLE  # this process's units: all, a --shard's slice, or a torchrun rank's
 
 
 def evaluate(
@@ -77,13 +84,15 @@ def evaluate(
         raise CocaEvalError(f"task {spec.name!r} runs through its own command (coca-eval {spec.name})")
     if spec.check is not None:
         spec.check(params)
-    check_overwrite(output, spec.name, params.identity(), runtime.force)
+    if not runtime.share.whole and spec.combine is None:
+        raise CocaEvalError(f"task {spec.name!r} cannot be split over processes (its spec has no combine)")
+    check_overwrite(output, spec.name, params.identity(), runtime.force, runtime.share.config())
     check_device(runtime.device, methods)
     weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
-    path = journal_path_for(output, spec.name, identity)
+    path = journal_path_for(output, spec.name, identity, runtime.share.journal_tag)
     with Journal(path, runtime.wait, _say(runtime.console)) as journal:  # one run per journal
         return _run_locked(spec, methods, params, output, runtime, journal, weights, options)
 
@@ -106,11 +115,13 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
         backend_notes[method.label] = dict(getattr(backend, "metadata", {}))
         return backend
 
+    split = {} if runtime.share.whole else {"share": runtime.share}  # a task that cannot split never sees it
     with CellProgress(len(methods) * len(params.lengths), runtime.console) as progress:
-        runner = spec.make_runner(params, journal, progress, **options)
+        runner = spec.make_runner(params, journal, progress, **split, **options)
         cells = run_cells(
-            runner, methods, params.lengths, journal, load, lambda m: weights[m.model], progress
-        )
+            runner, methods, params.lengths, journal, load, lambda m: weights[m.model], progress,
+            runtime.share,
+        )  # fmt: skip
     config = {
         "task": spec.name,
         "task_version": spec.version,
@@ -122,6 +133,7 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
             for m in methods
         ],
         "environment": _environment(runtime.device, **_recordable(options)),
+        **runtime.share.config(),
     }
     if any(m.backend != "hf" for m in methods):
         config["engine"] = runtime.engine.describe()
@@ -130,6 +142,8 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     dtypes = {m.label: m.dtype for m in methods}
     cells = [c.model_copy(update={"device": runtime.device, "dtype": dtypes.get(c.method)}) for c in cells]
     run = Run(git=git_revision(), git_dirty=git_dirty(), config=config, cells=cells)
+    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes what all formed
+        return run
     if spec.finish is not None:
         spec.finish(run, runner, methods, params, **options)
     if output is not None:

@@ -27,7 +27,7 @@ from coca_eval.errors import CocaEvalError
 
 SCHEMA = "coca-eval/2"
 READABLE_SCHEMAS = ("coca-eval/1", "coca-eval/2")
-Status = Literal["ok", "oom", "inf", "error"]
+Status = Literal["ok", "oom", "inf", "error", "partial"]  # partial: one shard's parts, see coca-eval merge
 
 
 class Cell(BaseModel):
@@ -217,7 +217,7 @@ def _check_details(run: Run, path: Path) -> None:
 
     for index, cell in enumerate(run.cells):
         hooks = spec_for(cell.task, cell.metric).gate
-        if hooks is None or hooks.units is None:
+        if hooks is None or hooks.units is None or cell.status == "partial":
             continue
         try:
             hooks.units(cell)
@@ -226,28 +226,55 @@ def _check_details(run: Run, path: Path) -> None:
             raise CocaEvalError(f"results file {path} is invalid at cells.{index}.detail: {reason}") from None
 
 
+def require_complete(run: Run, path: Path) -> Run:
+    """Refuse a shard's results file (``partial`` cells): tables and the gate need whole cells, which
+    only ``coca-eval merge`` forms from every shard's parts."""
+    partial = next((c for c in run.cells if c.status == "partial"), None)
+    if partial is not None:
+        shard = partial.detail.get("shard", "?")
+        raise CocaEvalError(
+            f"{path} holds partial cells (shard {shard} of a run); run `coca-eval merge` on all the "
+            "shard files first and use its output"
+        )
+    return run
+
+
 def _first(exc: ValidationError) -> str:
     first = exc.errors()[0]
     return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
 
 
-def check_overwrite(output: Path | None, task: str, params: dict[str, Any] | None, force: bool) -> None:
+def check_overwrite(
+    output: Path | None, task: str, params: dict[str, Any] | None, force: bool, split: dict | None = None
+) -> None:
     """Refuse to replace an existing ``output`` that holds another task's run, a run under other
-    parameters, or something that is not a results file at all: rerunning the same command resumes and
-    rewrites it, anything else would silently lose those cells (``--force`` says the user means it)."""
+    parameters, another shard of the run (``split`` is the run's ``{"shard": ...}`` entry), or something
+    that is not a results file at all: rerunning the same command resumes and rewrites it, anything
+    else would silently lose those cells (``--force`` says the user means it)."""
     if force or output is None or not Path(output).exists():
         return
     hint = "pass --force to overwrite it or give another --output"
     try:
         raw = json.loads(Path(output).read_text(encoding="utf-8"))
         config = raw["config"] if raw.get("schema") in READABLE_SCHEMAS else None
-        held = config.get("task"), config.get("params")
+        held = config.get("task"), config.get("params"), config.get("shard")
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
         raise CocaEvalError(f"{output} exists and is not a coca-eval results file; {hint}") from None
     if held[0] != task:
         raise CocaEvalError(f"{output} holds a {held[0]} run, not {task}; {hint}")
+    if split is not None and held[2] != split.get("shard"):
+        raise CocaEvalError(
+            f"{output} holds {_shard_text(held[2])}, not {_shard_text(split.get('shard'))}; {hint}"
+        )
     ours = json.loads(json.dumps(params, default=str)) if params is not None else None
     if ours is not None and held[1] != ours:
         theirs = held[1] if isinstance(held[1], dict) else {}
         differ = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
         raise CocaEvalError(f"{output} holds a {task} run with other {', '.join(differ)}; {hint}")
+
+
+def _shard_text(shard: Any) -> str:
+    """``shard 2/8 of a run`` or ``a whole run`` (for messages about a ``config.shard`` entry)."""
+    if isinstance(shard, dict):
+        return f"shard {shard.get('index')}/{shard.get('count')} of a run"
+    return "a whole run"

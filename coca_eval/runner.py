@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from coca_eval.backends.base import is_out_of_memory
+from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.journal import Journal
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
@@ -59,14 +60,19 @@ def run_cells(
     load_backend: Callable[[MethodSpec], Any],
     weights_of: Callable[[MethodSpec], str],
     progress: CellProgress,
+    share: Share = WHOLE,
 ) -> list[Cell]:
-    """Every (method, length) cell, from the journal when finished there, else computed and journaled."""
+    """Every (method, length) cell, from the journal when finished there, else computed and journaled.
+
+    ``share`` says which units this process computes and how its parts become a cell (see
+    :mod:`coca_eval.distributed`); the plain run computes all of them here.
+    """
     cells = []
     for method in methods:
         keys = {n: task.cell_key(method, weights_of(method), n) for n in lengths}
         backend = state = None
         for length in lengths:
-            cell = journal.finished(keys[length])
+            cell = share.finished(journal, keys[length])
             if cell is None:
                 if backend is None:
                     progress.log(f"loading {method.label} ...")
@@ -78,6 +84,7 @@ def run_cells(
                 except Exception as exc:
                     if not is_out_of_memory(exc):
                         raise
+                    share.abandon(exc)  # processes gathering this cell's parts learn it failed
                     _free_cuda_memory()
                     progress.finish_cell("[red]OOM")
                     cell = oom_cell(task, method, length, exc)

@@ -11,7 +11,7 @@ from rich.table import Table
 from coca_eval.lengths import format_length
 from coca_eval.results import Cell
 
-STATUS_TEXT = {"oom": "OOM", "inf": "inf", "error": "error"}
+STATUS_TEXT = {"oom": "OOM", "inf": "inf", "error": "error", "partial": "partial"}
 
 
 def cell_text(cell: Cell, digits: int = 2) -> str:

@@ -102,6 +102,12 @@ class TaskSpec:
     in the run's environment. ``finish(run, runner, methods, params, **options)`` adds what the task
     wants in the run besides its cells. A task without ``make_runner`` runs through its own command
     (OpenCompass runs as a subprocess).
+
+    ``combine(base, parts, context)`` forms a cell from every unit's journaled part (in unit order) and
+    the ``context`` the runner measured (ppl's BOS policy), without a model. A task that has it can be
+    split over processes (``--shard K/N``, torchrun): its runner then gets ``share=`` (a
+    :class:`~coca_eval.distributed.share.Share`) and ``coca-eval merge`` calls ``combine`` on the shards'
+    parts.
     """
 
     name: str
@@ -113,6 +119,7 @@ class TaskSpec:
     make_runner: Callable[..., Any] | None = None
     finish: Callable[..., None] | None = None
     check: Callable[[Any], None] | None = None  # fail fast on the params before any model loads
+    combine: Callable[..., Cell] | None = None  # parts -> cell without a model: the task can be split
     preset_params: str | None = None  # lazy "module:Model": the pydantic model a preset's params satisfy
     command: str | None = None  # lazy "module:attr" of its click command
     group: str | None = None  # a command group it sits under (``analyze``) rather than the top level

@@ -105,4 +105,4 @@ class AngleAnalysis:
             collinear=parts[0]["collinear"],
         )
         value = float(anomalous.sum() / max(valid.sum(), 1))
-        return Cell(**base, metric=self.metric, value=value, n=int(valid.sum()), detail=detail.model_dump())
+        return Cell(**base, value=value, n=int(valid.sum()), detail=detail.model_dump())

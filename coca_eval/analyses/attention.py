@@ -61,6 +61,4 @@ class AttentionAnalysis:
             outliers=outlier_heads(top, params.outlier_ratio),
             trained_context=parts[0].get("trained_context"),
         )
-        return Cell(
-            **base, metric=self.metric, value=float(top.max()), n=len(parts), detail=detail.model_dump()
-        )
+        return Cell(**base, value=float(top.max()), n=len(parts), detail=detail.model_dump())

@@ -60,17 +60,19 @@ def document_options(length_help: str):
 
 
 def run_analysis(name: str, models, ropes, methods_file, dtype, device, device_map, output, force, backend,
-                 engine, **values) -> None:  # fmt: skip
+                 engine, shard, **values) -> None:  # fmt: skip
     """The body every analysis command shares: params, methods, evaluate, the summary table."""
     from coca_eval.analyses.params import make_params
-    from coca_eval.api import Runtime, evaluate
-    from coca_eval.cli.options import build_cli_methods, print_length_table, save_default
-    from coca_eval.cli.output import stderr
+    from coca_eval.api import evaluate
+    from coca_eval.cli.options import build_cli_methods, make_runtime, print_length_table, save_default
     from coca_eval.taskspec import TASKS
 
     params = make_params(name, values)
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend)
-    run = evaluate(name, methods, params, output, Runtime(device, device_map, stderr(), engine, force))
+    runtime = make_runtime(device, device_map, engine, force, shard=shard)
+    run = evaluate(name, methods, params, output, runtime)
+    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
+        return
     written = save_default(run, output, f"analyze-{name}")
     spec = TASKS.get(name)
     heading = (
@@ -92,7 +94,8 @@ def run_analysis(name: str, models, ropes, methods_file, dtype, device, device_m
     "--trained-length", type=int, help="No model: the length PI/YaRN/dynamic refer to (default 2048)."
 )
 @method_options(
-    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-decay-*.json."
+    splits=True,
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-decay-*.json.",
 )
 def decay(head_dim, base, rope_fraction, trained_length, **kwargs) -> None:
     """Long-term decay: closed forms for the model's frequencies against its measured mean logit, or,
@@ -105,7 +108,7 @@ def decay(head_dim, base, rope_fraction, trained_length, **kwargs) -> None:
         run_analysis("decay", **kwargs)
 
 
-def run_closed_forms(geometry: dict, models, ropes, methods_file, output, **values) -> None:
+def run_closed_forms(geometry: dict, models, ropes, methods_file, output, shard, **values) -> None:
     """``analyze decay --head-dim D``: one row per ``--rope``, no model, no documents."""
     from coca_eval.analyses.geometry import RotaryGeometry, closed_form_run
     from coca_eval.analyses.params import make_params
@@ -119,6 +122,8 @@ def run_closed_forms(geometry: dict, models, ropes, methods_file, output, **valu
                             "without a model: leave out --model and --methods")  # fmt: skip
     if "head_dim" not in geometry:
         raise CocaEvalError("the closed forms without a model need --head-dim")
+    if shard is not None:
+        raise CocaEvalError("--shard splits documents between jobs; the closed forms read none")
     keep = ("dataset", "num_docs", "lengths", "seed", "text_field", "samples", "random_bound")
     params = make_params("decay", {k: v for k, v in values.items() if k in keep})
     patches = [parse_rope(rope) for rope in ropes or ("none",)]
@@ -136,7 +141,8 @@ def run_closed_forms(geometry: dict, models, ropes, methods_file, output, **valu
 @document_options("Tokens per document (default 2048); several lengths give one cell each.")
 @click.option("--layers", help="Layers with per-head maps, e.g. 0,5,17 (default: first, middle, last).")
 @method_options(
-    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-frequencies-*.json."
+    splits=True,
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-frequencies-*.json.",
 )
 def frequencies(**kwargs) -> None:
     """RoPE frequency usage: mean 2-norm of each rotary plane of q, k and v, per layer and head."""
@@ -149,7 +155,8 @@ def frequencies(**kwargs) -> None:
     "--pairs", type=int, help="(query, key) position pairs sampled per document and layer (default 4096)."
 )
 @method_options(
-    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-angles-*.json."
+    splits=True,
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-angles-*.json.",
 )
 def angles(**kwargs) -> None:
     """Initial q-k angles per rotary plane and CoCA's anomalous regime (angle > pi for causal models)."""
@@ -164,7 +171,8 @@ def angles(**kwargs) -> None:
     "--outlier-ratio", type=float, help="Max logit over the median head's that marks an outlier (default 5)."
 )
 @method_options(
-    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-attention-*.json."
+    splits=True,
+    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-attention-*.json.",
 )
 def attention(**kwargs) -> None:
     """Attention logit outliers and local attention mass per layer and head, past the trained length."""

@@ -72,7 +72,7 @@ class DecayAnalysis:
             measured_mean=mean.tolist(),
         )
         value = float(near - mean[-1])
-        return Cell(**base, metric=self.metric, value=value, n=len(parts), detail=detail.model_dump())
+        return Cell(**base, value=value, n=len(parts), detail=detail.model_dump())
 
 
 def geometries(part: dict, length: int, params: AnalysisParams) -> list[Geometry]:

@@ -95,4 +95,4 @@ class FrequencyAnalysis:
             collinear=parts[0]["collinear"],
         )
         value = float((q_low.mean() + k_low.mean()) / 2)
-        return Cell(**base, metric=self.metric, value=value, n=len(parts), detail=detail.model_dump())
+        return Cell(**base, value=value, n=len(parts), detail=detail.model_dump())

@@ -48,6 +48,7 @@ def _register(name: str, metric: str, lower: bool, description: str, title: str)
             description=description,
             make_params=partial(lazy("coca_eval.analyses.params:make_params"), name),
             make_runner=partial(lazy("coca_eval.analyses.task:make_runner"), name),
+            combine=lazy("coca_eval.analyses.task:combine_cell"),
             command=f"coca_eval.analyses.cli:{name}",
             group="analyze",
             report=ReportHooks(

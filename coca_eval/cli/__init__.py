@@ -13,7 +13,7 @@ import click
 
 from coca_eval import __version__
 from coca_eval.cli.group import COMMANDS, CommandEntry, RegistryGroup
-from coca_eval.cli.output import stderr, stdout
+from coca_eval.cli.output import error_line, stderr, stdout
 from coca_eval.errors import CocaEvalError
 
 __all__ = ["COMMANDS", "CommandEntry", "cli", "main"]
@@ -42,14 +42,13 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="coca-eval", standalone_mode=False)
     except CocaEvalError as exc:
-        stderr().print(f"coca-eval: error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        error_line(f"coca-eval: error: {exc}")
         sys.exit(2)
     except _NoArgsIsHelp as exc:
         stdout().print(exc.ctx.get_help() if exc.ctx else "", markup=False, highlight=False)
         sys.exit(0)
     except click.ClickException as exc:
-        message = f"coca-eval: error: {exc.format_message()}"
-        stderr().print(message, markup=False, highlight=False, soft_wrap=True)
+        error_line(f"coca-eval: error: {exc.format_message()}")
         sys.exit(exc.exit_code if exc.exit_code != 1 else 2)
     except (KeyboardInterrupt, click.exceptions.Abort):
         stderr().print("coca-eval: interrupted; finished work is journaled, rerun the same command to resume")

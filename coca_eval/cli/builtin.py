@@ -13,6 +13,12 @@ for name, help_text in (
 ):
     COMMANDS.add(name, CommandEntry(f"coca_eval.cli.commands:{name}", help_text))
 COMMANDS.add(
+    "merge",
+    CommandEntry(
+        "coca_eval.distributed.cli:merge", "One run from the results files of its --shard K/N jobs."
+    ),
+)
+COMMANDS.add(
     "zoo",
     CommandEntry("coca_eval.zoo.cli:zoo", "The miniature zoo: tiny models trained here, by position scheme."),
 )

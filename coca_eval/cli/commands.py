@@ -170,12 +170,15 @@ def gate(
 
     from coca_eval.cli.output import stdout
     from coca_eval.gate import append_step_summary, make_options, rich_summary, run_gate, verdict_json
-    from coca_eval.results import load_run
+    from coca_eval.results import load_run, require_complete
 
     if len(baseline) != len(candidate):
         raise CocaEvalError("give one --candidate for every --baseline (they pair up in order)")
     options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot)
-    pairs = [(load_run(b), load_run(c)) for b, c in zip(baseline, candidate, strict=True)]
+    pairs = [
+        (require_complete(load_run(b), b), require_complete(load_run(c), c))
+        for b, c in zip(baseline, candidate, strict=True)
+    ]
     pairs = [
         (_rows(b, baseline_method, "baseline"), _rows(c, candidate_method, "candidate")) for b, c in pairs
     ]

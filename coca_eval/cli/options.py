@@ -79,12 +79,23 @@ WAIT_OPTION = click.option(
 )
 
 
-def method_options(output_help: str, batch_help: str | None = None, journaled: bool = False):
+SHARD_OPTION = click.option(
+    "--shard",
+    metavar="K/N",
+    help="Compute only shard K of N (1-based) of every cell's documents or samples, e.g. one array task "
+    "of a batch scheduler; the output holds partial cells for `coca-eval merge`.",
+)
+
+
+def method_options(
+    output_help: str, batch_help: str | None = None, journaled: bool = False, splits: bool = False
+):
     """Options shared by every task that evaluates methods (model x rope patch x backend).
 
     The engine options reach the command as one ``engine`` argument (an ``EngineOptions``). A task
     without batching leaves ``batch_help`` out and has no ``--batch-size``; a task that keeps a journal
-    (``journaled``) has ``--wait``, since only a journal is locked against a second run.
+    (``journaled``) has ``--wait``, since only a journal is locked against a second run; a task whose
+    cells can be split over processes (``splits``) has ``--shard``.
     """
     from coca_eval.methods import DTYPES
     from coca_eval.models.rope import rope_choices
@@ -119,6 +130,8 @@ def method_options(output_help: str, batch_help: str | None = None, journaled: b
         options.append(click.option("--batch-size", default=1, show_default=True, type=int, help=batch_help))
     if journaled:
         options.append(WAIT_OPTION)
+    if splits:
+        options.append(SHARD_OPTION)
 
     def decorate(func):
         @functools.wraps(func)
@@ -133,6 +146,19 @@ def method_options(output_help: str, batch_help: str | None = None, journaled: b
         return wrapper
 
     return decorate
+
+
+def make_runtime(device: str, device_map, engine, force: bool, wait: bool = False, shard: str | None = None):
+    """The run's :class:`~coca_eval.api.Runtime`: this process's share of the units (``--shard K/N``,
+    or its rank when torchrun launched it) and the console, silent on every rank but 0."""
+    from coca_eval.api import Runtime
+    from coca_eval.cli.output import stderr, stdout
+    from coca_eval.distributed.share import share_for
+
+    share, device = share_for(shard, device)
+    if not share.leads:
+        stdout().quiet = stderr().quiet = True
+    return Runtime(device, device_map, stderr(), engine, force, wait, share)
 
 
 def preset_default(preset: str, task: str, key: str) -> str | None:
@@ -217,8 +243,24 @@ def print_length_table(run: Any, heading: str, digits: int, written: Path, note:
     from coca_eval.cli.output import stderr, stdout
     from coca_eval.tables import methods_by_lengths, rich_table
 
+    if any(cell.status == "partial" for cell in run.cells):
+        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
+        return
     stdout().print(heading)
     stdout().print(rich_table(methods_by_lengths(run.cells, digits), title=""))
     if note:
         stdout().print(note, markup=False, highlight=False, soft_wrap=True)
     stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
+
+
+def shard_summary(run: Any, written: Path) -> str:
+    """What a ``--shard`` run did instead of a table (it has no numbers yet) and what comes next."""
+    partial = [cell for cell in run.cells if cell.status == "partial"]
+    mine = sum(len(cell.detail["parts"]) for cell in partial)
+    units = sum(cell.detail["units"] for cell in partial)
+    shard = partial[0].detail["shard"]
+    return (
+        f"shard {shard}: {mine} of {units} units of {len(partial)} cell{'s' * (len(partial) != 1)} "
+        f"written to {written}; "
+        f"`coca-eval merge` all {shard.split('/')[1]} shard files into one run for tables and the gate"
+    )

@@ -17,3 +17,11 @@ def stderr():
     from rich.console import Console
 
     return Console(stderr=True)
+
+
+def error_line(message: str) -> None:
+    """One line on stderr that is printed even where the console was silenced (a torchrun rank other
+    than 0 prints no progress or tables, but its errors still count)."""
+    console = stderr()
+    console.quiet = False
+    console.print(message, markup=False, highlight=False, soft_wrap=True)

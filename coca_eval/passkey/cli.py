@@ -43,22 +43,28 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/passkey-TIMESTAMP.json.",
     journaled=True,
+    splits=True,
 )
 def passkey(preset, models, ropes, methods_file, dtype, device, device_map, output, force, backend, engine,
-            wait, dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
+            wait, shard, dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
 
     Samples of one length share their filler prefix, which is decoded once (see --no-prefix-reuse);
     there is no --batch-size.
     """
-    from coca_eval.api import Runtime, evaluate
-    from coca_eval.cli.options import build_cli_methods, preset_values, print_length_table, save_default
-    from coca_eval.cli.output import stderr
+    from coca_eval.api import evaluate
+    from coca_eval.cli.options import (
+        build_cli_methods,
+        make_runtime,
+        preset_values,
+        print_length_table,
+        save_default,
+    )
     from coca_eval.passkey.params import make_passkey_params
 
     params = make_passkey_params(preset_values(preset, "passkey", overrides))
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "passkey")
-    runtime = Runtime(device, device_map, stderr(), engine, force, wait)
+    runtime = make_runtime(device, device_map, engine, force, wait, shard)
     run = evaluate(
         "passkey",
         methods,
@@ -68,6 +74,8 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
         prefix_reuse=not no_prefix_reuse,
         dump_samples=dump_samples,
     )
+    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
+        return
     written = save_default(run, output, "passkey")
     heading = (
         f"[bold]Passkey accuracy[/bold], {params.samples} samples per length, template {params.template}, "

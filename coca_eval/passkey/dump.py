@@ -38,13 +38,16 @@ def write_sample_dump(run: Run, methods: Sequence[MethodSpec], params: PasskeyPa
     builders = {}
     lines = []
     for cell in run.cells:
-        if cell.status != "ok":
+        if cell.status not in ("ok", "partial"):
             continue
         method = by_label[cell.method]
         if method.model not in builders:
             builders[method.model] = prompt_builder(params, _TokenizerOnly(resolve_model(method.model)[0]))
         prompts = build_prompts(params, builders[method.model], cell.length)
-        for sample in cell.detail["samples"]:
+        samples = (
+            cell.detail["samples"] if cell.status == "ok" else cell.detail["parts"].values()
+        )  # a shard's
+        for sample in samples:
             record = {
                 "method": cell.method,
                 "length": cell.length,

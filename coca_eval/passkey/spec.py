@@ -21,6 +21,7 @@ register_task(
         preset_params="coca_eval.passkey.params:PasskeyPresetParams",
         make_runner=lazy("coca_eval.passkey.task:PasskeyTask"),
         finish=lazy("coca_eval.passkey.dump:dump_hook"),
+        combine=lazy("coca_eval.passkey.task:combine_cell"),
         command="coca_eval.passkey.cli:passkey",
         report=ReportHooks(
             table_title="Passkey retrieval accuracy by prompt length",

@@ -1,7 +1,12 @@
-"""The ``passkey`` task: methods x lengths of retrieval accuracy, journaled per sample."""
+"""The ``passkey`` task: methods x lengths of retrieval accuracy, journaled per sample.
+
+Samples are the units a split run divides (``--shard``, torchrun); :func:`combine_cell` forms a cell
+from their records anywhere, without a model.
+"""
 
 from __future__ import annotations
 
+from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
@@ -39,10 +44,11 @@ class PasskeyTask:
         journal: Journal,
         progress: CellProgress,
         prefix_reuse: bool = True,
+        share: Share = WHOLE,
         **_: object,
     ):
         self.params, self.journal, self.progress = params, journal, progress
-        self.prefix_reuse = prefix_reuse
+        self.prefix_reuse, self.share = prefix_reuse, share
 
     def cell_key(self, method: MethodSpec, weights: str, length: int) -> str:
         identity = {
@@ -76,8 +82,9 @@ class PasskeyTask:
             for i, part in self.journal.parts.get(key, {}).items()
             if i.isdigit() and int(i) < len(samples) and part.get("key") == samples[int(i)].key
         }
-        todo = [i for i in range(len(prompts)) if str(i) not in done]
-        self.progress.start_cell(f"{method.label} @ {length}", len(prompts), len(prompts) - len(todo))
+        mine = [i for i in range(len(prompts)) if self.share.owns(i)]
+        todo = [i for i in mine if str(i) not in done]
+        self.progress.start_cell(f"{method.label} @ {length}", len(mine), len(mine) - len(todo))
 
         def record(position: int, tokens: list[int]) -> None:
             i, prompt = todo[position], prompts[todo[position]]
@@ -101,12 +108,17 @@ class PasskeyTask:
             record,
             self.prefix_reuse,
         )
-        records = [self.journal.parts[key][str(i)] for i in range(len(prompts))]
-        detail = {
-            **accuracy_detail(records),
-            "samples": records,
+        records = {i: self.journal.parts[key][str(i)] for i in mine}
+        context = {
             "template": self.params.template,
             "max_new_tokens": self.params.max_new_tokens,
             "prefix_reuse": reused,
         }
-        return Cell(**base, value=detail["accuracy"], n=len(records), detail=detail)
+        return self.share.cell(base, records, len(prompts), context, combine_cell)
+
+
+def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
+    """The cell from every sample's record (in sample order) and how they were decoded (``context``):
+    the spec's ``combine``, so a merged or gathered cell is made by this same code."""
+    detail = {**accuracy_detail(records), "samples": records, **context}
+    return Cell(**base, value=detail["accuracy"], n=len(records), detail=detail)

@@ -37,19 +37,20 @@ _preset_option = preset_option_factory(PRESET, "ppl")
     "Default: runs/ppl-TIMESTAMP.json.",
     batch_help="Windows per forward pass.",
     journaled=True,
+    splits=True,
 )
 def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, force, backend,
-        engine, wait, **overrides):  # fmt: skip
+        engine, wait, shard, **overrides):  # fmt: skip
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
-    from coca_eval.api import Runtime, evaluate
+    from coca_eval.api import evaluate
     from coca_eval.cli.options import (
         build_cli_methods,
         check_batch_size,
+        make_runtime,
         print_length_table,
         save_default,
         value_origins,
     )
-    from coca_eval.cli.output import stderr
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
     from coca_eval.ppl.params import make_params
@@ -58,11 +59,13 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
-    runtime = Runtime(device, device_map, stderr(), engine, force, wait)
+    runtime = make_runtime(device, device_map, engine, force, wait, shard)
     try:
         run = evaluate("ppl", methods, params, output, runtime, batch_size=batch_size)
     except TooFewDocuments as exc:
         raise CocaEvalError(too_few_documents(exc, params, origins)) from None
+    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
+        return
     written = save_default(run, output, "ppl")
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
     heading = (

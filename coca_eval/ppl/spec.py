@@ -22,6 +22,7 @@ register_task(
         make_runner=lazy("coca_eval.ppl.task:PplTask"),
         finish=lazy("coca_eval.ppl.task:record_documents"),
         check=lazy("coca_eval.ppl.task:check_params"),
+        combine=lazy("coca_eval.ppl.task:combine_cell"),
         command="coca_eval.ppl.cli:ppl",
         report=ReportHooks(
             table_title="Perplexity by evaluation length",

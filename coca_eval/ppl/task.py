@@ -1,7 +1,8 @@
 """The ``ppl`` task: methods x lengths of sliding-window perplexity over sampled documents.
 
 Each cell is journaled per document as it finishes, so an interrupted run resumes mid-cell. A cell that
-runs out of memory becomes an ``oom`` cell and the run goes on with the next one.
+runs out of memory becomes an ``oom`` cell and the run goes on with the next one. Documents are the
+units a split run divides (``--shard``, torchrun); :func:`combine_cell` forms a cell from them anywhere.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from coca_eval.backends.base import ScoringBackend
 from coca_eval.data.sampling import TokenDoc, sample_documents
 from coca_eval.data.sources import load_documents, source_fingerprint
+from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
@@ -63,21 +65,14 @@ def _doc_part(doc: TokenDoc, nll: np.ndarray, text: str) -> dict[str, Any]:
     return part.model_dump()
 
 
-def _cell_from_parts(
-    method: MethodSpec, params: PplParams, length: int, parts: list[dict], policy: str
-) -> Cell:
+def combine_cell(base: dict, parts: list[dict], context: dict) -> Cell:
+    """The cell from every document's part (in document order) and the ``context`` its windows were
+    scored under (``stride``, ``mode``, ``bos``, ``doc_tokens``): the spec's ``combine``, so a merged
+    or gathered cell is made by this same code without a model."""
     typed = [DocPart.model_validate(p) for p in parts]
     tokens = sum(p.tokens for p in typed)
-    detail = {
-        "docs": parts,
-        "stride": params.effective_stride(length),
-        "mode": params.mode,
-        "bos": policy,
-        "doc_tokens": params.doc_tokens,
-    }
-    base = dict(
-        task="ppl", method=method.label, metric="ppl", length=length, dataset=params.dataset, n=tokens
-    )
+    detail = {"docs": parts, **context}
+    base = {**base, "n": tokens}
     if any(p.nll_sum is None for p in typed):
         return Cell(**base, status="inf", detail=detail)
     nll = sum(p.nll_sum for p in typed)
@@ -103,9 +98,16 @@ class PplTask:
 
     name, metric = "ppl", "ppl"
 
-    def __init__(self, params: PplParams, journal: Journal, progress: CellProgress, batch_size: int = 1):
+    def __init__(
+        self,
+        params: PplParams,
+        journal: Journal,
+        progress: CellProgress,
+        batch_size: int = 1,
+        share: Share = WHOLE,
+    ):
         self.params, self.journal, self.progress, self.batch_size = params, journal, progress, batch_size
-        self.dataset = params.dataset
+        self.dataset, self.share = params.dataset, share
         self._documents = None
 
     @property
@@ -140,15 +142,23 @@ class PplTask:
         except ValueError as exc:
             raise CocaEvalError(str(exc)) from None
         finished = _parts_of_these_docs(self.journal.parts.get(key, {}), docs)
-        done = sum(len(p) for i, p in enumerate(plans) if str(i) in finished)
-        self.progress.start_cell(f"{method.label} @ {length}", sum(map(len, plans)), done)
-        for i, (doc, plan) in enumerate(zip(docs, plans, strict=True)):
+        mine = [i for i in range(len(docs)) if self.share.owns(i)]
+        done = sum(len(plans[i]) for i in mine if str(i) in finished)
+        self.progress.start_cell(f"{method.label} @ {length}", sum(len(plans[i]) for i in mine), done)
+        for i in mine:
             if str(i) not in finished:
-                nll = score_tokens(backend, doc.ids, plan, self.batch_size, self.progress.advance)
-                text = backend.tokenizer.decode(doc.ids, skip_special_tokens=True)
-                self.journal.record_part(key, str(i), _doc_part(doc, nll, text))
-        parts = [self.journal.parts[key][str(i)] for i in range(len(docs))]
-        return _cell_from_parts(method, self.params, length, parts, policy)
+                nll = score_tokens(backend, docs[i].ids, plans[i], self.batch_size, self.progress.advance)
+                text = backend.tokenizer.decode(docs[i].ids, skip_special_tokens=True)
+                self.journal.record_part(key, str(i), _doc_part(docs[i], nll, text))
+        parts = {i: self.journal.parts[key][str(i)] for i in mine}
+        base = dict(task="ppl", method=method.label, metric="ppl", length=length, dataset=self.dataset)
+        context = {
+            "stride": stride,
+            "mode": self.params.mode,
+            "bos": policy,
+            "doc_tokens": self.params.doc_tokens,
+        }
+        return self.share.cell(base, parts, len(docs), context, combine_cell)
 
 
 def check_params(params: PplParams) -> None:
@@ -161,5 +171,10 @@ def check_params(params: PplParams) -> None:
 def record_documents(run, runner: PplTask, methods, params: PplParams, **options) -> None:
     """Provenance of the documents the cells average over, in the run's config."""
     if runner.documents_loaded:
-        used = {d["doc_id"] for c in run.cells for d in c.detail.get("docs", [])}
+        used = {d["doc_id"] for c in run.cells for d in _document_parts(c)}
         run.config["documents"] = {d.doc_id: d.source for d in runner.documents() if d.doc_id in used}
+
+
+def _document_parts(cell: Cell) -> list[dict]:
+    """A cell's per-document records: all of them, or a shard's own (a ``partial`` cell's parts)."""
+    return cell.detail.get("docs") or list(cell.detail.get("parts", {}).values())

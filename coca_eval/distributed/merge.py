@@ -1,0 +1,98 @@
+"""``coca-eval merge``: the results files of one run's ``--shard K/N`` jobs into the run an unsplit
+invocation writes.
+
+Each check is a one-line refusal: every file is a shard of the same run (task, task version,
+parameters, weights, methods and N agree); no unit comes twice with different parts; every unit of
+every cell is present (a missing shard is named with its units). Each cell is then formed from the
+union of its parts by the task's ``combine`` hook, the function an unsplit run calls itself, so the
+merged cells equal that run's. A cell that ran out of memory (or failed) in a shard stays so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from coca_eval.distributed.partition import Partition
+from coca_eval.distributed.slots import check_complete, collect, form_cell
+from coca_eval.errors import CocaEvalError
+from coca_eval.results import Run, load_run
+
+IDENTITY = ("task", "task_version", "params", "weights", "methods")  # what makes two files one run
+
+
+@dataclass(frozen=True)
+class ShardFile:
+    path: Path
+    run: Run
+    partition: Partition
+
+
+def load_shard(path: Path) -> ShardFile:
+    run = load_run(path)
+    shard = run.config.get("shard")
+    if not isinstance(shard, dict):
+        raise CocaEvalError(f"{path} is not a shard's results file (no config.shard); merge takes the "
+                            "outputs of --shard K/N runs")  # fmt: skip
+    try:
+        partition = Partition(int(shard["index"]) - 1, int(shard["count"]))
+    except (KeyError, TypeError, ValueError):
+        raise CocaEvalError(f"{path}: config.shard is not {{index: K, count: N}} with 1 <= K <= N") from None
+    return ShardFile(Path(path), run, partition)
+
+
+def differences(a: dict, b: dict) -> list[str]:
+    """The identity fields in which two shard configs differ (parameters by name)."""
+    named = []
+    for key in IDENTITY:
+        ours, theirs = a.get(key), b.get(key)
+        if ours == theirs:
+            continue
+        if key == "params" and isinstance(ours, dict) and isinstance(theirs, dict):
+            keys = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+            named.append(f"params ({', '.join(keys)})")
+        else:
+            named.append(key)
+    return named
+
+
+def check_one_run(shards: Sequence[ShardFile]) -> None:
+    first = shards[0]
+    for other in shards[1:]:
+        named = differences(first.run.config, other.run.config)
+        if other.partition.count != first.partition.count:
+            named.append(f"shard count ({first.partition.count} vs {other.partition.count})")
+        if named:
+            raise CocaEvalError(f"{first.path} and {other.path} are not shards of one run: "
+                                f"{', '.join(named)} differ")  # fmt: skip
+
+
+def merged_config(shards: Sequence[ShardFile]) -> dict:
+    """The first shard's config without its shard; dict entries (documents, backends, environment)
+    are the union over shards; ``merged_from`` lists the files and their journals."""
+    config = {k: v for k, v in shards[0].run.config.items() if k not in ("shard", "journal")}
+    for shard in shards[1:]:
+        for key, value in shard.run.config.items():
+            if isinstance(value, dict) and isinstance(config.get(key), dict):
+                config[key] = {**value, **config[key]}
+    config["merged_from"] = [
+        {"file": str(s.path), "shard": s.partition.label, "journal": s.run.config.get("journal")}
+        for s in shards
+    ]
+    return config
+
+
+def merge_shard_files(paths: Sequence[Path]) -> Run:
+    """The merged run (see the module doc); every refusal is one :class:`CocaEvalError` line."""
+    shards = [load_shard(Path(p)) for p in paths]
+    check_one_run(shards)
+    slots = collect((shard.path, shard.run) for shard in shards)
+    check_complete(slots, shards[0].partition.count)
+    dirty = [s.run.git_dirty for s in shards if s.run.git_dirty is not None]
+    return Run(
+        git=shards[0].run.git,
+        git_dirty=any(dirty) if dirty else None,
+        config=merged_config(shards),
+        cells=[form_cell(slot) for slot in slots],
+    )
