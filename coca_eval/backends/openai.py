@@ -9,6 +9,8 @@ same weights the server serves), so the server sees exactly the prompts the hf b
   which is re-encoded.
 * Perplexity: ``echo`` + ``logprobs`` give the log-prob of every prompt token; a server that does not
   return them cannot score, and says so in one line.
+* Several ``--base-url`` servers share the work (:mod:`coca_eval.backends.server_pool`), at most
+  ``--max-concurrent`` requests in flight on each; the numbers are a single server's.
 * The wire (credentials, retries, reply shapes) is :mod:`coca_eval.backends.openai_client`'s.
 """
 
@@ -16,19 +18,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import torch
 
 from coca_eval.backends.echo import echo_prompts
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
-from coca_eval.backends.openai_client import CompletionsClient, client_for
+from coca_eval.backends.openai_client import CompletionsClient, clients_for
 from coca_eval.backends.openai_replies import Choice
+from coca_eval.backends.server_pool import ServerPool
 from coca_eval.errors import CocaEvalError
 
-__all__ = ["CompletionsClient", "OpenAIBackend", "load_openai_backend"]
+__all__ = ["CompletionsClient", "OpenAIBackend", "Server", "load_openai_backend"]
 
 _TOKEN_ID = re.compile(r"^token_id:(\d+)$")
-BATCH = 32  # prompts per request: the server batches them, the request stays small
+BATCH = 32  # prompts per request at most: the server batches them, the request stays small
+
+
+@dataclass(frozen=True)
+class Server:
+    """One ``--base-url``: its client and its name for the model."""
+
+    client: CompletionsClient
+    model: str
 
 
 def _served_name(client: CompletionsClient, side: LocalModelSide, model: str) -> str:
@@ -43,11 +55,19 @@ def _served_name(client: CompletionsClient, side: LocalModelSide, model: str) ->
 
 
 class OpenAIBackend(TokenizerMixin):
-    """Scores windows and generates greedily through a completions server."""
+    """Scores windows and generates greedily through one or more completions servers."""
 
-    def __init__(self, client: CompletionsClient, served: str, side: LocalModelSide) -> None:
-        self.client, self.served, self.side = client, served, side
-        self.metadata = {"base_url": client.base_url, "served_model": served}  # the public URL
+    def __init__(self, servers: Sequence[Server], side: LocalModelSide, max_concurrent: int = 4) -> None:
+        self.servers, self.side = list(servers), side
+        self.pool = ServerPool(self.servers, max_concurrent)
+        names = list(dict.fromkeys(server.model for server in self.servers))
+        self.metadata = {  # the public URLs
+            "base_urls": [server.client.base_url for server in self.servers],
+            "served_model": names[0] if len(names) == 1 else names,
+        }
+
+    def close(self) -> None:
+        self.pool.close()
 
     def _ids_of(self, choice: Choice) -> list[int]:
         if choice.token_ids is not None:  # vLLM's return_token_ids
@@ -65,57 +85,70 @@ class OpenAIBackend(TokenizerMixin):
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
     ) -> bool:
-        """Batched greedy completions; the server's own prefix cache (if on) does any reuse."""
+        """Greedy completions spread over the servers; each server's own prefix cache (if on) does
+        any reuse. The tokenizer (cutting, re-encoding text) runs here, never in a request thread."""
         from coca_eval.backends.tokenizers import eos_ids
         from coca_eval.passkey.generation import cut_at_stop
 
         eos = eos_ids(None, self.tokenizer)
-        for lo in range(0, len(prompts), BATCH):
-            batch = [list(map(int, p)) for p in prompts[lo : lo + BATCH]]
+
+        def send(server: Server, rows: range) -> list[Choice]:
             payload = {
-                "model": self.served,
-                "prompt": batch,
+                "model": server.model,
+                "prompt": [list(map(int, prompts[i])) for i in rows],
                 "max_tokens": max_new_tokens,
                 "temperature": 0,
                 "logprobs": 1,
                 "return_tokens_as_token_ids": True,
                 "return_token_ids": True,
             }
-            for offset, choice in enumerate(self.client.complete(payload)):
-                on_done(lo + offset, cut_at_stop(self._ids_of(choice), eos, max_new_tokens, self.decode))
+            return server.client.complete(payload)
+
+        for rows, choices in self.pool.map(send, len(prompts), BATCH):
+            for i, choice in zip(rows, choices, strict=True):
+                on_done(i, cut_at_stop(self._ids_of(choice), eos, max_new_tokens, self.decode))
         return False
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
         """NLL of ``targets`` (b, s) from the echoed log-probs of prompts that hold every target (see
-        :mod:`coca_eval.backends.echo`: a disjoint window ends before its last target)."""
-        rows, scored = echo_prompts(input_ids, first_logit, targets)
-        payload = {"model": self.served, "prompt": rows, "max_tokens": 1, "temperature": 0}
-        choices = self.client.complete({**payload, "echo": True, "logprobs": 1})
-        nll = [self._prompt_nll(choice, scored, len(row)) for choice, row in zip(choices, rows, strict=True)]
+        :mod:`coca_eval.backends.echo`: a disjoint window ends before its last target); the b windows
+        are spread over the servers."""
+        prompts, scored = echo_prompts(input_ids, first_logit, targets)
+
+        def send(server: Server, rows: range) -> list[list[float]]:
+            payload = {"model": server.model, "prompt": [prompts[i] for i in rows], "max_tokens": 1}
+            choices = server.client.complete({**payload, "temperature": 0, "echo": True, "logprobs": 1})
+            return [
+                _prompt_nll(choice, scored, len(prompts[i]), server.client.base_url)
+                for choice, i in zip(choices, rows, strict=True)
+            ]
+
+        nll = [row for _, answers in self.pool.map(send, len(prompts), BATCH) for row in answers]
         return torch.tensor(nll, dtype=torch.float64)  # (b, s)
 
-    def _prompt_nll(self, choice: Choice, scored: slice, prompt_tokens: int) -> list[float]:
-        """Minus the echoed log-probs at ``scored``; a server that leaves any out cannot score."""
-        logprobs = choice.logprobs.token_logprobs if choice.logprobs else None
-        if not logprobs:
-            raise CocaEvalError(f"server {self.client.base_url} returns no prompt log-probs (echo+logprobs)")
-        picked = logprobs[scored]
-        if len(picked) < scored.stop - scored.start or any(value is None for value in picked):
-            raise CocaEvalError(
-                f"server {self.client.base_url} returned {len(logprobs)} prompt log-probs for a prompt of "
-                f"{prompt_tokens} tokens, without the ones of tokens {scored.start}..{scored.stop - 1}"
-            )
-        return [-value for value in picked]
+
+def _prompt_nll(choice: Choice, scored: slice, prompt_tokens: int, server: str) -> list[float]:
+    """Minus the echoed log-probs at ``scored``; a server that leaves any out cannot score."""
+    logprobs = choice.logprobs.token_logprobs if choice.logprobs else None
+    if not logprobs:
+        raise CocaEvalError(f"server {server} returns no prompt log-probs (echo+logprobs)")
+    picked = logprobs[scored]
+    if len(picked) < scored.stop - scored.start or any(value is None for value in picked):
+        raise CocaEvalError(
+            f"server {server} returned {len(logprobs)} prompt log-probs for a prompt of "
+            f"{prompt_tokens} tokens, without the ones of tokens {scored.start}..{scored.stop - 1}"
+        )
+    return [-value for value in picked]
 
 
 def load_openai_backend(method, options) -> OpenAIBackend:
-    if not options.base_url:
+    if not options.base_urls:
         raise CocaEvalError("--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)")
     if method.rope.kind != "none":
         raise CocaEvalError("--backend openai cannot apply --rope patches; start the server with them")
     side = load_local_side(method.model)
-    client = client_for(options)
-    return OpenAIBackend(client, _served_name(client, side, method.model), side)
+    servers = [Server(client, _served_name(client, side, method.model)) for client in clients_for(options)]
+    return OpenAIBackend(servers, side, options.max_concurrent)
 
 
 def load_for_request(method, request) -> object:

@@ -143,7 +143,12 @@ class CompletionsClient:
         return ordered_choices(completion, len(payload["prompt"]), where)
 
 
-def client_for(engine) -> CompletionsClient:
-    """The client ``EngineOptions`` describe: their URL, and the key in the variable they name."""
+def client_for(engine, url: str) -> CompletionsClient:
+    """A client for the server at ``url`` with the key in the variable ``EngineOptions`` name."""
     key_env = engine.api_key_env or DEFAULT_KEY_ENV
-    return CompletionsClient(engine.base_url, os.environ.get(key_env) or None, key_env=key_env)
+    return CompletionsClient(url, os.environ.get(key_env) or None, key_env=key_env)
+
+
+def clients_for(engine) -> list[CompletionsClient]:
+    """One client per ``--base-url``, in the order given."""
+    return [client_for(engine, url) for url in engine.base_urls]

@@ -13,43 +13,65 @@ from typing import Any
 from coca_eval.errors import CocaEvalError
 
 
+EXECUTORS = ("mp", "ray")  # vLLM's distributed_executor_backend values that suit a coca-eval run
+_SIZES = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_concurrent")
+
+
 @dataclass(frozen=True)
 class EngineOptions:
-    """vLLM engine settings (``None`` = vLLM's default); the server URL of the openai backend and the
-    environment variable holding its API key (``None`` = ``OPENAI_API_KEY``; the key itself never
-    enters these options, so it cannot be recorded with them)."""
+    """vLLM engine settings (``None`` = vLLM's default); the server URLs of the openai backend, how
+    many requests each may have in flight, and the environment variable holding its API key (``None``
+    = ``OPENAI_API_KEY``; the key itself never enters these options, so it cannot be recorded)."""
 
     tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    distributed_executor_backend: str | None = None
     gpu_memory_utilization: float | None = None
     max_model_len: int | None = None
     enforce_eager: bool | None = None
-    base_url: str | None = None
+    base_urls: tuple[str, ...] = ()
+    max_concurrent: int = 4
     api_key_env: str | None = None
 
     def __post_init__(self) -> None:
-        if self.tensor_parallel_size < 1:
-            raise CocaEvalError(f"--tensor-parallel-size must be >= 1 (got {self.tensor_parallel_size})")
+        object.__setattr__(self, "base_urls", tuple(self.base_urls))  # a list from a notebook is fine
+        for name in _SIZES:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise CocaEvalError(f"--{name.replace('_', '-')} must be a positive integer (got {value})")
+        if self.distributed_executor_backend not in (None, *EXECUTORS):
+            raise CocaEvalError(
+                f"--distributed-executor-backend must be one of {', '.join(EXECUTORS)} "
+                f"(got {self.distributed_executor_backend})"
+            )
         if self.gpu_memory_utilization is not None and not 0 < self.gpu_memory_utilization <= 1:
             raise CocaEvalError(
                 f"--gpu-memory-utilization must lie in (0, 1] (got {self.gpu_memory_utilization})"
             )
         if self.max_model_len is not None and self.max_model_len < 1:
             raise CocaEvalError(f"--max-model-len must be a positive integer (got {self.max_model_len})")
-        if self.base_url is not None:
-            from coca_eval.backends.server_url import parse_server_url
+        self._check_servers()
 
-            parse_server_url(self.base_url)  # refused here, before any journal is written
+    def _check_servers(self) -> None:
+        """Every URL and the key's variable name, refused before any journal is written."""
+        from coca_eval.backends.server_url import parse_server_url
+
+        for url in self.base_urls:
+            parse_server_url(url)
+        if len({parse_server_url(url).public for url in self.base_urls}) < len(self.base_urls):
+            raise CocaEvalError("--base-url names the same server twice; give each server once")
         if self.api_key_env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
             # not quoted: a key pasted here by mistake must not reach the terminal or a log
             raise CocaEvalError("--api-key-env takes the name of an environment variable, not the key")
 
     def describe(self) -> dict[str, Any]:
-        """What a run records: the URL without credentials or query (see ``server_url``)."""
-        recorded = {k: v for k, v in asdict(self).items() if v is not None}
-        if self.base_url is not None:
-            from coca_eval.backends.server_url import public_url
+        """What a run records: every server's URL without credentials or query (see ``server_url``)."""
+        from coca_eval.backends.server_url import public_url
 
-            recorded["base_url"] = public_url(self.base_url)
+        recorded = {k: v for k, v in asdict(self).items() if v is not None and v != ()}
+        if self.base_urls:
+            recorded["base_urls"] = [public_url(url) for url in self.base_urls]
         return recorded
 
 

@@ -54,6 +54,18 @@ def _eos_ids(side: LocalModelSide) -> set[int]:
     return eos_ids(generation, side.tokenizer)
 
 
+def _start_engine(kwargs: dict[str, Any]):
+    """``vllm.LLM(**kwargs)``; settings vLLM refuses (a ValueError, e.g. ``data_parallel_size > 1``,
+    which its in-process ``LLM`` does not run in 0.32) are one line, not a traceback."""
+    from vllm import LLM
+
+    try:
+        return LLM(**kwargs)
+    except ValueError as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise CocaEvalError(f"vLLM refused the engine settings: {reason}") from None
+
+
 class VllmBackend(TokenizerMixin):
     """A method's model in a vLLM engine, behind the same interface as the hf backend."""
 
@@ -80,6 +92,8 @@ class VllmBackend(TokenizerMixin):
             "dtype": self.method.dtype,
             "max_model_len": self.max_model_len,
             "tensor_parallel_size": options.tensor_parallel_size,
+            "pipeline_parallel_size": options.pipeline_parallel_size,
+            "data_parallel_size": options.data_parallel_size,
             "enable_prefix_caching": True,
             "enforce_eager": (not self.on_cuda) if options.enforce_eager is None else options.enforce_eager,
             "generation_config": "vllm",  # plain greedy: ignore sampling defaults shipped with the model
@@ -88,6 +102,8 @@ class VllmBackend(TokenizerMixin):
         }
         if options.gpu_memory_utilization is not None:
             kwargs["gpu_memory_utilization"] = options.gpu_memory_utilization
+        if options.distributed_executor_backend is not None:  # else vLLM picks (mp on one node)
+            kwargs["distributed_executor_backend"] = options.distributed_executor_backend
         if self.on_cuda and self.side.config.architectures[0].startswith("Coca"):
             kwargs["attention_config"] = {"backend": "COCA"}
         return kwargs
@@ -98,10 +114,8 @@ class VllmBackend(TokenizerMixin):
         key = json.dumps(overrides, sort_keys=True)
         if key != self._key:
             self.close()
-            from vllm import LLM
-
             kwargs = self._engine_kwargs(overrides)
-            self._llm, self._key = LLM(**kwargs), key
+            self._llm, self._key = _start_engine(kwargs), key
             self.metadata["engine"] = {k: v for k, v in kwargs.items() if k not in ("model", "tokenizer")}
         return self._llm
 

@@ -17,10 +17,14 @@ from coca_eval.errors import CocaEvalError
 
 ENGINE_KEYS = (
     "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "distributed_executor_backend",
     "gpu_memory_utilization",
     "max_model_len",
     "enforce_eager",
-    "base_url",
+    "base_urls",
+    "max_concurrent",
     "api_key_env",
 )
 
@@ -42,6 +46,26 @@ class RegistryChoice(click.Choice):
         pass
 
 
+def _parallel_options() -> list:
+    """vLLM's parallel sizes and executor: how the engine is laid over GPUs and nodes, never a number."""
+    from coca_eval.backends.options import EXECUTORS
+
+    return [
+        click.option("--tensor-parallel-size", type=int, default=1, show_default=True, help="vllm: GPUs."),
+        click.option(
+            "--pipeline-parallel-size", type=int, default=1, show_default=True, help="vllm: pipeline stages."
+        ),
+        click.option(
+            "--data-parallel-size", type=int, default=1, show_default=True, help="vllm: engine replicas."
+        ),
+        click.option(
+            "--distributed-executor-backend",
+            type=click.Choice(EXECUTORS),
+            help="vllm: mp (one node) or ray (several nodes, after `ray start`).  [default: vLLM's choice]",
+        ),
+    ]
+
+
 def _engine_options() -> list:
     """Backend choice and the engine options of the vllm and openai backends."""
     from coca_eval.backends.registry import BACKENDS
@@ -55,14 +79,27 @@ def _engine_options() -> list:
             help="Where the model runs: hf (transformers), vllm (in-process engine), openai (a running "
             "/v1/completions server), or a plug-in's backend.",
         ),
-        click.option("--base-url", help="openai backend: server URL, e.g. http://127.0.0.1:8000/v1."),
+        click.option(
+            "--base-url",
+            "base_urls",
+            multiple=True,
+            help="openai backend: server URL, e.g. http://127.0.0.1:8000/v1; repeat it to spread the "
+            "windows and samples over several servers serving the same model.",
+        ),
+        click.option(
+            "--max-concurrent",
+            type=int,
+            default=4,
+            show_default=True,
+            help="openai backend: requests each server may have in flight at once.",
+        ),
         click.option(
             "--api-key-env",
             metavar="NAME",
             help="openai backend: environment variable holding the API key, sent as a Bearer token and "
             "never recorded.  [default: OPENAI_API_KEY]",
         ),
-        click.option("--tensor-parallel-size", type=int, default=1, show_default=True, help="vllm: GPUs."),
+        *_parallel_options(),
         click.option("--gpu-memory-utilization", type=float, help="vllm: fraction of GPU memory to use."),
         click.option("--max-model-len", type=int, help="vllm: context the engine reserves (default: task)."),
         click.option(

@@ -8,12 +8,17 @@ For fault tests it records every request (``server.requests``: path with query, 
 an API key (401 without ``Authorization: Bearer <key>``), and ``rewrite(route, status, body)`` can turn
 any answer into another ``(status, body)``: a body of bytes goes out as it is, ``None`` drops the
 connection without an answer.
+
+For tests of several servers it counts the completions requests it is working on at once
+(``server.peak``, the most there ever were) and can hold each one ``delay`` seconds, so requests
+sent together really overlap.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -44,6 +49,24 @@ def _choice(model, prompt: list[int], request: dict, eos: int | None, echo_suppo
         return {"text": "", "logprobs": logprobs}
     tokens = _greedy(model, prompt, request["max_tokens"], eos)
     return {"text": "", "logprobs": {"tokens": [f"token_id:{t}" for t in tokens]}}
+
+
+class InFlight:
+    """How many requests are being worked on now, and the most there ever were (thread-safe)."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay, self.now, self.peak = delay, 0, 0
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+        time.sleep(self.delay)
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            self.now -= 1
 
 
 def make_handler(model, name: str, eos: int | None, echo_supported=True, rewrite=None, api_key=None):
@@ -88,10 +111,11 @@ def make_handler(model, name: str, eos: int | None, echo_supported=True, rewrite
             if route != "/v1/completions" or request.get("model") != name:
                 self._send(404, {"error": "no such model or route"})
                 return
-            choices = [
-                {"index": index, **_choice(model, prompt, request, eos, echo_supported)}
-                for index, prompt in enumerate(request["prompt"])
-            ]
+            with self.server.in_flight:
+                choices = [
+                    {"index": index, **_choice(model, prompt, request, eos, echo_supported)}
+                    for index, prompt in enumerate(request["prompt"])
+                ]
             self._send(200, {"object": "text_completion", "choices": choices})
 
     return Handler
@@ -101,17 +125,34 @@ class FakeServer:
     """Context manager: ``with FakeServer(model, "tiny") as url: ...`` serves on a free loopback port."""
 
     def __init__(
-        self, model, name: str, eos: int | None = None, echo_supported=True, rewrite=None, api_key=None
+        self,
+        model,
+        name: str,
+        eos: int | None = None,
+        echo_supported=True,
+        rewrite=None,
+        api_key=None,
+        delay: float = 0.0,
     ):
         handler = make_handler(model, name, eos, echo_supported, rewrite, api_key)
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.requests = []
+        self.httpd.in_flight = InFlight(delay)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
     def requests(self) -> list[tuple[str, dict]]:
         """(path with query, headers) of every request so far."""
         return self.httpd.requests
+
+    @property
+    def peak(self) -> int:
+        """The most completions requests this server worked on at once."""
+        return self.httpd.in_flight.peak
+
+    def completions(self) -> int:
+        """How many completions requests reached this server."""
+        return sum(urllib.parse.urlsplit(path).path == "/v1/completions" for path, _ in self.requests)
 
     def __enter__(self) -> str:
         self.thread.start()

@@ -40,7 +40,7 @@ def test_passkey_through_server_matches_hf(tiny_model, tiny_llama_bos_dir, tmp_p
     ]
     assert outputs[0] == outputs[1] and len(outputs[0]) == 3
     run = json.loads((tmp_path / "oa.json").read_text())
-    assert run["config"]["backends"][run["cells"][0]["method"]]["base_url"] == url
+    assert run["config"]["backends"][run["cells"][0]["method"]]["base_urls"] == [url]
 
 
 def test_scores_equal_reference(tiny_model, tiny_llama_bos_dir):
@@ -51,7 +51,7 @@ def test_scores_equal_reference(tiny_model, tiny_llama_bos_dir):
     ids = torch.randint(2, 300, (2, 24), generator=torch.Generator().manual_seed(0))  # [2, 24]
     targets = ids[:, 9:]  # [2, 15]: positions 8..22 predict tokens 9..23
     with FakeServer(tiny_model, "tiny") as url:
-        backend = load_backend(method, "cpu", None, EngineOptions(base_url=url), 64)
+        backend = load_backend(method, "cpu", None, EngineOptions(base_urls=(url,)), 64)
         assert isinstance(backend, OpenAIBackend) and backend.adds_bos
         served = backend.score(ids, 8, targets)
     reference = hf.score(ids, 8, targets)
@@ -61,7 +61,7 @@ def test_scores_equal_reference(tiny_model, tiny_llama_bos_dir):
 def test_server_without_prompt_logprobs_is_one_line(tiny_model, tiny_llama_bos_dir):
     method = make_method(str(tiny_llama_bos_dir), "none", None, "float32", "openai")
     with FakeServer(tiny_model, "tiny", echo_supported=False) as url:
-        backend = load_backend(method, "cpu", None, EngineOptions(base_url=url), 64)
+        backend = load_backend(method, "cpu", None, EngineOptions(base_urls=(url,)), 64)
         with pytest.raises(CocaEvalError, match="no prompt log-probs"):
             backend.score(torch.tensor([[5, 6, 7]]), 0, torch.tensor([[6, 7]]))
 

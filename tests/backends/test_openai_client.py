@@ -50,7 +50,7 @@ def _models_error(rewrite, sleeps: list, **kwargs) -> str:
 def test_the_key_goes_out_as_a_bearer_token(monkeypatch):
     monkeypatch.setenv("MY_SERVER_KEY", KEY)
     with FakeServer(None, "tiny", api_key=KEY) as url:
-        server_models = client_for(EngineOptions(base_url=url, api_key_env="MY_SERVER_KEY")).served_models()
+        server_models = client_for(EngineOptions(api_key_env="MY_SERVER_KEY"), url).served_models()
     assert server_models == ["tiny"]
 
 

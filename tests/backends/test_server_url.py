@@ -35,15 +35,18 @@ def test_the_secrets_stay_available_for_the_requests():
 @pytest.mark.parametrize("url", ["localhost:8000/v1", "ftp://host/v1", "http://", "http://u:pw@host:port/v1"])
 def test_a_malformed_url_is_refused_without_quoting_it(url):
     with pytest.raises(CocaEvalError, match="--base-url must be an http") as caught:
-        EngineOptions(base_url=url)
+        EngineOptions(base_urls=(url,))
     assert "pw" not in str(caught.value)  # the URL is not quoted: it may hold a password
 
 
 def test_a_run_records_the_public_url_only():
-    options = EngineOptions(base_url="http://u:pw@h:1/v1?key=k", api_key_env="MY_KEY")
+    options = EngineOptions(base_urls=["http://u:pw@h:1/v1?key=k", "https://h2/v1"], api_key_env="MY_KEY")
     assert options.describe() == {
         "tensor_parallel_size": 1,
-        "base_url": "http://h:1/v1",
+        "pipeline_parallel_size": 1,
+        "data_parallel_size": 1,
+        "base_urls": ["http://h:1/v1", "https://h2/v1"],
+        "max_concurrent": 4,
         "api_key_env": "MY_KEY",
     }
 

@@ -51,6 +51,9 @@ def test_static_patches_pass_through():
     "kwargs, message",
     [
         ({"tensor_parallel_size": 0}, "tensor-parallel-size"),
+        ({"pipeline_parallel_size": 0}, "--pipeline-parallel-size must be a positive integer"),
+        ({"data_parallel_size": -2}, "--data-parallel-size must be a positive integer"),
+        ({"distributed_executor_backend": "slurm"}, "--distributed-executor-backend must be one of mp, ray"),
         ({"gpu_memory_utilization": 1.5}, "gpu-memory-utilization"),
         ({"max_model_len": 0}, "max-model-len"),
     ],
@@ -64,7 +67,13 @@ def test_backends_are_known_and_checked(tiny_llama_dir):
     assert {"hf", "vllm", "openai"} <= set(BACKENDS)
     with pytest.raises(CocaEvalError, match="unknown backend"):
         make_method(str(tiny_llama_dir), "none", None, "float32", "tgi")
-    assert EngineOptions(max_model_len=64).describe() == {"tensor_parallel_size": 1, "max_model_len": 64}
+    assert EngineOptions(max_model_len=64).describe() == {
+        "tensor_parallel_size": 1,
+        "pipeline_parallel_size": 1,
+        "data_parallel_size": 1,
+        "max_model_len": 64,
+        "max_concurrent": 4,
+    }
 
 
 def test_importing_never_pulls_in_vllm():

@@ -124,8 +124,8 @@ def test_credentials_in_the_url_are_used_but_never_written(
     assert result.returncode == 0, result.stderr[-2000:]
     assert all(path.endswith("?token=qtok-55aa") for path, _ in server.requests)
     config = json.loads((tmp_path / "run.json").read_text())["config"]
-    assert config["engine"]["base_url"] == url
-    assert [note["base_url"] for note in config["backends"].values()] == [url]
+    assert config["engine"]["base_urls"] == [url]
+    assert [note["base_urls"] for note in config["backends"].values()] == [[url]]
     for text in [p.read_text() for p in tmp_path.iterdir() if p.is_file()] + [result.stdout + result.stderr]:
         assert "hunter2" not in text and "qtok-55aa" not in text
 

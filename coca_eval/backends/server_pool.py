@@ -1,0 +1,85 @@
+"""Requests spread over several servers, each with a bound on what it has in flight.
+
+The openai backend hands a pool the rows of one call (a batch of windows, the prompts of a passkey
+cell) and a function that sends some of them to one server. The pool cuts the rows into contiguous
+pieces, deals them to the servers in turn (each server has its own thread pool of ``max_concurrent``
+workers, so no server sees more requests at once) and gives the answers back in row order. Every row
+is answered by exactly one request that holds only independent prompts, so which server answered
+changes no number: the results equal a single server's.
+
+Dealing in turn rather than letting idle servers take work keeps the spread predictable (every server
+gets a share, which a slow server's run can be checked against); the turn carries over from call to
+call, so even one row per call (``--batch-size 1``) alternates servers. The first failure anywhere,
+already retried by the client, cancels the pieces not yet started and ends the call with its error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Generic, TypeVar
+
+Server = TypeVar("Server")
+Answer = TypeVar("Answer")
+
+
+def pieces(count: int, slots: int, largest: int) -> list[range]:
+    """``range(count)`` cut into contiguous pieces: enough to fill ``slots`` requests at once when the
+    rows allow it, none longer than ``largest`` (a request the server handles comfortably)."""
+    size = max(1, min(largest, -(-count // max(1, slots))))
+    return [range(lo, min(lo + size, count)) for lo in range(0, count, size)]
+
+
+def in_order(futures: Sequence[Future]) -> Iterator:
+    """The futures' results in their order, each as soon as it and those before it are done; the
+    first failure among them, whichever finishes first, is raised at once and cancels the rest."""
+    waiting = set(futures)
+    try:
+        for future in futures:
+            while not future.done():
+                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                for finished in done:
+                    if finished.exception() is not None:
+                        raise finished.exception()
+            yield future.result()
+    finally:
+        for future in futures:
+            future.cancel()  # a no-op on those already running or done
+
+
+class ServerPool(Generic[Server]):
+    """``servers`` (clients, in ``--base-url`` order) behind one thread pool each."""
+
+    def __init__(self, servers: Sequence[Server], max_concurrent: int) -> None:
+        if not servers or max_concurrent < 1:
+            raise ValueError("a pool needs at least one server and one request in flight per server")
+        self.servers, self.max_concurrent = list(servers), max_concurrent
+        self._executors: list[ThreadPoolExecutor] | None = None
+        self._turn = 0  # the server that gets the next piece
+
+    def _executor(self, index: int) -> ThreadPoolExecutor:
+        if self._executors is None:  # threads start on first use, not when the backend loads
+            self._executors = [
+                ThreadPoolExecutor(self.max_concurrent, thread_name_prefix=f"coca-eval-server-{i}")
+                for i in range(len(self.servers))
+            ]
+        return self._executors[index]
+
+    def map(
+        self, send: Callable[[Server, range], list[Answer]], count: int, largest: int
+    ) -> Iterator[tuple[range, list[Answer]]]:
+        """``(rows, answers)`` for every piece of ``range(count)``, in row order, where ``send(server,
+        rows)`` returns one answer per row. Consume it fully (or close it) before the next call."""
+        slots = len(self.servers) * self.max_concurrent
+        futures, spans = [], pieces(count, slots, largest)
+        for rows in spans:
+            index = self._turn
+            self._turn = (self._turn + 1) % len(self.servers)
+            futures.append(self._executor(index).submit(send, self.servers[index], rows))
+        yield from zip(spans, in_order(futures), strict=True)
+
+    def close(self) -> None:
+        """Stop every server's threads (the run is over, or a request failed for good)."""
+        for executor in self._executors or []:
+            executor.shutdown(wait=True, cancel_futures=True)
+        self._executors = None
