@@ -12,7 +12,6 @@ from typing import Any
 
 from coca_eval.errors import CocaEvalError
 
-
 EXECUTORS = ("mp", "ray")  # vLLM's distributed_executor_backend values that suit a coca-eval run
 _SIZES = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_concurrent")
 
