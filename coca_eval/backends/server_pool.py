@@ -15,8 +15,10 @@ already retried by the client, cancels the pieces not yet started and ends the c
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Generic, TypeVar
 
 Server = TypeVar("Server")
@@ -47,6 +49,37 @@ def in_order(futures: Sequence[Future]) -> Iterator:
             future.cancel()  # a no-op on those already running or done
 
 
+class Workers:
+    """``count`` daemon threads working through one server's queue. Unlike ThreadPoolExecutor's
+    threads, they never hold up the exit of a run that failed or was interrupted while another
+    request was still out (a hung server would otherwise keep the process alive until its timeout)."""
+
+    def __init__(self, count: int, name: str) -> None:
+        self.count, self._queue = count, queue.SimpleQueue()
+        for i in range(count):
+            threading.Thread(target=self._serve, name=f"{name}-{i}", daemon=True).start()
+
+    def submit(self, fn: Callable, *args) -> Future:
+        future: Future = Future()
+        self._queue.put((future, fn, args))
+        return future
+
+    def _serve(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, fn, args = item
+            if not future.set_running_or_notify_cancel():
+                continue  # cancelled while it waited
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:  # handed to whoever reads the future
+                future.set_exception(exc)
+
+    def stop(self) -> None:
+        """Let the threads end once what is queued before now is done or cancelled."""
+        for _ in range(self.count):
+            self._queue.put(None)
+
+
 class ServerPool(Generic[Server]):
     """``servers`` (clients, in ``--base-url`` order) behind one thread pool each."""
 
@@ -54,16 +87,15 @@ class ServerPool(Generic[Server]):
         if not servers or max_concurrent < 1:
             raise ValueError("a pool needs at least one server and one request in flight per server")
         self.servers, self.max_concurrent = list(servers), max_concurrent
-        self._executors: list[ThreadPoolExecutor] | None = None
+        self._workers: list[Workers] | None = None
         self._turn = 0  # the server that gets the next piece
 
-    def _executor(self, index: int) -> ThreadPoolExecutor:
-        if self._executors is None:  # threads start on first use, not when the backend loads
-            self._executors = [
-                ThreadPoolExecutor(self.max_concurrent, thread_name_prefix=f"coca-eval-server-{i}")
-                for i in range(len(self.servers))
+    def _server_workers(self, index: int) -> Workers:
+        if self._workers is None:  # threads start on first use, not when the backend loads
+            self._workers = [
+                Workers(self.max_concurrent, f"coca-eval-server-{i}") for i in range(len(self.servers))
             ]
-        return self._executors[index]
+        return self._workers[index]
 
     def map(
         self, send: Callable[[Server, range], list[Answer]], count: int, largest: int
@@ -75,11 +107,11 @@ class ServerPool(Generic[Server]):
         for rows in spans:
             index = self._turn
             self._turn = (self._turn + 1) % len(self.servers)
-            futures.append(self._executor(index).submit(send, self.servers[index], rows))
+            futures.append(self._server_workers(index).submit(send, self.servers[index], rows))
         yield from zip(spans, in_order(futures), strict=True)
 
     def close(self) -> None:
-        """Stop every server's threads (the run is over, or a request failed for good)."""
-        for executor in self._executors or []:
-            executor.shutdown(wait=True, cancel_futures=True)
-        self._executors = None
+        """Stop every server's threads (the method's cells are done); a later call starts new ones."""
+        for workers in self._workers or []:
+            workers.stop()
+        self._workers = None
