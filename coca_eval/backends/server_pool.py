@@ -2,8 +2,8 @@
 
 The openai backend hands a pool the rows of one call (a batch of windows, the prompts of a passkey
 cell) and a function that sends some of them to one server. The pool cuts the rows into contiguous
-pieces, deals them to the servers in turn (each server has its own thread pool of ``max_concurrent``
-workers, so no server sees more requests at once) and gives the answers back in row order. Every row
+pieces, deals them to the servers in turn (each server has its own ``max_concurrent`` worker
+threads, so no server sees more requests at once) and gives the answers back in row order. Every row
 is answered by exactly one request that holds only independent prompts, so which server answered
 changes no number: the results equal a single server's.
 
