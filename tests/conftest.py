@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -65,6 +66,22 @@ def tiny_llama_dir(tmp_path_factory) -> Path:
 def tiny_llama_bos_dir(tmp_path_factory) -> Path:
     """LLaMA-style model whose tokenizer adds BOS (like LLaMA and Gemma)."""
     return make_tiny_llama(tmp_path_factory.mktemp("tiny-llama-bos"), add_bos=True)
+
+
+@pytest.fixture(scope="module")
+def served_model(tiny_llama_bos_dir):
+    """The tiny BOS model that the fake OpenAI-compatible servers answer with."""
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(tiny_llama_bos_dir, dtype=torch.float32).eval()
+
+
+@pytest.fixture
+def sleeps(monkeypatch) -> list[float]:
+    """The OpenAI client's backoff waits, recorded instead of slept."""
+    waits: list[float] = []
+    monkeypatch.setattr("coca_eval.backends.openai_client._wait", waits.append)
+    return waits
 
 
 @pytest.fixture(scope="session")

@@ -7,26 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 from fake_completions import FakeServer
 from test_gate_cli import invoke
-from transformers import AutoModelForCausalLM
 
 PPL = ["--lengths", "16,32", "--stride", "16", "--doc-tokens", "128", "--num-docs", "2", "--batch-size", "4"]
 PASSKEY = ["--lengths", "200", "--samples", "8", "--max-new-tokens", "6"]
-
-
-@pytest.fixture(scope="module")
-def served_model(tiny_llama_bos_dir):
-    return AutoModelForCausalLM.from_pretrained(tiny_llama_bos_dir, dtype=torch.float32).eval()
-
-
-@pytest.fixture
-def sleeps(monkeypatch) -> list[float]:
-    """The client's backoff waits, recorded instead of slept."""
-    waits: list[float] = []
-    monkeypatch.setattr("coca_eval.backends.openai_client._wait", waits.append)
-    return waits
 
 
 def _run(capsys, task: str, model_dir, output, urls, *extra):

@@ -10,18 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 from test_gate_cli import invoke
-from transformers import AutoModelForCausalLM
 
 from tests.backends.fake_completions import FakeServer
 
 DISJOINT = ["--lengths", "32,48", "--stride", "48", "--doc-tokens", "128", "--num-docs", "2"]  # S = L
-
-
-@pytest.fixture(scope="module")
-def served_model(tiny_llama_bos_dir):
-    return AutoModelForCausalLM.from_pretrained(tiny_llama_bos_dir, dtype=torch.float32).eval()
 
 
 def _docs(path) -> dict:

@@ -6,28 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 from fault_cli import assert_error_after_progress, assert_one_line_error, journal_entries
 from test_gate_cli import invoke
-from transformers import AutoModelForCausalLM
 
 from tests.backends.fake_completions import FakeServer
 
 KEY = "sk-live-7f3a9c0e55"
 QUICK = ["--lengths", "32", "--stride", "32", "--doc-tokens", "128", "--num-docs", "2"]  # 4 windows a doc
-
-
-@pytest.fixture(scope="module")
-def served_model(tiny_llama_bos_dir):
-    return AutoModelForCausalLM.from_pretrained(tiny_llama_bos_dir, dtype=torch.float32).eval()
-
-
-@pytest.fixture
-def sleeps(monkeypatch) -> list[float]:
-    """The client's backoff waits, recorded instead of slept."""
-    waits: list[float] = []
-    monkeypatch.setattr("coca_eval.backends.openai_client._wait", waits.append)
-    return waits
 
 
 def _ppl(capsys, model_dir, corpus_file, url, output, *extra):
