@@ -81,7 +81,7 @@ class AnalysisTask:
         bos = backend.bos_token_id if backend.adds_bos else None
         layers = len(attention_modules(backend.model))
         finished = {i: p for i, p in self.journal.parts.get(key, {}).items() if _same_doc(p, docs, i)}
-        mine = [i for i in range(len(docs)) if self.share.owns(i)]
+        mine = self.share.owned(len(docs))
         done = sum(str(i) in finished for i in mine)
         self.progress.start_cell(f"{method.label} @ {length}", layers * len(mine), layers * done)
         for i in mine:

@@ -51,6 +51,10 @@ class Share:
     def owns(self, unit: int) -> bool:
         return self.partition.owns(unit)
 
+    def owned(self, units: int) -> list[int]:
+        """The indices of a cell's ``units`` units this process computes, in order."""
+        return self.partition.owned(units)
+
     def finished(self, journal: Journal, key: str) -> Cell | None:
         """The journaled cell this process may reuse without loading a model."""
         return journal.finished(key)

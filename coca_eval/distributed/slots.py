@@ -70,7 +70,7 @@ def check_complete(slots: Sequence[Slot], count: int) -> None:
             continue
         absent = sorted(set(range(slot.units)) - set(slot.parts))
         for index in range(count):
-            units = [u for u in absent if u % count == index]
+            units = [u for u in absent if Partition(index, count).owns(u)]
             if units:
                 missing.setdefault(index, []).append(f"{slot.name} units {', '.join(map(str, units))}")
     if missing:

@@ -82,7 +82,7 @@ class PasskeyTask:
             for i, part in self.journal.parts.get(key, {}).items()
             if i.isdigit() and int(i) < len(samples) and part.get("key") == samples[int(i)].key
         }
-        mine = [i for i in range(len(prompts)) if self.share.owns(i)]
+        mine = self.share.owned(len(prompts))
         todo = [i for i in mine if str(i) not in done]
         self.progress.start_cell(f"{method.label} @ {length}", len(mine), len(mine) - len(todo))
 

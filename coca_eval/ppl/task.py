@@ -142,7 +142,7 @@ class PplTask:
         except ValueError as exc:
             raise CocaEvalError(str(exc)) from None
         finished = _parts_of_these_docs(self.journal.parts.get(key, {}), docs)
-        mine = [i for i in range(len(docs)) if self.share.owns(i)]
+        mine = self.share.owned(len(docs))
         done = sum(len(plans[i]) for i in mine if str(i) in finished)
         self.progress.start_cell(f"{method.label} @ {length}", sum(len(plans[i]) for i in mine), done)
         for i in mine:
