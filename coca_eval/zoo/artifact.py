@@ -38,6 +38,8 @@ def save_trained(
     """Write ``run_dir/model`` (weights, tokenizer, ``zoo.json``); ``spec`` is the entry as JSON data and
     ``recipe`` the optimisation that produced these weights (a fine-tune's last stage)."""
     out = run_dir / "model"
+    trained_on = _machine(next(model.parameters()).device)
+    model.to("cpu")
     model.save_pretrained(out, safe_serialization=True)
     data.tokenizer.save_pretrained(out)
     steps = recipe.steps
@@ -46,7 +48,7 @@ def save_trained(
         "spec": spec,
         "coca_eval_version": __version__,
         "torch": torch.__version__,
-        "machine": f"{platform.machine()}, {torch.get_num_threads()} threads",
+        "machine": trained_on,
         "data": {"splits": data.splits, "book_sha256": data.book_hashes},
         "tokenizer_sha256": data.tokenizer_sha256,
         "parameters": sum(p.numel() for p in model.parameters()),
@@ -59,3 +61,10 @@ def save_trained(
     }
     (out / "zoo.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return out
+
+
+def _machine(device: torch.device) -> str:
+    """Where the steps ran, for reading ``tokens_per_second``: the CPU and its threads, or the GPU."""
+    if device.type == "cuda":
+        return f"{torch.cuda.get_device_name(device)} (cuda)"
+    return f"{platform.machine()}, {torch.get_num_threads()} threads"

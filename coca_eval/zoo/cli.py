@@ -84,7 +84,13 @@ def probe(model: str, dataset: str, passage: int, window: int) -> None:
     show_default=True,
     help="Parent folder; each model trains in OUT/NAME and resumes from its checkpoint there.",
 )
-def train(name: str, out: Path) -> None:
+@click.option(
+    "--device",
+    default="cpu",
+    show_default=True,
+    help="cpu, cuda or cuda:N. Same batches everywhere; weights agree across devices only to rounding.",
+)
+def train(name: str, out: Path, device: str) -> None:
     """Train NAME: a zoo entry, a fine-tune (its base is taken from OUT, else the shipped weights),
     `all` (every entry, then every fine-tune), or a YAML spec file of your own variant."""
     from coca_eval.zoo.catalog import TRAIN_ORDER, ZOO, zoo_spec
@@ -92,6 +98,7 @@ def train(name: str, out: Path) -> None:
     from coca_eval.zoo.finetune import finetune
     from coca_eval.zoo.finetunes import FINETUNES, finetune_spec, root_entry
     from coca_eval.zoo.recipe import load_spec_file
+    from coca_eval.zoo.train import resolve_device
     from coca_eval.zoo.train import train as train_one
 
     if name == "all":
@@ -107,13 +114,13 @@ def train(name: str, out: Path) -> None:
     }
     if len(vocab) != 1:
         raise CocaEvalError("models trained in one call must share a vocabulary size")
+    resolve_device(device)  # a missing GPU is refused before the books are read
     data = ZooData.load(vocab.pop())
     for spec in specs:
-        stdout.print(f"{spec.name}: saved {train_one(spec, out / spec.name, data)}")
+        stdout.print(f"{spec.name}: saved {train_one(spec, out / spec.name, data, device)}")
     for tune in tunes:
-        stdout.print(
-            f"{tune.name}: saved {finetune(tune, out / tune.name, base_weights(tune.base, out), data)}"
-        )
+        saved = finetune(tune, out / tune.name, base_weights(tune.base, out), data, device)
+        stdout.print(f"{tune.name}: saved {saved}")
 
 
 def base_weights(name: str, out: Path) -> Path:

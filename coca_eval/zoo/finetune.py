@@ -82,15 +82,16 @@ def starting_checkpoint(spec: FineTuneSpec, base_dir: Path, work: Path) -> Path:
     return start
 
 
-def finetune(spec: FineTuneSpec, run_dir: Path, base_dir: Path, data) -> Path:
-    """Run every stage of ``spec`` from ``base_dir``'s weights; returns the final model directory."""
+def finetune(spec: FineTuneSpec, run_dir: Path, base_dir: Path, data, device: str = "cpu") -> Path:
+    """Run every stage of ``spec`` from ``base_dir``'s weights on ``device``; returns the final model
+    directory."""
     import torch
     from transformers import AutoModelForCausalLM
 
     from coca_eval.models.registration import register_model_types
     from coca_eval.zoo.artifact import save_trained
     from coca_eval.zoo.data import TrainingStream
-    from coca_eval.zoo.train import fit, heldout_loss
+    from coca_eval.zoo.train import fit, heldout_loss, resolve_device
 
     register_model_types()
     _check_tokenizer(base_dir, data)
@@ -98,6 +99,7 @@ def finetune(spec: FineTuneSpec, run_dir: Path, base_dir: Path, data) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         start = starting_checkpoint(spec, base_dir, Path(tmp))
         model = AutoModelForCausalLM.from_pretrained(start, dtype=torch.float32)
+    model.to(resolve_device(device))
     spent, log, before = 0.0, [], 0
     for index, stage in enumerate(spec.stages):
         set_trainable(model, stage)

@@ -60,9 +60,27 @@ def train_step(model, optimizer, rows: torch.Tensor, lr: float, clip: float, bf1
 def heldout_loss(model, windows: torch.Tensor, batch: int = 8) -> float:
     """Mean next-token loss over fixed held-out windows (the same for every zoo model)."""
     model.eval()
+    windows = windows.to(model_device(model))  # (count, context + 1)
     losses = [next_token_loss(model, windows[i : i + batch]).item() for i in range(0, len(windows), batch)]
     model.train()
     return sum(losses) / len(losses)
+
+
+def model_device(model) -> torch.device:
+    return next(model.parameters()).device
+
+
+def resolve_device(name: str) -> torch.device:
+    """``cpu``, ``cuda`` or ``cuda:N``; a GPU that is not there is one line, not a CUDA traceback."""
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise CocaEvalError(f"unknown device {name!r} (use cpu, cuda or cuda:N)") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise CocaEvalError(f"--device {name}: no CUDA GPU is visible to torch here")
+    if device.type not in ("cpu", "cuda"):
+        raise CocaEvalError(f"--device {name}: zoo training runs on cpu or cuda")
+    return device
 
 
 class Checkpoint:
@@ -74,7 +92,7 @@ class Checkpoint:
     def load(self, model, optimizer) -> tuple[int, float]:
         if not self.path.is_file():
             return 0, 0.0
-        state = torch.load(self.path, weights_only=True)
+        state = torch.load(self.path, weights_only=True, map_location="cpu")
         if state["spec"] != self.spec_json:
             raise CocaEvalError(f"{self.path} was made by a different zoo spec; move it away to start over")
         model.load_state_dict(state["model"])
@@ -94,14 +112,15 @@ class Checkpoint:
         tmp.replace(self.path)
 
 
-def train(spec: ZooSpec, run_dir: Path, data: ZooData | None = None) -> Path:
-    """Train (or finish training) ``spec`` into ``run_dir``; returns the saved model directory."""
+def train(spec: ZooSpec, run_dir: Path, data: ZooData | None = None, device: str = "cpu") -> Path:
+    """Train (or finish training) ``spec`` into ``run_dir`` on ``device``; returns the saved model
+    directory. The batches are the same on every device; the weights agree only to rounding."""
     run_dir.mkdir(parents=True, exist_ok=True)
     data = data or ZooData.load(spec.architecture.vocab_size)
     stream = TrainingStream(spec.recipe, data.tokenizer, data.train_texts)
     torch.manual_seed(spec.recipe.seed)
     tok = data.tokenizer
-    model = build_model(spec, tok.eos_token_id, tok.pad_token_id)
+    model = build_model(spec, tok.eos_token_id, tok.pad_token_id).to(resolve_device(device))
     seconds, entries = fit(model, spec.recipe, stream, run_dir, spec.model_dump_json(), spec.name)
     from coca_eval.zoo.artifact import save_trained
 
@@ -124,7 +143,7 @@ def fit(model, recipe: Recipe, stream: TrainingStream, run_dir: Path, spec_json:
     with reporter:
         for step in range(start, recipe.steps):
             began = time.perf_counter()
-            rows, lr = stream.batch(step), lr_at(recipe, step)
+            rows, lr = stream.batch(step).to(model_device(model)), lr_at(recipe, step)  # (b, n + 1)
             loss = train_step(model, optimizer, rows, lr, recipe.grad_clip, recipe.bf16_autocast)
             seconds += time.perf_counter() - began
             done = step + 1

@@ -113,3 +113,34 @@ def test_saved_model_loads_with_auto_classes_and_keeps_its_attention(
     assert type(model.model.layers[0].self_attn).__name__ == attention
     if position == "coca":
         assert model.config.coca_variant == "strict"
+
+
+def test_meta_records_the_cpu_that_ran_the_steps(tmp_path, data):
+    saved = train(micro_spec("rope", steps=1), tmp_path / "cpu", data, device="cpu")
+    meta = json.loads((saved / "zoo.json").read_text())
+    assert meta["machine"].endswith(f"{torch.get_num_threads()} threads")
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [("cuda:7", "no CUDA GPU is visible"), ("tpu", "unknown device"), ("meta", "runs on cpu or cuda")],
+)
+def test_a_device_that_cannot_train_is_one_line(monkeypatch, device, message):
+    from coca_eval.zoo.train import resolve_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(CocaEvalError, match=message):
+        resolve_device(device)
+
+
+def test_zoo_train_on_a_missing_gpu_exits_2_before_reading_books(monkeypatch, capsys):
+    from coca_eval.cli import main
+    from coca_eval.zoo import datasets
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(datasets.ZooData, "load", lambda *a: pytest.fail("read the books first"))
+    with pytest.raises(SystemExit) as exited:
+        main(["zoo", "train", "zoo-rope", "--device", "cuda"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert "no CUDA GPU is visible" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
