@@ -4,8 +4,10 @@
 #
 #   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope report
 #
+# DEVICE=cuda runs the models on a GPU (the numbers agree with cpu's to float rounding).
+#
 # Protocols (stated in reports/zoo/README.md):
-# - the acceptance bar: zoo-rope on the held-out books (Alice, As You Like It), 2 x 8192 tokens,
+# - the acceptance bar: zoo-rope on the held-out books (Alice, As You Like It), 2 x 32768 tokens,
 #   sliding window S = 512, 512..8k;
 # - Tables 1, 3, fine-tuning and 4: the outside books (Jane Austen, never trained on) cut into parts,
 #   8 documents x 16384 tokens, S = 512, 512..16k: documents are the gate's units, so more than two;
@@ -15,35 +17,36 @@ cd "$(dirname "$0")/.."
 OUT=reports/zoo/runs
 mkdir -p "$OUT"
 M=reports/zoo/methods
+DEV=(--device "${DEVICE:-cpu}")
 PPL_LONG=(--dataset zoo:outside:parts --num-docs 8 --doc-tokens 16384 --lengths 512..16k --stride 512)
 PASSKEY_SAMPLES=${PASSKEY_SAMPLES:-100}
 PASSKEY=(--lengths 512..16k --samples "$PASSKEY_SAMPLES" --template landmark --depths stratified --seed 0)
 
 step_bar() {
   coca-eval ppl --model zoo-rope --rope none --rope dynamic:4 --dataset zoo:heldout --num-docs 2 \
-    --doc-tokens 8192 --lengths 512..8k --stride 512 --output "$OUT/bar_heldout_ppl.json"
-  coca-eval ppl --model zoo-rope --dataset zoo:train --num-docs 2 --doc-tokens 8192 \
-    --lengths 512,4096 --stride 512 --output "$OUT/bar_train_ppl.json"
+    --doc-tokens 32768 --lengths 512..8k --stride 512 "${DEV[@]}" --output "$OUT/bar_heldout_ppl.json"
+  coca-eval ppl --model zoo-rope --dataset zoo:train --num-docs 2 --doc-tokens 32768 \
+    --lengths 512,4096 --stride 512 "${DEV[@]}" --output "$OUT/bar_train_ppl.json"
   python -m coca_eval.zoo.unigram > "$OUT/unigram.txt"
 }
-step_table1() { coca-eval ppl --methods "$M/table1.yaml" "${PPL_LONG[@]}" --output "$OUT/table1_ppl.json"; }
-step_table2() { coca-eval passkey --methods "$M/table1.yaml" "${PASSKEY[@]}" --output "$OUT/table2_passkey.json"; }
+step_table1() { coca-eval ppl --methods "$M/table1.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table1_ppl.json"; }
+step_table2() { coca-eval passkey --methods "$M/table1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table2_passkey.json"; }
 step_table3() {
-  coca-eval ppl --methods "$M/table3.yaml" "${PPL_LONG[@]}" --output "$OUT/table3_ppl.json"
-  coca-eval passkey --methods "$M/table3.yaml" "${PASSKEY[@]}" --output "$OUT/table3_passkey.json"
+  coca-eval ppl --methods "$M/table3.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table3_ppl.json"
+  coca-eval passkey --methods "$M/table3.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table3_passkey.json"
 }
 step_finetune() {
-  coca-eval ppl --methods "$M/finetune.yaml" "${PPL_LONG[@]}" --output "$OUT/finetune_ppl.json"
-  coca-eval passkey --methods "$M/finetune.yaml" "${PASSKEY[@]}" --output "$OUT/finetune_passkey.json"
+  coca-eval ppl --methods "$M/finetune.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/finetune_ppl.json"
+  coca-eval passkey --methods "$M/finetune.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/finetune_passkey.json"
 }
 step_table4() {
-  coca-eval ppl --methods "$M/table4.yaml" "${PPL_LONG[@]}" --output "$OUT/table4_ppl.json"
-  coca-eval passkey --methods "$M/table4.yaml" "${PASSKEY[@]}" --output "$OUT/table4_passkey.json"
+  coca-eval ppl --methods "$M/table4.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table4_ppl.json"
+  coca-eval passkey --methods "$M/table4.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table4_passkey.json"
 }
 step_prope() {
   coca-eval ppl --methods "$M/prope.yaml" --dataset zoo:heldout:parts --num-docs 4 --doc-tokens 16384 \
-    --lengths 512 --stride 512 --output "$OUT/prope_heldout_ppl.json"
-  coca-eval ppl --methods "$M/prope.yaml" "${PPL_LONG[@]/512..16k/512}" --output "$OUT/prope_outside_ppl.json"
+    --lengths 512 --stride 512 "${DEV[@]}" --output "$OUT/prope_heldout_ppl.json"
+  coca-eval ppl --methods "$M/prope.yaml" "${PPL_LONG[@]/512..16k/512}" "${DEV[@]}" --output "$OUT/prope_outside_ppl.json"
 }
 step_report() {
   coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \

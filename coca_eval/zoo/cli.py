@@ -123,6 +123,25 @@ def train(name: str, out: Path, device: str) -> None:
         stdout.print(f"{tune.name}: saved {saved}")
 
 
+@zoo.command()
+@click.argument("names", nargs=-1, required=True)
+@click.option("--from", "source", type=click.Path(path_type=Path), default=DEFAULT_OUT, show_default=True)
+def ship(names: tuple[str, ...], source: Path) -> None:
+    """Store trained models NAMES (or `all`) from SOURCE/NAME/model inside the package, as fp16 weights,
+    so that this install (and a wheel built from it) serves them as presets."""
+    from coca_eval.zoo.catalog import ZOO
+    from coca_eval.zoo.finetunes import FINETUNES
+    from coca_eval.zoo.ship import ship as ship_one
+    from coca_eval.zoo.shipped import CHECKPOINTS
+
+    chosen = [*ZOO, *FINETUNES] if names == ("all",) else list(names)
+    unknown = [n for n in chosen if n not in ZOO and n not in FINETUNES]
+    if unknown:
+        raise CocaEvalError(f"unknown zoo model {unknown[0]!r} (see `coca-eval zoo list`)")
+    for name in chosen:
+        stdout.print(f"{name}: shipped {ship_one(source / name / 'model', CHECKPOINTS / name)}")
+
+
 def base_weights(name: str, out: Path) -> Path:
     """Trained weights of ``name``: a run under ``out`` first, else the checkpoint shipped with coca-eval."""
     from coca_eval.zoo.shipped import shipped_dir
