@@ -102,3 +102,23 @@ def test_passkey_outputs_equal_hf(model_dirs, tmp_path):
         outputs = {b: [s["output"] for s in c.detail["samples"]] for b, c in cells.items()}
         assert outputs["hf"] == outputs["vllm"] and len(outputs["hf"]) == 4, name
         assert cells["vllm"].detail["prefix_reuse"] is True
+
+
+def test_shipped_zoo_models_read_the_same_through_vllm(tmp_path):
+    """The zoo's RoPE and CoCA models (shipped fp16 weights, read as fp32) on held-out text: the same
+    perplexity past the trained window and the same passkey answers through vLLM as through hf."""
+    entries = [(name, name, "none") for name in ("zoo-rope", "zoo-coca-slack", "zoo-rope-ft-coca")]
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    out = tmp_path / "ppl.json"
+    args = ["--dataset", "zoo:heldout", "--num-docs", "1", "--doc-tokens", "2048", "--lengths", "512,2048"]
+    result = run_cli("ppl", "--methods", methods, *args, "--stride", "512", "--output", out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    _assert_same_ppl(load_run(out), 2 * len(entries))
+    pk = tmp_path / "pk.json"
+    args = ["--lengths", "512,1024", "--samples", "3", "--max-new-tokens", "8", "--template", "landmark"]
+    methods = _methods_file(tmp_path / "pk.yaml", entries)
+    result = run_cli("passkey", "--methods", methods, *args, "--output", pk)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for (name, _), cells in _pairs(load_run(pk)).items():
+        outputs = {b: [s["output"] for s in c.detail["samples"]] for b, c in cells.items()}
+        assert outputs["hf"] == outputs["vllm"] and len(outputs["hf"]) == 3, name

@@ -29,7 +29,20 @@ def test_a_shipped_entry_resolves_to_its_checkpoint_and_loads(name):
     assert model.config.max_position_embeddings == 512
 
 
-@pytest.mark.parametrize("name", [n for n in ZOO if not shipped_dir(n)])
-def test_an_untrained_entry_says_how_to_train_it(name):
+def test_every_zoo_entry_and_fine_tune_ships_with_fp16_weights():
+    import json
+
+    from coca_eval.zoo.finetunes import FINETUNES
+
+    for name in [*ZOO, *FINETUNES]:
+        meta = json.loads((shipped_dir(name) / "zoo.json").read_text())
+        assert meta["stored_dtype"] == "float16" and meta["spec"]["name"] == name
+
+
+@pytest.mark.parametrize("name", list(ZOO))
+def test_an_untrained_entry_says_how_to_train_it(name, monkeypatch, tmp_path):
+    from coca_eval.zoo import shipped
+
+    monkeypatch.setattr(shipped, "CHECKPOINTS", tmp_path)  # an install without the weights
     with pytest.raises(CocaEvalError, match=f"coca-eval zoo train {name}"):
         resolve_model(name)
