@@ -9,7 +9,7 @@ import click
 from coca_eval.cli.options import RegistryChoice, method_options, preset_option_factory
 from coca_eval.passkey.templates import TEMPLATES
 
-PRESET = "passkey-quick"
+PRESET = "zoo-passkey"
 
 _preset_option = preset_option_factory(PRESET, "passkey")
 
