@@ -44,7 +44,7 @@ step_table4() {
   coca-eval passkey --methods "$M/table4.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table4_passkey.json"
 }
 step_prope() {
-  coca-eval ppl --methods "$M/prope.yaml" --dataset zoo:heldout:parts --num-docs 4 --doc-tokens 16384 \
+  coca-eval ppl --methods "$M/prope.yaml" --dataset zoo:heldout:parts --num-docs 2 --doc-tokens 16384 \
     --lengths 512 --stride 512 "${DEV[@]}" --output "$OUT/prope_heldout_ppl.json"
   coca-eval ppl --methods "$M/prope.yaml" "${PPL_LONG[@]/512..16k/512}" "${DEV[@]}" --output "$OUT/prope_outside_ppl.json"
 }
