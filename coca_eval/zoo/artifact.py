@@ -16,6 +16,7 @@ import torch
 from coca_eval import __version__
 from coca_eval.zoo.datasets import ZooData
 from coca_eval.zoo.recipe import Recipe
+from coca_eval.zoo.train import model_device
 
 LAST_STEPS = 50  # the final training loss is the mean over the last logged steps in this window
 
@@ -38,7 +39,7 @@ def save_trained(
     """Write ``run_dir/model`` (weights, tokenizer, ``zoo.json``); ``spec`` is the entry as JSON data and
     ``recipe`` the optimisation that produced these weights (a fine-tune's last stage)."""
     out = run_dir / "model"
-    trained_on = _machine(next(model.parameters()).device)
+    trained_on = _machine(model_device(model))
     model.to("cpu")
     model.save_pretrained(out, safe_serialization=True)
     data.tokenizer.save_pretrained(out)

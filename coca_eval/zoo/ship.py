@@ -44,10 +44,10 @@ def ship(model_dir: Path, dest: Path) -> Path:
             shutil.copy2(model_dir / name, dest / name)
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     meta["stored_dtype"] = "float16"
-    for written in dest.iterdir():
-        written.chmod(0o644)  # package data: readable by whoever installs it
     meta["stored_max_abs_error"] = error
     (dest / "zoo.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    for written in dest.iterdir():
+        written.chmod(0o644)  # package data: readable by whoever installs it
     return dest
 
 
