@@ -3,6 +3,7 @@
 # Every step writes a results file with a journal beside it, so rerunning after a kill resumes.
 #
 #   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope report
+#   bash scripts/zoo_reports.sh shards         the passkey tables as resumable shards, then merged
 #
 # DEVICE=cuda runs the models on a GPU (the numbers agree with cpu's to float rounding).
 #
@@ -47,6 +48,24 @@ step_prope() {
   coca-eval ppl --methods "$M/prope.yaml" --dataset zoo:heldout:parts --num-docs 2 --doc-tokens 16384 \
     --lengths 512 --stride 512 "${DEV[@]}" --output "$OUT/prope_heldout_ppl.json"
   coca-eval ppl --methods "$M/prope.yaml" "${PPL_LONG[@]/512..16k/512}" "${DEV[@]}" --output "$OUT/prope_outside_ppl.json"
+}
+# The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
+# the same runs/*_passkey.json the unsplit steps write. The output names keep the shard suffix the
+# journals were first written under.
+passkey_shards() {  # methods-file table shard-count
+  local files=()
+  for k in $(seq 1 "$3"); do
+    local f="$OUT/shards/$2_passkey.shard-$k-of-$3.json"
+    coca-eval passkey --methods "$M/$1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --shard "$k/$3" --output "$f"
+    files+=("$f")
+  done
+  coca-eval merge "${files[@]}" --output "$OUT/$2_passkey.json"
+}
+step_shards() {
+  passkey_shards table1 table2 8
+  passkey_shards table4 table4 2
+  passkey_shards finetune finetune 4
+  passkey_shards table3 table3 6
 }
 step_report() {
   coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \
