@@ -4,6 +4,7 @@
 #
 #   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope report
 #   bash scripts/zoo_reports.sh shards         the passkey tables as resumable shards, then merged
+#                                              (one table: shards_table2, shards_table4, ...)
 #
 # DEVICE=cuda runs the models on a GPU (the numbers agree with cpu's to float rounding).
 #
@@ -61,12 +62,11 @@ passkey_shards() {  # methods-file table shard-count
   done
   coca-eval merge "${files[@]}" --output "$OUT/$2_passkey.json"
 }
-step_shards() {
-  passkey_shards table1 table2 8
-  passkey_shards table4 table4 2
-  passkey_shards finetune finetune 4
-  passkey_shards table3 table3 6
-}
+step_shards_table2() { passkey_shards table1 table2 8; }
+step_shards_table4() { passkey_shards table4 table4 2; }
+step_shards_finetune() { passkey_shards finetune finetune 4; }
+step_shards_table3() { passkey_shards table3 table3 6; }
+step_shards() { step_shards_table2; step_shards_table4; step_shards_finetune; step_shards_table3; }
 step_report() {
   coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \
     --intervals --format md --format csv --out reports/zoo/table1_2
