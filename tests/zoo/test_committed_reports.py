@@ -17,7 +17,13 @@ ZOO = Path(__file__).resolve().parents[2] / "reports" / "zoo"
 RUNS = ZOO / "runs"
 
 
-COMMITTED = ["bar_heldout_ppl.json", "bar_train_ppl.json"]
+COMMITTED = [
+    "bar_heldout_ppl.json",
+    "bar_train_ppl.json",
+    "table1_ppl.json",
+    "prope_heldout_ppl.json",
+    "prope_outside_ppl.json",
+]
 
 
 @pytest.mark.parametrize("name", COMMITTED)
@@ -38,3 +44,14 @@ def test_the_committed_bar_run_shows_the_acceptance_bar():
     at_512, at_4k = ppl(run, "RoFormer", 512), ppl(run, "RoFormer", 4096)
     assert at_4k / at_512 >= 5.0
     assert at_512 < 282.5 / 5
+
+
+def test_the_committed_table1_shows_the_readme_picture():
+    """Table 1 in miniature as the README reads it: RoFormer breaks past its window, CoCA breaks
+    several times less, ALiBi and NoPE stay flat, NoPE is far worse inside the window."""
+    run = load_run(RUNS / "table1_ppl.json")
+    assert ppl(run, "RoFormer", 16384) / ppl(run, "RoFormer", 512) >= 5.0
+    assert ppl(run, "RoFormer", 16384) / ppl(run, "RoFormer + CoCA", 16384) >= 4.0
+    for flat in ("ALiBi", "NoPE"):
+        assert abs(ppl(run, flat, 16384) / ppl(run, flat, 512) - 1) < 0.05, flat
+    assert ppl(run, "NoPE", 512) / ppl(run, "RoFormer", 512) >= 2.0
