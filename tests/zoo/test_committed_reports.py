@@ -7,6 +7,7 @@ These read committed data, not a model: they fail when a results file is missing
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,35 @@ def test_the_committed_table1_shows_the_readme_picture():
     for flat in ("ALiBi", "NoPE"):
         assert abs(ppl(run, flat, 16384) / ppl(run, flat, 512) - 1) < 0.05, flat
     assert ppl(run, "NoPE", 512) / ppl(run, "RoFormer", 512) >= 2.0
+
+
+SHARDED = [
+    ("table1", "table2", 8),
+    ("table4", "table4", 2),
+    ("finetune", "finetune", 4),
+    ("table3", "table3", 6),
+]
+
+
+@pytest.mark.parametrize(("methods", "table", "count"), SHARDED)
+def test_the_report_script_resumes_the_committed_passkey_shards(methods, table, count):
+    """scripts/zoo_reports.sh asks for the passkey preset at 512..16k: the cell keys it forms for this
+    table's methods and lengths are exactly the ones the committed shard journals hold (a changed
+    protocol, model or preset would silently start every sample again)."""
+    from coca_eval.methods import load_methods_file
+    from coca_eval.models.presets import model_fingerprint
+    from coca_eval.passkey.params import make_passkey_params
+    from coca_eval.passkey.task import PasskeyTask
+    from coca_eval.presets import get_preset
+
+    script = (ZOO.parents[1] / "scripts" / "zoo_reports.sh").read_text()
+    assert 'PASSKEY=(--preset passkey --lengths 512..16k --samples "$PASSKEY_SAMPLES")' in script
+    params = make_passkey_params({**get_preset("passkey", "passkey").params, "lengths": "512..16k"})
+    task = PasskeyTask(params, journal=None, progress=None)
+    methods = load_methods_file(ZOO / "methods" / f"{methods}.yaml", "float32", "hf")
+    formed = [task.cell_key(m, model_fingerprint(m.model), n) for m in methods for n in params.lengths]
+    journaled = set()
+    for path in (RUNS / "shards").glob(f"{table}_passkey.shard-*-of-{count}.*journal.jsonl"):
+        journaled |= {json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()}
+    assert formed[0] in journaled
+    assert journaled <= set(formed), f"{len(journaled - set(formed))} journaled cells the script never forms"
