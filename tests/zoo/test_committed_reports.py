@@ -24,6 +24,7 @@ COMMITTED = [
     "table1_ppl.json",
     "prope_heldout_ppl.json",
     "prope_outside_ppl.json",
+    "table4_passkey.json",
 ]
 
 
