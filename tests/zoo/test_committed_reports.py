@@ -8,6 +8,7 @@ These read committed data, not a model: they fail when a results file is missing
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -59,19 +60,18 @@ def test_the_committed_table1_shows_the_readme_picture():
     assert ppl(run, "NoPE", 512) / ppl(run, "RoFormer", 512) >= 2.0
 
 
-SHARDED = [
-    ("table1", "table2", 8),
-    ("table4", "table4", 2),
-    ("finetune", "finetune", 4),
-    ("table3", "table3", 6),
-]
+def _journaled_keys(table: str, count: int) -> set[str]:
+    """Every cell key in one table's committed shard journals, read as text (a Journal would lock them)."""
+    keys = set()
+    for path in (RUNS / "shards").glob(f"{table}_passkey.shard-*-of-{count}.*journal.jsonl"):
+        keys |= {json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()}
+    return keys
 
 
-@pytest.mark.parametrize(("methods", "table", "count"), SHARDED)
-def test_the_report_script_resumes_the_committed_passkey_shards(methods, table, count):
-    """scripts/zoo_reports.sh asks for the passkey preset at 512..16k: the cell keys it forms for this
-    table's methods and lengths are exactly the ones the committed shard journals hold (a changed
-    protocol, model or preset would silently start every sample again)."""
+def test_the_report_script_resumes_the_committed_passkey_shards():
+    """scripts/zoo_reports.sh asks for the passkey preset at 512..16k: for every table its shards steps
+    run, the cell keys it forms for the table's methods and lengths are exactly the ones the committed
+    shard journals hold (a changed protocol, model or preset would silently start every sample again)."""
     from coca_eval.methods import load_methods_file
     from coca_eval.models.presets import model_fingerprint
     from coca_eval.passkey.params import make_passkey_params
@@ -80,12 +80,14 @@ def test_the_report_script_resumes_the_committed_passkey_shards(methods, table, 
 
     script = (ZOO.parents[1] / "scripts" / "zoo_reports.sh").read_text()
     assert 'PASSKEY=(--preset passkey --lengths 512..16k --samples "$PASSKEY_SAMPLES")' in script
+    sharded = re.findall(r"passkey_shards (\w+) (\w+) (\d+)", script)
+    assert {table for _, table, _ in sharded} == {"table2", "table3", "table4", "finetune"}
     params = make_passkey_params({**get_preset("passkey", "passkey").params, "lengths": "512..16k"})
     task = PasskeyTask(params, journal=None, progress=None)
-    methods = load_methods_file(ZOO / "methods" / f"{methods}.yaml", "float32", "hf")
-    formed = [task.cell_key(m, model_fingerprint(m.model), n) for m in methods for n in params.lengths]
-    journaled = set()
-    for path in (RUNS / "shards").glob(f"{table}_passkey.shard-*-of-{count}.*journal.jsonl"):
-        journaled |= {json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()}
-    assert formed[0] in journaled
-    assert journaled <= set(formed), f"{len(journaled - set(formed))} journaled cells the script never forms"
+    for methods_file, table, count in sharded:
+        methods = load_methods_file(ZOO / "methods" / f"{methods_file}.yaml", "float32", "hf")
+        formed = [task.cell_key(m, model_fingerprint(m.model), n) for m in methods for n in params.lengths]
+        journaled = _journaled_keys(table, int(count))
+        assert formed[0] in journaled, table
+        stray = journaled - set(formed)
+        assert not stray, f"{table}: {len(stray)} journaled cells the script never forms"
