@@ -58,6 +58,7 @@ class Runtime:
     force: bool = False  # replace an output that holds another task's or protocol's run
     wait: bool = False  # wait for a run holding the same journal instead of refusing
     share: Share = WHOLE  # this process's units: all, a --shard's slice, or a torchrun rank's
+    reuse: tuple[Path, ...] = ()  # other runs whose finished cells of the same key are taken, not redone
 
 
 def evaluate(
@@ -118,6 +119,8 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     split = {} if runtime.share.whole else {"share": runtime.share}  # a task that cannot split never sees it
     with CellProgress(len(methods) * len(params.lengths), runtime.console) as progress:
         runner = spec.make_runner(params, journal, progress, **split, **options)
+        if runtime.reuse:
+            _adopt(runner, methods, params, journal, weights, runtime)
         cells = run_cells(
             runner, methods, params.lengths, journal, load, lambda m: weights[m.model], progress,
             runtime.share,
@@ -135,6 +138,8 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
         "environment": _environment(runtime.device, **_recordable(options)),
         **runtime.share.config(),
     }
+    if runtime.reuse:
+        config["reused_from"] = [str(path) for path in runtime.reuse]
     if any(m.backend != "hf" for m in methods):
         config["engine"] = runtime.engine.describe()
     if any(backend_notes.values()):
@@ -149,6 +154,18 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     if output is not None:
         save_run(run, Path(output))
     return run
+
+
+def _adopt(runner, methods, params, journal, weights, runtime: Runtime) -> None:
+    """Take the ``--reuse`` runs' finished cells of this run's keys into its journal (see
+    :mod:`coca_eval.reuse`), before any model is loaded for them."""
+    from coca_eval.reuse import adopt
+
+    keys = [runner.cell_key(m, weights[m.model], n) for m in methods for n in params.lengths]
+    adopted = adopt(journal, runtime.reuse, keys, runtime.share.whole)
+    if runtime.console is not None:
+        line = adopted.describe(runtime.reuse)
+        runtime.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _say(console: Any):

@@ -61,6 +61,7 @@ class Journal:
         self._needs_newline = False
         self._lock_fd: int | None = None
         self.warnings: list[str] = []  # skipped lines, for the run to show
+        self._read_only = False
         self._lock(wait, on_wait)
         try:
             if self.path.exists():
@@ -68,6 +69,17 @@ class Journal:
         except BaseException:
             self.close()
             raise
+
+    @classmethod
+    def read_only(cls, path: Path) -> Journal:
+        """Another run's journal, loaded without its lock and never appended to: reading is safe while
+        that run goes on (a line it is still writing is a cut tail, dropped like a crash's)."""
+        journal = cls.__new__(cls)
+        journal.path, journal.cells, journal.parts = Path(path), {}, {}
+        journal._good_size, journal._needs_newline, journal._lock_fd = 0, False, None
+        journal.warnings, journal._read_only = [], True
+        journal._load()
+        return journal
 
     @property
     def lock_path(self) -> Path:
@@ -150,6 +162,8 @@ class Journal:
             raise ValueError(f"unknown entry kind {kind!r}")
 
     def _append(self, entry: dict[str, Any]) -> None:
+        if self._read_only:
+            raise RuntimeError(f"journal {self.path} was opened read-only")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size != self._good_size:
             os.truncate(self.path, self._good_size)  # drop a cut-off line before appending

@@ -116,6 +116,15 @@ WAIT_OPTION = click.option(
 )
 
 
+REUSE_OPTION = click.option(
+    "--reuse",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Another run's results file or journal (repeatable): its finished cells with this run's keys "
+    "(same model, weights, patch, protocol, length; any label) are copied in, not computed again.",
+)
+
+
 SHARD_OPTION = click.option(
     "--shard",
     metavar="K/N",
@@ -131,8 +140,9 @@ def method_options(
 
     The engine options reach the command as one ``engine`` argument (an ``EngineOptions``). A task
     without batching leaves ``batch_help`` out and has no ``--batch-size``; a task that keeps a journal
-    (``journaled``) has ``--wait``, since only a journal is locked against a second run; a task whose
-    cells can be split over processes (``splits``) has ``--shard``.
+    (``journaled``) has ``--wait``, since only a journal is locked against a second run, and ``--reuse``,
+    since only journaled cells carry the keys that match them; a task whose cells can be split over
+    processes (``splits``) has ``--shard``.
     """
     from coca_eval.methods import DTYPES
     from coca_eval.models.rope import rope_choices
@@ -166,7 +176,7 @@ def method_options(
     if batch_help is not None:
         options.append(click.option("--batch-size", default=1, show_default=True, type=int, help=batch_help))
     if journaled:
-        options.append(WAIT_OPTION)
+        options += [WAIT_OPTION, REUSE_OPTION]
     if splits:
         options.append(SHARD_OPTION)
 
@@ -185,7 +195,9 @@ def method_options(
     return decorate
 
 
-def make_runtime(device: str, device_map, engine, force: bool, wait: bool = False, shard: str | None = None):
+def make_runtime(
+    device: str, device_map, engine, force: bool, wait: bool = False, shard: str | None = None, reuse=()
+):
     """The run's :class:`~coca_eval.api.Runtime`: this process's share of the units (``--shard K/N``,
     or its rank when torchrun launched it) and the console, silent on every rank but 0."""
     from coca_eval.api import Runtime
@@ -195,7 +207,7 @@ def make_runtime(device: str, device_map, engine, force: bool, wait: bool = Fals
     share, device = share_for(shard, device)
     if not share.leads:
         stdout().quiet = stderr().quiet = True
-    return Runtime(device, device_map, stderr(), engine, force, wait, share)
+    return Runtime(device, device_map, stderr(), engine, force, wait, share, tuple(reuse))
 
 
 def preset_default(preset: str, task: str, key: str) -> str | None:

@@ -46,7 +46,7 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     splits=True,
 )
 def passkey(preset, models, ropes, methods_file, dtype, device, device_map, output, force, backend, engine,
-            wait, shard, dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
+            wait, reuse, shard, dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
 
     Samples of one length share their filler prefix, which is decoded once (see --no-prefix-reuse);
@@ -64,7 +64,7 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
 
     params = make_passkey_params(preset_values(preset, "passkey", overrides))
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "passkey")
-    runtime = make_runtime(device, device_map, engine, force, wait, shard)
+    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
     run = evaluate(
         "passkey",
         methods,

@@ -40,7 +40,7 @@ _preset_option = preset_option_factory(PRESET, "ppl")
     splits=True,
 )
 def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, force, backend,
-        engine, wait, shard, **overrides):  # fmt: skip
+        engine, wait, reuse, shard, **overrides):  # fmt: skip
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
     from coca_eval.api import evaluate
     from coca_eval.cli.options import (
@@ -59,7 +59,7 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)
     methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
-    runtime = make_runtime(device, device_map, engine, force, wait, shard)
+    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
     try:
         run = evaluate("ppl", methods, params, output, runtime, batch_size=batch_size)
     except TooFewDocuments as exc:
