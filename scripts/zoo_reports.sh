@@ -34,14 +34,17 @@ step_bar() {
     --lengths 512,4096 --stride 512 "${DEV[@]}" --output "$OUT/bar_train_ppl.json"
   python -m coca_eval.zoo.unigram > "$OUT/unigram.txt"
 }
+# Rows shared with Table 1 (its RoFormer rows are the fine-tuning table's zoo-rope rows, its "+ dynamic
+# NTK & CoCA" is Table 3's CoCA-Slack ntk-4) are copied from Table 1's journal, not computed again.
+reuse_table1() { local j="$OUT/table1_ppl.journal.jsonl"; [ -f "$j" ] && echo "--reuse $j"; return 0; }
 step_table1() { coca-eval ppl --methods "$M/table1.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table1_ppl.json"; }
 step_table2() { coca-eval passkey --methods "$M/table1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table2_passkey.json"; }
 step_table3() {
-  coca-eval ppl --methods "$M/table3.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table3_ppl.json"
+  coca-eval ppl --methods "$M/table3.yaml" "${PPL_LONG[@]}" "${DEV[@]}" $(reuse_table1) --output "$OUT/table3_ppl.json"
   coca-eval passkey --methods "$M/table3.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table3_passkey.json"
 }
 step_finetune() {
-  coca-eval ppl --methods "$M/finetune.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/finetune_ppl.json"
+  coca-eval ppl --methods "$M/finetune.yaml" "${PPL_LONG[@]}" "${DEV[@]}" $(reuse_table1) --output "$OUT/finetune_ppl.json"
   coca-eval passkey --methods "$M/finetune.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/finetune_passkey.json"
 }
 step_table4() {
