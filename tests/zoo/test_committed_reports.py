@@ -62,13 +62,13 @@ def test_the_committed_table1_shows_the_readme_picture():
 
 
 def test_the_committed_table4_shows_the_readme_picture():
-    """Table 4 in miniature: both rows were fine-tuned with PI x4 at 2048 tokens; past that length PI
-    alone climbs while CoCA & PI holds (the README: 84.34 against 30.39 at 4k, 140.95 against 35.99 at
-    16k), and inside it CoCA & PI costs some perplexity."""
+    """Table 4 in miniature: both rows were fine-tuned with PI x4 at 2048 tokens; from there to 16k PI
+    alone climbs 7.7x and CoCA & PI 1.7x (the README: 84.34 against 30.39 at 4k, 140.95 against 35.99
+    at 16k), and inside that length CoCA & PI costs some perplexity."""
     run = load_run(RUNS / "table4_ppl.json")
     pi, both = "zoo-rope + PI", "zoo-rope + CoCA & PI"
-    assert ppl(run, pi, 16384) / ppl(run, pi, 2048) >= 3.0
-    assert ppl(run, both, 16384) / ppl(run, both, 2048) < 1.5
+    assert ppl(run, pi, 16384) / ppl(run, pi, 2048) >= 5.0
+    assert ppl(run, both, 16384) / ppl(run, both, 2048) < 2.0
     for length in (4096, 16384):
         assert ppl(run, pi, length) / ppl(run, both, length) >= 2.5, length
     assert ppl(run, both, 512) > ppl(run, pi, 512)
