@@ -97,22 +97,26 @@ def test_a_shard_jobs_parts_are_taken_and_the_cells_equal_an_uninterrupted_run(
     assert _values(out) == _values(first_run)
 
 
+def test_a_missing_source_is_one_line_and_exit_2(tiny_llama_dir, corpus_file, tmp_path):
+    result = _ppl(tiny_llama_dir, corpus_file, tmp_path / "out.json", "--reuse", tmp_path / "gone.json")
+    err = result.stderr.strip()
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert err.splitlines()[-1].startswith("coca-eval: error:") and "no such results file" in err, err
+
+
 @pytest.mark.parametrize(
     ("name", "content", "says"),
     [
-        ("missing.json", None, "no such results file"),
-        ("missing.journal.jsonl", None, "no such journal"),
+        ("gone.journal.jsonl", None, "no such journal"),
         ("corrupt.json", "{not json", "not a coca-eval results file"),
     ],
 )
-def test_a_bad_source_is_one_line_and_exit_2(tiny_llama_dir, corpus_file, tmp_path, name, content, says):
+def test_a_bad_source_is_named(tmp_path, name, content, says):
     source = tmp_path / name
     if content is not None:
         source.write_text(content)
-    result = _ppl(tiny_llama_dir, corpus_file, tmp_path / "out.json", "--reuse", source)
-    err = result.stderr.strip()
-    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
-    assert err.splitlines()[-1].startswith("coca-eval: error:") and says in err, err
+    with pytest.raises(CocaEvalError, match=says):
+        source_journal(source)
 
 
 def test_a_results_file_without_its_journal_is_refused_by_name(first_run, tmp_path):
