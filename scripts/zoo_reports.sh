@@ -2,7 +2,7 @@
 # Regenerate reports/zoo/ from the shipped zoo checkpoints with the harness's own commands.
 # Every step writes a results file with a journal beside it, so rerunning after a kill resumes.
 #
-#   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope report
+#   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope vllm report
 #   bash scripts/zoo_reports.sh shards         the passkey tables as resumable shards, then merged
 #                                              (one table: shards_table2, shards_table4, ...)
 #
@@ -55,6 +55,15 @@ step_prope() {
   coca-eval ppl --methods "$M/prope.yaml" --dataset zoo:heldout:parts --num-docs 2 --doc-tokens 16384 \
     --lengths 512 --stride 512 "${DEV[@]}" --output "$OUT/prope_heldout_ppl.json"
   coca-eval ppl --methods "$M/prope.yaml" "${PPL_LONG[@]/512..16k/512}" "${DEV[@]}" --output "$OUT/prope_outside_ppl.json"
+}
+# The RoPE and CoCA models through hf and vLLM side by side; VLLM_CLI is coca-eval in a venv with vLLM
+# (scripts/install_vllm_cpu.sh makes .venv-vllm).
+step_vllm() {
+  local cli=${VLLM_CLI:-.venv-vllm/bin/coca-eval}
+  "$cli" ppl --methods "$M/vllm.yaml" --dataset zoo:heldout --num-docs 1 --doc-tokens 4096 \
+    --lengths 512..4k --stride 512 "${DEV[@]}" --output "$OUT/vllm_ppl.json"
+  "$cli" passkey --methods "$M/vllm.yaml" --preset passkey --lengths 512,1024 --samples 10 "${DEV[@]}" \
+    --output "$OUT/vllm_passkey.json"
 }
 # The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
 # the same runs/*_passkey.json the unsplit steps write. The output names keep the shard suffix the

@@ -28,6 +28,8 @@ COMMITTED = [
     "finetune_ppl.json",
     "table4_ppl.json",
     "table4_passkey.json",
+    "vllm_ppl.json",
+    "vllm_passkey.json",
 ]
 
 
@@ -85,6 +87,24 @@ def test_the_committed_table4_shows_the_readme_picture():
     for length in (4096, 16384):
         assert ppl(run, pi, length) / ppl(run, both, length) >= 2.5, length
     assert ppl(run, both, 512) > ppl(run, pi, 512)
+
+
+def test_the_committed_vllm_runs_read_as_hf():
+    """The RoPE and CoCA zoo models through vLLM on CPU: the perplexity of every cell within 1e-5 of
+    hf's (measured: 6e-7 at most) and the very same passkey answers."""
+    by_backend = {}
+    for name in ("vllm_ppl.json", "vllm_passkey.json"):
+        for cell in load_run(RUNS / name).cells:
+            model, backend = cell.method.rsplit(" ", 1)
+            by_backend.setdefault((cell.metric, model, cell.length), {})[backend] = cell
+    assert len(by_backend) == 3 * 4 + 3 * 2
+    for (metric, model, length), cells in by_backend.items():
+        hf, vllm = cells["(hf)"], cells["(vllm)"]
+        if metric == "ppl":
+            assert abs(vllm.value / hf.value - 1) < 1e-5, (model, length)
+        else:
+            answers = [[s["output"] for s in c.detail["samples"]] for c in (hf, vllm)]
+            assert answers[0] == answers[1] and len(answers[0]) == 10, (model, length)
 
 
 def _journaled_keys(table: str, count: int) -> set[str]:
