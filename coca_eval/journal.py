@@ -53,7 +53,9 @@ def _holder(fd: int) -> str:
 class Journal:
     """Finished cells and parts, loaded from ``path`` and appended to as work completes."""
 
-    def __init__(self, path: Path, wait: bool = False, on_wait: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, path: Path, wait: bool = False, on_wait: Callable[[str], None] | None = None, lock: bool = True
+    ) -> None:
         self.path = Path(path)
         self.cells: dict[str, Cell] = {}
         self.parts: dict[str, dict[str, dict[str, Any]]] = {}
@@ -61,8 +63,9 @@ class Journal:
         self._needs_newline = False
         self._lock_fd: int | None = None
         self.warnings: list[str] = []  # skipped lines, for the run to show
-        self._read_only = False
-        self._lock(wait, on_wait)
+        self._read_only = not lock
+        if lock:
+            self._lock(wait, on_wait)
         try:
             if self.path.exists():
                 self._load()
@@ -74,12 +77,7 @@ class Journal:
     def read_only(cls, path: Path) -> Journal:
         """Another run's journal, loaded without its lock and never appended to: reading is safe while
         that run goes on (a line it is still writing is a cut tail, dropped like a crash's)."""
-        journal = cls.__new__(cls)
-        journal.path, journal.cells, journal.parts = Path(path), {}, {}
-        journal._good_size, journal._needs_newline, journal._lock_fd = 0, False, None
-        journal.warnings, journal._read_only = [], True
-        journal._load()
-        return journal
+        return cls(path, lock=False)
 
     @property
     def lock_path(self) -> Path:

@@ -74,7 +74,7 @@ def adopt(journal: Journal, sources: Sequence[Path], keys: Iterable[str], whole:
     for key in dict.fromkeys(keys):
         if journal.finished(key) is not None:
             continue
-        done = next((r.finished(key) for r in readers if r.finished(key) is not None), None)
+        done = next(filter(None, (r.finished(key) for r in readers)), None)
         if whole and done is not None:
             journal.record_cell(key, done)
             cells += 1
