@@ -4,30 +4,21 @@ copied into the second run's journal with the same numbers; anything else is com
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from faults.fault_cli import journal_entries, run_cli
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal
 from coca_eval.reuse import source_journal
 
-CLI = [sys.executable, str(Path(__file__).resolve().parents[1] / "cli.py")]
 PROTOCOL = ["--lengths", "32,64", "--stride", "16", "--doc-tokens", "128", "--num-docs", "2"]
 
 
 def _ppl(model, corpus, output, *extra, methods=None):
     rows = ["--methods", methods] if methods else ["--model", model]
-    args = [*CLI, "ppl", *rows, "--dataset", corpus, *PROTOCOL, "--output", output, *extra]
-    result = subprocess.run(list(map(str, args)), capture_output=True, text=True, env=dict(os.environ))
-    return result
-
-
-def _entries(journal: Path) -> list[dict]:
-    return [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+    return run_cli("ppl", *rows, "--dataset", corpus, *PROTOCOL, "--output", output, *extra)
 
 
 def _values(results: Path) -> dict[tuple[str, int], float]:
@@ -67,9 +58,9 @@ def test_a_shared_row_is_copied_with_its_numbers_and_the_rest_is_computed(
     assert b[("baseline again", 32)] == a[(default_label, 32)]
     assert b[("baseline again", 64)] == a[(default_label, 64)]
     assert b[("with PI", 64)] != a[(default_label, 64)]  # the patch changes the number: computed here
-    entries = _entries(out.with_suffix(".journal.jsonl"))
+    entries = journal_entries(out.with_suffix(".journal.jsonl"))
     copied = {e["key"] for e in entries if e["kind"] == "cell"} & {
-        e["key"] for e in _entries(first_run.with_suffix(".journal.jsonl"))
+        e["key"] for e in journal_entries(first_run.with_suffix(".journal.jsonl"))
     }
     assert len(copied) == 2
     assert not [e for e in entries if e["kind"] == "part" and e["key"] in copied]  # nothing rescored
