@@ -23,6 +23,7 @@ COMMITTED = [
     "bar_heldout_ppl.json",
     "bar_train_ppl.json",
     "table1_ppl.json",
+    "table3_ppl.json",
     "prope_heldout_ppl.json",
     "prope_outside_ppl.json",
     "finetune_ppl.json",
@@ -62,6 +63,22 @@ def test_the_committed_table1_shows_the_readme_picture():
     for flat in ("ALiBi", "NoPE"):
         assert abs(ppl(run, flat, 16384) / ppl(run, flat, 512) - 1) < 0.05, flat
     assert ppl(run, "NoPE", 512) / ppl(run, "RoFormer", 512) >= 2.0
+
+
+def test_the_committed_table3_shows_the_readme_picture():
+    """Table 3 in miniature: CoCA-Strict is below CoCA-Slack at every dynamic-NTK factor and every
+    length (the README: -10 % or more everywhere), and Slack at x4 is Table 1's "+ dynamic NTK & CoCA"
+    row (one model, one protocol: the same cells)."""
+    run, table1 = load_run(RUNS / "table3_ppl.json"), load_run(RUNS / "table1_ppl.json")
+    lengths = sorted({c.length for c in run.cells})
+    assert lengths == [512, 1024, 2048, 4096, 8192, 16384]
+    for factor in (2, 4, 8):
+        for length in lengths:
+            slack = ppl(run, f"CoCA-Slack ntk-{factor}", length)
+            assert ppl(run, f"CoCA-Strict ntk-{factor}", length) < slack, (factor, length)
+    assert ppl(run, "CoCA-Strict ntk-2", 4096) / ppl(run, "CoCA-Slack ntk-2", 4096) < 0.9
+    for length in lengths:
+        assert ppl(run, "CoCA-Slack ntk-4", length) == ppl(table1, "RoFormer + dynamic NTK & CoCA", length)
 
 
 def test_the_committed_finetune_rows_show_the_readme_picture():
