@@ -86,7 +86,8 @@ step_report() {
   coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \
     --intervals --format md --format csv --out reports/zoo/table1_2
   coca-eval report "$OUT/table3_ppl.json" "$OUT/table3_passkey.json" --paper table3 \
-    --delta-vs "CoCA-Slack ntk-4" --format md --format csv --no-plots --out reports/zoo/table3
+    --delta-pair "CoCA-Strict ntk-2" "CoCA-Slack ntk-2" --delta-pair "CoCA-Strict ntk-4" "CoCA-Slack ntk-4" \
+    --delta-pair "CoCA-Strict ntk-8" "CoCA-Slack ntk-8" --format md --format csv --no-plots --out reports/zoo/table3
   coca-eval report "$OUT/finetune_ppl.json" "$OUT/finetune_passkey.json" --paper table1 --paper table2 \
     --format md --format csv --out reports/zoo/finetune
   coca-eval report "$OUT/table4_ppl.json" "$OUT/table4_passkey.json" --paper table4 \

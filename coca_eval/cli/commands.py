@@ -92,6 +92,15 @@ def _report_formats() -> list[str]:
 @click.option("--title", help="Report title.")
 @click.option("--paper", multiple=True, help="Set a paper table beside ours: table1..table5, v1-table4, ...")
 @click.option("--delta-vs", help="Also show every row as signed differences to this method (Table 3 style).")
+@click.option(
+    "--delta-pair",
+    "delta_pairs",
+    nargs=2,
+    multiple=True,
+    metavar="CANDIDATE BASELINE",
+    help="Also show CANDIDATE as its difference to BASELINE (repeatable: the paper's Table 3 gives "
+    "CoCA-Strict against CoCA-Slack at each NTK factor).",
+)
 @click.option("--intervals", is_flag=True, help="Show 95% intervals (Wilson; document bootstrap for PPL).")
 @click.option("--show-n", is_flag=True, help="Show n (documents or samples) in every cell.")
 @click.option("--digits", type=int, help="Decimals of printed values (default 2).")

@@ -7,14 +7,9 @@ from __future__ import annotations
 from coca_eval.lengths import format_length
 from coca_eval.paper import paper_rows, paper_spec
 from coca_eval.report.definition import ReportDefinition
+from coca_eval.report.delta_tables import check_delta_rows, delta_table, paired_delta_table
 from coca_eval.report.layout import Entry, ReportTable, Row, bold_best, printed_cell
-from coca_eval.report.length_tables import (
-    check_delta_base,
-    delta_table,
-    table_groups,
-    table_name,
-    value_table,
-)
+from coca_eval.report.length_tables import table_groups, table_name, value_table
 from coca_eval.report.runs import RunSet
 from coca_eval.results import Cell
 from coca_eval.taskspec import TASKS, higher_is_better, spec_for
@@ -23,7 +18,7 @@ from coca_eval.taskspec import TASKS, higher_is_better, spec_for
 def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]:
     own_layout = [t for t in task_order(runs.cells) if spec_for(t).report.tables is not None]
     by_length = [c for c in runs.cells if c.task not in own_layout]
-    check_delta_base([c for c in by_length if c.length is not None], definition.delta_vs)
+    check_delta_rows(by_length, definition)
     keyed = table_groups(by_length)
     tables = []
     for key, cells in keyed.items():
@@ -32,8 +27,7 @@ def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]
         table.notes = _notes(runs, key[0], definition)
         tables.append(table)
         delta = delta_table(key, cells, definition, name) if definition.delta_vs else None
-        if delta is not None:
-            tables.append(delta)
+        tables += [t for t in (delta, paired_delta_table(key, cells, definition, name)) if t is not None]
     for task in own_layout:
         tables += spec_for(task).report.tables([c for c in runs.cells if c.task == task], definition)
     present = {key[0] for key in keyed} | set(own_layout)

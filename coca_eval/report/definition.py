@@ -34,6 +34,7 @@ class ReportDefinition(BaseModel):
     labels: dict[str, str] = Field(default_factory=dict)
     paper: list[str] = Field(default_factory=list)
     delta_vs: str | None = None
+    delta_pairs: list[tuple[str, str]] = Field(default_factory=list)  # (candidate, baseline) rows
     intervals: bool = False
     show_n: bool = False
     digits: int = Field(default=2, ge=0, le=8)

@@ -1,10 +1,9 @@
-"""Table 1/2 style tables (methods x lengths, best in bold) and Table 3 style deltas against one row."""
+"""Table 1/2 style tables: methods x lengths, best in bold, the paper's rows beside ours."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from coca_eval.errors import CocaEvalError
 from coca_eval.lengths import format_length
 from coca_eval.paper import paper_rows, paper_spec
 from coca_eval.report.definition import ReportDefinition
@@ -63,44 +62,6 @@ def value_table(key: tuple, cells: Sequence[Cell], definition: ReportDefinition,
     table = ReportTable(name, title, [format_length(n) for n in lengths], rows)
     _add_paper_rows(table, task, metric, lengths, definition)
     return table
-
-
-def delta_table(
-    key: tuple, cells: Sequence[Cell], definition: ReportDefinition, name: str
-) -> ReportTable | None:
-    """Every row as signed differences to the ``delta_vs`` row (which keeps its own values), as in the
-    paper's strict-vs-slack table; None when this table has no such row."""
-    base_label = definition.delta_vs
-    grid = cell_grid(cells)
-    if base_label not in grid.rows:
-        return None
-    digits, rows = definition.digits, []
-    ordered = [base_label] + [label for label in grid.rows if label != base_label]
-    for group, labels in arrange(ordered, definition.group_pairs()):
-        for label in labels:
-            base = [grid.get(base_label, n) for n in grid.columns]
-            mine = [grid.get(label, n) for n in grid.columns]
-            texts = [_delta(c, b, digits, label == base_label) for c, b in zip(mine, base, strict=True)]
-            shown = label if label == base_label else f"{label} (delta)"
-            rows.append(Row(shown, [Entry(t) for t in texts], group))
-    title = table_title(key[0], key[1]) + f": change vs {base_label}"
-    return ReportTable(f"{name}_delta", title, [format_length(n) for n in grid.columns], rows)
-
-
-def check_delta_base(cells: Sequence[Cell], base: str | None) -> None:
-    if base is not None and base not in {c.method for c in cells}:
-        have = ", ".join(dict.fromkeys(c.method for c in cells))
-        raise CocaEvalError(f"--delta-vs {base!r}: no such method in the runs (have: {have})")
-
-
-def _delta(cell: Cell | None, base: Cell | None, digits: int, is_base: bool) -> str:
-    if cell is None:
-        return ""
-    if is_base or cell.status != "ok":
-        return entry_text(cell, digits)
-    if base is None or base.status != "ok":
-        return "n/a"
-    return f"{cell.value - base.value:+.{digits}f}"
 
 
 def _paper_lengths(task: str, definition: ReportDefinition) -> list[int]:
