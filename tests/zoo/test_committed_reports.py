@@ -23,6 +23,7 @@ COMMITTED = [
     "bar_heldout_ppl.json",
     "bar_train_ppl.json",
     "table1_ppl.json",
+    "table2_passkey.json",
     "table3_ppl.json",
     "prope_heldout_ppl.json",
     "prope_outside_ppl.json",
