@@ -26,8 +26,8 @@ def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]
         table = value_table(key, cells, definition, name)
         table.notes = _notes(runs, key[0], definition)
         tables.append(table)
-        delta = delta_table(key, cells, definition, name) if definition.delta_vs else None
-        tables += [t for t in (delta, paired_delta_table(key, cells, definition, name)) if t is not None]
+        deltas = (delta_table(key, cells, definition, name), paired_delta_table(key, cells, definition, name))
+        tables += [t for t in deltas if t is not None]
     for task in own_layout:
         tables += spec_for(task).report.tables([c for c in runs.cells if c.task == task], definition)
     present = {key[0] for key in keyed} | set(own_layout)

@@ -23,7 +23,7 @@ def delta_table(
     key: tuple, cells: Sequence[Cell], definition: ReportDefinition, name: str
 ) -> ReportTable | None:
     """Every row as signed differences to the ``delta_vs`` row (which keeps its own values); None when
-    this table has no such row."""
+    none is asked for or this table has no such row."""
     base_label = definition.delta_vs
     grid = cell_grid(cells)
     if base_label not in grid.rows:
