@@ -15,7 +15,8 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
-from coca_eval.results import Run, check_overwrite, git_dirty, git_revision, save_run
+from coca_eval.provenance import git_dirty, git_revision
+from coca_eval.results import Run, check_overwrite, save_run
 from coca_eval.taskspec import TASKS, TaskSpec
 
 

@@ -53,19 +53,6 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write a sibling temp file, then rename: an interrupted run never leaves a half-written cache entry."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def fetch_pypi_file(f: PypiFile) -> Path:
     """The cached copy of ``f``, downloaded with pip first when it is absent or not the pinned file."""
     return _cached_pinned("pypi", f.filename, f.sha256, "PyPI", lambda tmp: _pip_download(f, tmp))

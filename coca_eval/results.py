@@ -1,5 +1,5 @@
-"""The result contract (schema ``coca-eval/2``; ``coca-eval/1`` files still load): typed cells, runs,
-atomic JSON writes.
+"""The result contract (schema ``coca-eval/2``; ``coca-eval/1`` files still load): typed cells and
+runs, saved with :func:`coca_eval.files.write_atomic`.
 
 ``coca-eval/2`` adds the task's code version (``config.task_version``), whether the checkout had
 uncommitted changes (``git_dirty``) and each cell's device and dtype. A ``coca-eval/1`` file reads
@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from coca_eval import __version__
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import write_atomic
 
 SCHEMA = "coca-eval/2"
 READABLE_SCHEMAS = ("coca-eval/1", "coca-eval/2")
@@ -109,79 +107,6 @@ class Run(BaseModel):
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json", by_alias=True), indent=2, allow_nan=False) + "\n"
-
-
-def git_revision() -> str | None:
-    """The checkout's commit when coca-eval runs from git (None for an installed wheel)."""
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
-def git_dirty() -> bool | None:
-    """Whether the checkout has uncommitted changes (None outside git): a run made from an edited
-    tree is not reproducible from its commit alone."""
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return bool(out.stdout.strip()) if out.returncode == 0 else None
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file in the same directory and rename, so readers never see half a file.
-
-    The file gets the mode a plain ``open`` would give (``0666`` less the umask; ``mkstemp`` alone
-    makes it ``0600``, unreadable to a CI step or a colleague), and the directory is synced after the
-    rename so the new name survives a power loss. Any ``OSError`` (disk full, read-only folder, a file
-    where a folder should be) is one line: the journal beside the output still holds every finished cell.
-    """
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise CocaEvalError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-        _fsync_directory(path.parent)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise CocaEvalError(f"cannot write {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    """The process umask (reading it means setting it; set it straight back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _fsync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def save_run(run: Run, path: Path) -> None:

@@ -13,7 +13,6 @@ import pytest
 from coca_eval import assets
 from coca_eval.assets import (
     PypiFile,
-    atomic_write_bytes,
     cache_dir,
     fetch_pypi_file,
     sha256_file,
@@ -111,13 +110,6 @@ def test_unexpected_file_name_from_pip_is_reported(cache, monkeypatch):
     fake_pip(monkeypatch, name="Demo-1.0.tar.gz")
     with pytest.raises(CocaEvalError, match="gave Demo-1.0.tar.gz"):
         fetch_pypi_file(FILE)
-
-
-def test_atomic_write_leaves_only_the_target(tmp_path):
-    target = tmp_path / "sub" / "out.txt"
-    atomic_write_bytes(target, b"one")
-    atomic_write_bytes(target, b"two")
-    assert target.read_bytes() == b"two" and [p.name for p in target.parent.iterdir()] == ["out.txt"]
 
 
 BACKEND = """

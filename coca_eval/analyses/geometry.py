@@ -116,7 +116,7 @@ def closed_form_cell(geometry: RotaryGeometry, patch: RopePatch, length: int, sa
 def closed_form_run(geometry: RotaryGeometry, patches: list[RopePatch], lengths: tuple[int, ...],
                     samples: int, seed: int, random_bound: int | None) -> Run:  # fmt: skip
     """The model-free decay run: one cell per (patch, length); instant, so nothing is journaled."""
-    from coca_eval.results import git_dirty, git_revision
+    from coca_eval.provenance import git_dirty, git_revision
 
     cells = [
         closed_form_cell(geometry, patch, length, samples, seed, random_bound)

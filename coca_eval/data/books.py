@@ -13,9 +13,10 @@ import re
 from dataclasses import dataclass
 
 from coca_eval.archives import read_member
-from coca_eval.assets import PypiFile, atomic_write_bytes, cache_dir, fetch_pypi_file
+from coca_eval.assets import PypiFile, cache_dir, fetch_pypi_file
 from coca_eval.data.documents import Document
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import write_atomic
 
 BROTLI_SDIST = PypiFile(
     "brotli",
@@ -157,7 +158,7 @@ def cached_book_text(doc_id: str, text_sha256: str, build) -> str:
     actual = _sha256_text(text)
     if actual != text_sha256:
         raise CocaEvalError(f"book {doc_id!r} normalises to sha256 {actual}, expected {text_sha256}")
-    atomic_write_bytes(path, text.encode("utf-8"))
+    write_atomic(path, text)
     return text
 
 

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import write_atomic
 from coca_eval.methods import MethodSpec
 from coca_eval.opencompass.config import ModelSettings, config_text, model_abbrs
 from coca_eval.opencompass.data_root import check_data
@@ -28,7 +29,8 @@ from coca_eval.opencompass.runner import (
     run_opencompass,
 )
 from coca_eval.opencompass.summary import summary_cells
-from coca_eval.results import Run, git_revision, save_run, write_atomic
+from coca_eval.provenance import git_revision
+from coca_eval.results import Run, save_run
 
 PRESET = "opencompass-table5"
 

@@ -7,10 +7,11 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from coca_eval.files import write_atomic
 from coca_eval.methods import MethodSpec
 from coca_eval.passkey.params import PasskeyParams
 from coca_eval.passkey.task import build_prompts, prompt_builder
-from coca_eval.results import Run, write_atomic
+from coca_eval.results import Run
 
 
 class _TokenizerOnly:

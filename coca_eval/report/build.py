@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import write_atomic
 from coca_eval.paper import paper_spec
 from coca_eval.report.assemble import make_tables, paper_cells, task_order
 from coca_eval.report.definition import FORMATS, ReportDefinition
@@ -15,7 +16,7 @@ from coca_eval.report.latex import latex_document, render_latex
 from coca_eval.report.layout import ReportTable, safe_stem
 from coca_eval.report.render import render_csv
 from coca_eval.report.runs import RunSet, merge_runs
-from coca_eval.results import Cell, write_atomic
+from coca_eval.results import Cell
 from coca_eval.taskspec import Plot, PlotContext, spec_for
 
 

@@ -11,8 +11,9 @@ from fault_cli import assert_one_line_error
 from test_gate_cli import invoke
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import write_atomic
 from coca_eval.journal import Journal
-from coca_eval.results import Cell, Run, save_run, write_atomic
+from coca_eval.results import Cell, Run, save_run
 
 
 @pytest.fixture

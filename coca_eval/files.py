@@ -1,0 +1,61 @@
+"""Atomic file writes: results, reports, journals' neighbours and cache entries are never half-written.
+
+Every file coca-eval hands to another tool (a results file the CI gate reads, a report, a cached
+book) goes through :func:`write_atomic`, so one implementation decides the file's mode, its
+durability and what a failed write looks like to the user.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from coca_eval.errors import CocaEvalError
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write via a temp file in the same directory and rename, so readers never see half a file.
+
+    ``str`` is written as UTF-8. The file gets the mode a plain ``open`` would give (``0666`` less
+    the umask; ``mkstemp`` alone makes it ``0600``, unreadable to a CI step or a colleague), and the
+    directory is synced after the rename so the new name survives a power loss. Any ``OSError`` (disk
+    full, read-only folder, a file where a folder should be) is one line: the journal beside the
+    output still holds every finished cell.
+    """
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise CocaEvalError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        _fsync_directory(path.parent)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise CocaEvalError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it; set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
