@@ -64,7 +64,8 @@ def run_analysis(name: str, models, ropes, methods_file, dtype, device, device_m
     """The body every analysis command shares: params, methods, evaluate, the summary table."""
     from coca_eval.analyses.params import make_params
     from coca_eval.api import evaluate
-    from coca_eval.cli.options import build_cli_methods, make_runtime, print_length_table, save_default
+    from coca_eval.cli.options import build_cli_methods, make_runtime
+    from coca_eval.cli.output import print_length_table, save_default
     from coca_eval.taskspec import TASKS
 
     params = make_params(name, values)
@@ -112,7 +113,7 @@ def run_closed_forms(geometry: dict, models, ropes, methods_file, output, shard,
     """``analyze decay --head-dim D``: one row per ``--rope``, no model, no documents."""
     from coca_eval.analyses.geometry import RotaryGeometry, closed_form_run
     from coca_eval.analyses.params import make_params
-    from coca_eval.cli.options import print_length_table, save_default
+    from coca_eval.cli.output import print_length_table, save_default
     from coca_eval.errors import CocaEvalError
     from coca_eval.models.rope import parse_rope
     from coca_eval.results import save_run

@@ -7,7 +7,6 @@ valid ``--backend`` without touching this file.
 from __future__ import annotations
 
 import functools
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -210,49 +209,6 @@ def make_runtime(
     return Runtime(device, device_map, stderr(), engine, force, wait, share, tuple(reuse))
 
 
-def preset_default(preset: str, task: str, key: str) -> str | None:
-    """``preset embedded: 4``: what an option left out gets, shown in ``--help``."""
-    from coca_eval.presets import get_preset
-
-    try:
-        value = get_preset(preset, task=task).params.get(key)
-    except CocaEvalError:
-        return None
-    if value is None:
-        return None
-    shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
-    return f"preset {preset}: {shown}"
-
-
-def preset_option_factory(preset: str, task: str):
-    """``option(*names, key=..., **kwargs)``: a click option whose value, when left out, comes from
-    ``preset``'s ``key``; ``--help`` shows which."""
-
-    def option(*names: str, key: str, **kwargs):
-        return click.option(*names, show_default=preset_default(preset, task, key) or False, **kwargs)
-
-    return option
-
-
-def preset_values(preset: str, task: str, overrides: dict) -> dict:
-    """The preset's parameters with every option the user actually gave laid over them."""
-    from coca_eval.presets import get_preset
-
-    values = dict(get_preset(preset, task=task).params)
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    return values
-
-
-def value_origins(preset: str, task: str, overrides: dict) -> dict[str, str]:
-    """Where each parameter in force came from (``the command line`` or ``preset zoo``), for messages
-    that quote a value the user may not know they were using; a key in neither is the task's default."""
-    from coca_eval.presets import get_preset
-
-    given = {k for k, v in overrides.items() if v is not None}
-    origins = {k: f"preset {preset}" for k in get_preset(preset, task=task).params}
-    return {**origins, **{k: "the command line" for k in given}}
-
-
 def build_cli_methods(models, ropes, methods_file, dtype, backend="hf", preset=None, task=None) -> list:
     """The rows to run: ``--model`` x ``--rope`` and ``--methods``; else the preset's rows; else SmolLM2."""
     from coca_eval.methods import build_methods
@@ -266,50 +222,3 @@ def build_cli_methods(models, ropes, methods_file, dtype, backend="hf", preset=N
 def check_batch_size(batch_size: int) -> None:
     if batch_size < 1:
         raise CocaEvalError(f"--batch-size must be a positive integer (got {batch_size})")
-
-
-def default_output(task: str, now: datetime | None = None) -> Path:
-    """Where a run without ``--output`` is written (``runs/<task>-<timestamp>.json``), so there is
-    always a file to hand to ``report`` or ``gate``."""
-    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
-    return Path("runs") / f"{task}-{stamp}.json"
-
-
-def save_default(run: Any, output: Path | None, task: str) -> Path:
-    """The ``--output`` path (already written by the task), else the run written to the default path."""
-    if output is not None:
-        return Path(output)
-    from coca_eval.results import save_run
-
-    path = default_output(task)
-    save_run(run, path)
-    return path
-
-
-def print_length_table(run: Any, heading: str, digits: int, written: Path, note: str | None = None) -> None:
-    """The heading, the methods x lengths table and the ``note`` qualifying it (right under it, before
-    where the results went)."""
-    from coca_eval.cli.output import stderr, stdout
-    from coca_eval.tables import methods_by_lengths, rich_table
-
-    if any(cell.status == "partial" for cell in run.cells):
-        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
-        return
-    stdout().print(heading)
-    stdout().print(rich_table(methods_by_lengths(run.cells, digits), title=""))
-    if note:
-        stdout().print(note, markup=False, highlight=False, soft_wrap=True)
-    stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
-
-
-def shard_summary(run: Any, written: Path) -> str:
-    """What a ``--shard`` run did instead of a table (it has no numbers yet) and what comes next."""
-    partial = [cell for cell in run.cells if cell.status == "partial"]
-    mine = sum(len(cell.detail["parts"]) for cell in partial)
-    units = sum(cell.detail["units"] for cell in partial)
-    shard = partial[0].detail["shard"]
-    return (
-        f"shard {shard}: {mine} of {units} units of {len(partial)} cell{'s' * (len(partial) != 1)} "
-        f"written to {written}; "
-        f"`coca-eval merge` all {shard.split('/')[1]} shard files into one run for tables and the gate"
-    )

@@ -20,7 +20,7 @@ def merge(shards: tuple[Path, ...], output: Path, force: bool) -> None:
     \b
     coca-eval merge runs/ppl.shard-*.json --output runs/ppl.json
     """
-    from coca_eval.cli.options import print_length_table
+    from coca_eval.cli.output import print_length_table
     from coca_eval.distributed.merge import merge_shard_files
     from coca_eval.results import check_overwrite, save_run
 

@@ -31,8 +31,7 @@ def opencompass() -> None:
 
 
 def _print_table5(run, output) -> None:
-    from coca_eval.cli.options import save_default
-    from coca_eval.cli.output import stderr, stdout
+    from coca_eval.cli.output import save_default, stderr, stdout
     from coca_eval.opencompass.report import opencompass_tables
     from coca_eval.report.definition import ReportDefinition
     from coca_eval.report.render import terminal_frame

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from coca_eval.cli.options import RegistryChoice, method_options, preset_option_factory
+from coca_eval.cli.options import RegistryChoice, method_options
+from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.passkey.templates import TEMPLATES
 
 PRESET = "zoo-passkey"
@@ -53,13 +54,9 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
     there is no --batch-size.
     """
     from coca_eval.api import evaluate
-    from coca_eval.cli.options import (
-        build_cli_methods,
-        make_runtime,
-        preset_values,
-        print_length_table,
-        save_default,
-    )
+    from coca_eval.cli.options import build_cli_methods, make_runtime
+    from coca_eval.cli.output import print_length_table, save_default
+    from coca_eval.cli.preset_options import preset_values
     from coca_eval.passkey.params import make_passkey_params
 
     params = make_passkey_params(preset_values(preset, "passkey", overrides))

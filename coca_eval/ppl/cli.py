@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import method_options, preset_option_factory
+from coca_eval.cli.options import method_options
+from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.ppl.params import BOS_CHOICES, MODES
 
 PRESET = "zoo"
@@ -43,14 +44,9 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
         engine, wait, reuse, shard, **overrides):  # fmt: skip
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
     from coca_eval.api import evaluate
-    from coca_eval.cli.options import (
-        build_cli_methods,
-        check_batch_size,
-        make_runtime,
-        print_length_table,
-        save_default,
-        value_origins,
-    )
+    from coca_eval.cli.options import build_cli_methods, check_batch_size, make_runtime
+    from coca_eval.cli.output import print_length_table, save_default
+    from coca_eval.cli.preset_options import value_origins
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
     from coca_eval.ppl.params import make_params
@@ -79,7 +75,7 @@ def cli_values(preset: str, overrides: dict) -> dict:
     """The preset overlaid with the options given. A dataset named without ``--num-docs`` makes the
     preset's count a ceiling: the user's own file (one book, say) need not hold as many qualifying
     documents as the preset's protocol draws from its corpus."""
-    from coca_eval.cli.options import preset_values
+    from coca_eval.cli.preset_options import preset_values
 
     values = preset_values(preset, "ppl", overrides)
     named = overrides.get("dataset") is not None and overrides.get("num_docs") is None
