@@ -28,6 +28,7 @@ COMMITTED = [
     "prope_heldout_ppl.json",
     "prope_outside_ppl.json",
     "finetune_ppl.json",
+    "finetune_passkey.json",
     "table4_ppl.json",
     "table4_passkey.json",
     "vllm_ppl.json",
@@ -123,6 +124,25 @@ def test_the_committed_vllm_runs_read_as_hf():
         else:
             answers = [[s["output"] for s in c.detail["samples"]] for c in (hf, vllm)]
             assert answers[0] == answers[1] and len(answers[0]) == 10, (model, length)
+
+
+@pytest.mark.parametrize(
+    ("name", "methods_file"),
+    [
+        ("table2_passkey.json", "table1"),
+        ("table4_passkey.json", "table4"),
+        ("finetune_passkey.json", "finetune"),
+    ],
+)
+def test_a_merged_passkey_table_has_every_row_at_every_length_with_100_answers(name, methods_file):
+    """Every row of the table's methods file at 512..16k, 100 scored answers each, as its claims say."""
+    from coca_eval.methods import load_methods_file
+
+    run = load_run(RUNS / name)
+    labels = [m.label for m in load_methods_file(ZOO / "methods" / f"{methods_file}.yaml", "float32", "hf")]
+    expected = {(label, 512 * 2**k) for label in labels for k in range(6)}
+    assert {(c.method, c.length) for c in run.cells} == expected
+    assert all(c.n == 100 and len(c.detail["samples"]) == 100 for c in run.cells)
 
 
 def _journaled_keys(table: str, count: int) -> set[str]:
