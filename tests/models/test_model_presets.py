@@ -148,6 +148,7 @@ def forward_check(model_dir, vocab: int, adds_bos: bool) -> None:
 
 
 @pytest.mark.realmodel
+@pytest.mark.slow  # SmolLM2 on 2 cores: over a minute
 def test_smollm2_converts_and_runs(tmp_path, monkeypatch):
     """From an empty cache, so the conversion itself (and every dependency it needs) runs in every CI."""
     monkeypatch.setenv("COCA_EVAL_CACHE", str(tmp_path / "cache"))

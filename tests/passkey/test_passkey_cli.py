@@ -102,6 +102,7 @@ def test_absolute_positions_past_their_limit_are_an_error_cell(tmp_path):
 
 
 @pytest.mark.realmodel
+@pytest.mark.slow  # SmolLM2 on 2 cores: over a minute
 def test_smollm2_retrieves_passkeys(tmp_path):
     out = tmp_path / "pk.json"
     result = run_cli(
