@@ -1,8 +1,9 @@
-"""Atomic file writes: results, reports, journals' neighbours and cache entries are never half-written.
+"""Atomic file writes: no reader ever sees half a results file, report, passkey dump or cached book.
 
-Every file coca-eval hands to another tool (a results file the CI gate reads, a report, a cached
-book) goes through :func:`write_atomic`, so one implementation decides the file's mode, its
-durability and what a failed write looks like to the user.
+Every whole file coca-eval writes for another reader (a results file the CI gate reads, a report, an
+OpenCompass config, a cached book) goes through :func:`write_atomic`, so one implementation decides
+the file's mode, its durability and what a failed write looks like to the user. Journals are the
+exception: they are appended line by line (:mod:`coca_eval.journal`).
 """
 
 from __future__ import annotations
