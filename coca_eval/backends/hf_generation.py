@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from coca_eval.backends.tokenizers import eos_ids
+from coca_eval.models.layer_cache import cache_keyword, returned_cache
 from coca_eval.passkey.generation import stops_after
 
 
@@ -32,11 +33,13 @@ class GreedyDecoder:
         self.backend, self.model, self.max_new_tokens = backend, backend.model, max_new_tokens
         self.eos = eos_ids(self.model.generation_config, backend.tokenizer)
         self._decode = _plain_decode(backend.tokenizer)
+        self._cache_keyword = cache_keyword(self.model)
 
     def _forward(self, ids: Sequence[int], cache=None):
         input_ids = torch.tensor([list(ids)], device=self.backend.device)  # (1, n)
-        out = self.model(input_ids=input_ids, past_key_values=cache, use_cache=True, logits_to_keep=1)
-        return out.logits[0, -1], out.past_key_values  # (vocab,), cache
+        cached = {self._cache_keyword: cache}
+        out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1, **cached)
+        return out.logits[0, -1], returned_cache(out)  # (vocab,), cache
 
     def _continue(self, logits: torch.Tensor, cache) -> list[int]:
         generated: list[int] = []

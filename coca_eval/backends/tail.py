@@ -19,6 +19,8 @@ from contextlib import contextmanager
 import torch
 import torch.nn.functional as F
 
+from coca_eval.models.layer_cache import layer_cache
+
 
 def _rotate_half(x: torch.Tensor) -> torch.Tensor:
     half = x.shape[-1] // 2
@@ -110,7 +112,7 @@ class TailRowsLayer(torch.nn.Module):
     def forward(self, hidden_states: torch.Tensor, position_embeddings=None, **kwargs) -> torch.Tensor:
         if (
             position_embeddings is None
-            or kwargs.get("past_key_values") is not None
+            or layer_cache(kwargs.get("cache"), kwargs.get("past_key_values")) is not None
             or (kwargs.get("attention_mask") is not None)
         ):  # an unusual call: run the whole layer, keep the same output shape
             full = self.layer(

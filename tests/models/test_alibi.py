@@ -14,6 +14,7 @@ import coca_eval  # noqa: F401  (registers the model types)
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.alibi import AlibiLlamaConfig, AlibiLlamaForCausalLM, alibi_slopes
 from coca_eval.models.alibi.attention import alibi_attention
+from coca_eval.models.layer_cache import cache_keyword, returned_cache
 from coca_eval.models.rope import apply_rope_patch, parse_rope
 
 VOCAB = 96
@@ -151,7 +152,8 @@ def test_cached_logits_equal_a_full_forward():
     with torch.no_grad():
         full = model(sequence).logits
         first = model(sequence[:, :25], use_cache=True)
-        rest = model(sequence[:, 25:], past_key_values=first.past_key_values, use_cache=True).logits
+        cached = {cache_keyword(model): returned_cache(first)}
+        rest = model(sequence[:, 25:], use_cache=True, **cached).logits
     assert (torch.cat((first.logits, rest), dim=1) - full).abs().max() <= 1e-5
 
 

@@ -22,6 +22,7 @@ from coca_eval.models.coca import (
     CocaNeoXForCausalLM,
     register,
 )
+from coca_eval.models.layer_cache import cache_keyword, returned_cache
 from coca_eval.models.rope import apply_rope_patch, parse_rope
 
 VOCAB = 96
@@ -216,7 +217,8 @@ def test_chunked_prefill_with_cache_equals_one_forward(implementation):
     with torch.no_grad():
         full = model(tokens).logits
         first = model(tokens[:, :17], use_cache=True)
-        rest = model(tokens[:, 17:], past_key_values=first.past_key_values, use_cache=True).logits
+        cached = {cache_keyword(model): returned_cache(first)}
+        rest = model(tokens[:, 17:], use_cache=True, **cached).logits
     assert (rest - full[:, 17:]).abs().max() <= 1e-4
 
 

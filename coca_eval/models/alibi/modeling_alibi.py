@@ -16,6 +16,7 @@ from transformers.models.llama.modeling_llama import LlamaAttention
 
 from coca_eval.models.alibi.attention import BLOCK_ROWS, alibi_attention
 from coca_eval.models.alibi.configuration_alibi import AlibiLlamaConfig
+from coca_eval.models.layer_cache import layer_cache
 
 
 class AlibiLlamaAttention(LlamaAttention):
@@ -36,8 +37,10 @@ class AlibiLlamaAttention(LlamaAttention):
         position_embeddings: None = None,
         attention_mask: torch.Tensor | None = None,
         past_key_values: Cache | None = None,
+        cache: Cache | None = None,
         **kwargs: Any,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        cache = layer_cache(cache, past_key_values)
         input_shape = hidden_states.shape[:-1]  # (b, n)
         hidden_shape = (*input_shape, -1, self.head_dim)  # (b, n, h | kv, d)
 
@@ -46,9 +49,9 @@ class AlibiLlamaAttention(LlamaAttention):
         v = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)  # (b, kv, n, d)
 
         cached = 0
-        if past_key_values is not None:  # the new rows sit after what the cache already holds
-            cached = past_key_values.get_seq_length(self.layer_idx)
-            k, v = past_key_values.update(k, v, self.layer_idx)  # (b, kv, n_past + n, d) each
+        if cache is not None:  # the new rows sit after what the cache already holds
+            cached = cache.get_seq_length(self.layer_idx)
+            k, v = cache.update(k, v, self.layer_idx)  # (b, kv, n_past + n, d) each
 
         out, weights = alibi_attention(
             self,

@@ -24,6 +24,7 @@ from coca_eval.models.coca.attention import (
 )
 from coca_eval.models.coca.configuration_coca import CocaLlamaConfig
 from coca_eval.models.frequencies import HighestFrequenciesLlamaRotaryEmbedding
+from coca_eval.models.layer_cache import layer_cache
 
 
 class CocaLlamaAttention(LlamaAttention):
@@ -45,8 +46,10 @@ class CocaLlamaAttention(LlamaAttention):
         position_embeddings: tuple[torch.Tensor, torch.Tensor],
         attention_mask: torch.Tensor | None = None,
         past_key_values: Cache | None = None,
+        cache: Cache | None = None,
         **kwargs: Any,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        cache = layer_cache(cache, past_key_values)
         input_shape = hidden_states.shape[:-1]  # (b, n)
         hidden_shape = (*input_shape, -1, self.head_dim)  # (b, n, h | kv, d)
 
@@ -58,8 +61,8 @@ class CocaLlamaAttention(LlamaAttention):
         q, q_rot, t_rot = coca_operands(self, q, t, cos, sin, apply_rotary_pos_emb, kwargs)
         # q (b, h, n, d), q_rot (b, h, n, d) or None when fused into q, t_rot (b, kv, n, d)
 
-        if past_key_values is not None:  # the cache holds rope(t) where LLaMA keeps rope(k)
-            t_rot, v = past_key_values.update(t_rot, v, self.layer_idx)  # (b, kv, n_past + n, d) each
+        if cache is not None:  # the cache holds rope(t) where LLaMA keeps rope(k)
+            t_rot, v = cache.update(t_rot, v, self.layer_idx)  # (b, kv, n_past + n, d) each
 
         out, weights = coca_attention(
             self,
