@@ -15,7 +15,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
-from coca_eval.provenance import git_dirty, git_revision
+from coca_eval.provenance import code_provenance
 from coca_eval.results import Run, check_overwrite, save_run
 from coca_eval.taskspec import TASKS, TaskSpec
 
@@ -147,7 +147,7 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
         config["backends"] = {label: note for label, note in backend_notes.items() if note}
     dtypes = {m.label: m.dtype for m in methods}
     cells = [c.model_copy(update={"device": runtime.device, "dtype": dtypes.get(c.method)}) for c in cells]
-    run = Run(git=git_revision(), git_dirty=git_dirty(), config=config, cells=cells)
+    run = Run(**code_provenance(), config=config, cells=cells)
     if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes what all formed
         return run
     if spec.finish is not None:

@@ -31,3 +31,11 @@ def git_dirty() -> bool | None:
     tree is not reproducible from its commit alone."""
     out = _git("status", "--porcelain", "--untracked-files=no")
     return bool(out.strip()) if out is not None else None
+
+
+def code_provenance() -> dict[str, str | bool | None]:
+    """``git`` and ``git_dirty`` for a :class:`~coca_eval.results.Run`: ``Run(**code_provenance(), ...)``.
+
+    Every producer of results files records both through this one call, so none records one of them
+    without the other."""
+    return {"git": git_revision(), "git_dirty": git_dirty()}

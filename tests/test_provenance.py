@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 from coca_eval import provenance
+from coca_eval.results import Run
 
 
 def test_inside_this_checkout_the_revision_is_the_head_commit():
@@ -30,3 +31,10 @@ def test_a_failing_git_is_unknown_too(monkeypatch):
     failed = subprocess.CompletedProcess(["git"], returncode=128, stdout="", stderr="not a git repository")
     monkeypatch.setattr(subprocess, "run", lambda *args, **kwargs: failed)
     assert provenance.git_revision() is None and provenance.git_dirty() is None
+
+
+def test_code_provenance_gives_a_run_both_fields(monkeypatch):
+    monkeypatch.setattr(provenance, "git_revision", lambda: "abc123")
+    monkeypatch.setattr(provenance, "git_dirty", lambda: True)
+    run = Run(**provenance.code_provenance(), config={"task": "ppl"}, cells=[])
+    assert (run.git, run.git_dirty) == ("abc123", True)

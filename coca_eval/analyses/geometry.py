@@ -116,7 +116,7 @@ def closed_form_cell(geometry: RotaryGeometry, patch: RopePatch, length: int, sa
 def closed_form_run(geometry: RotaryGeometry, patches: list[RopePatch], lengths: tuple[int, ...],
                     samples: int, seed: int, random_bound: int | None) -> Run:  # fmt: skip
     """The model-free decay run: one cell per (patch, length); instant, so nothing is journaled."""
-    from coca_eval.provenance import git_dirty, git_revision
+    from coca_eval.provenance import code_provenance
 
     cells = [
         closed_form_cell(geometry, patch, length, samples, seed, random_bound)
@@ -127,4 +127,4 @@ def closed_form_run(geometry: RotaryGeometry, patches: list[RopePatch], lengths:
               "samples": samples, "seed": seed, "random_bound": random_bound}  # fmt: skip
     methods = [{"label": geometry_label(geometry, p), "rope": p.spec} for p in patches]
     config = {"task": "decay", "task_version": 1, "params": params, "methods": methods}
-    return Run(git=git_revision(), git_dirty=git_dirty(), config=config, cells=cells)
+    return Run(**code_provenance(), config=config, cells=cells)

@@ -29,7 +29,7 @@ from coca_eval.opencompass.runner import (
     run_opencompass,
 )
 from coca_eval.opencompass.summary import summary_cells
-from coca_eval.provenance import git_revision
+from coca_eval.provenance import code_provenance
 from coca_eval.results import Run, save_run
 
 PRESET = "opencompass-table5"
@@ -79,9 +79,8 @@ def evaluate_opencompass(
         tick = lambda: bar.update(task, completed=_results_written(outputs, before))  # noqa: E731
         run_opencompass(command, opencompass_env(data_root), work / "scratch", log, tick)
     cells, failures = collect_cells(latest_output(outputs), {a: m.label for a, m in abbrs.items()}, chosen)
-    run = Run(
-        git=git_revision(), config=_config(abbrs, chosen, data_root, work, settings, weights), cells=cells
-    )
+    run_config = _config(abbrs, chosen, data_root, work, settings, weights)
+    run = Run(**code_provenance(), config=run_config, cells=cells)
     if output is not None:
         save_run(run, Path(output))
     if failures:
@@ -138,7 +137,7 @@ def import_summary(path: Path, output: Path | None = None) -> Run:
     if not cells:
         raise CocaEvalError(f"{path} holds no results")
     config = {"task": "opencompass", "source": {"summary": str(Path(path).resolve())}}
-    run = Run(git=git_revision(), config=config, cells=cells)
+    run = Run(**code_provenance(), config=config, cells=cells)
     if output is not None:
         save_run(run, Path(output))
     return run

@@ -15,6 +15,7 @@ import pytest
 from oc_data import SIZES, write_data_root
 from tiny_models import make_tiny_llama
 
+from coca_eval import provenance
 from coca_eval.results import load_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,6 +61,7 @@ def test_both_models_get_a_sane_cell_per_dataset(finished, models):
     cells = {(c.method, c.dataset): c for c in run.cells}
     labels = [m["label"] for m in run.config["methods"]]
     assert labels == ["tiny-llama", "tiny-coca"]
+    assert (run.git, run.git_dirty) == (provenance.git_revision(), provenance.git_dirty())
     assert sorted(cells) == sorted((m, d) for m in labels for d in ("COPA", "RTE", "BoolQ", "MMLU"))
     for (_, dataset), cell in cells.items():
         assert (cell.task, cell.metric, cell.status) == ("opencompass", "accuracy", "ok")

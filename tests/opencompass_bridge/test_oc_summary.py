@@ -3,6 +3,7 @@
 import pytest
 from oc_fixtures import write_summary
 
+from coca_eval import provenance
 from coca_eval.errors import CocaEvalError
 from coca_eval.opencompass.summary import summary_cells
 from coca_eval.opencompass.task import import_summary
@@ -53,6 +54,7 @@ def test_import_writes_the_contract(tmp_path):
     run = load_run(out)
     assert run.config["task"] == "opencompass" and len(run.cells) == 10
     assert sum(c.status == "error" for c in run.cells) == 1
+    assert (run.git, run.git_dirty) == (provenance.git_revision(), provenance.git_dirty())
 
 
 def test_table5_renders_in_markdown_and_latex_with_categories_and_total(tmp_path):
