@@ -25,6 +25,7 @@ COMMITTED = [
     "table1_ppl.json",
     "table2_passkey.json",
     "table3_ppl.json",
+    "table3_passkey.json",
     "prope_heldout_ppl.json",
     "prope_outside_ppl.json",
     "finetune_ppl.json",
@@ -130,6 +131,7 @@ def test_the_committed_vllm_runs_read_as_hf():
     ("name", "methods_file"),
     [
         ("table2_passkey.json", "table1"),
+        ("table3_passkey.json", "table3"),
         ("table4_passkey.json", "table4"),
         ("finetune_passkey.json", "finetune"),
     ],
