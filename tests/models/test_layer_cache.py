@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import pytest
 import torch
+from test_alibi import tiny_alibi
+from test_coca_parity import tiny_coca
 from transformers import DynamicCache
 
-import coca_eval  # noqa: F401  (registers the model types)
-from coca_eval.models.alibi import AlibiLlamaConfig, AlibiLlamaForCausalLM
-from coca_eval.models.coca import CocaLlamaConfig, CocaLlamaForCausalLM
 from coca_eval.models.layer_cache import cache_keyword, layer_cache, returned_cache
-
-SIZES = dict(
-    vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-    num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-)  # fmt: skip
 
 
 def test_either_name_gives_the_one_cache_and_two_different_ones_are_refused():
@@ -27,19 +21,12 @@ def test_either_name_gives_the_one_cache_and_two_different_ones_are_refused():
         layer_cache(cache, DynamicCache())
 
 
-def _tiny(kind: str) -> torch.nn.Module:
-    torch.manual_seed(0)
-    if kind == "alibi":
-        return AlibiLlamaForCausalLM(AlibiLlamaConfig(**SIZES)).eval()
-    return CocaLlamaForCausalLM(CocaLlamaConfig(**SIZES)).eval()
-
-
 @pytest.mark.parametrize("kind", ["alibi", "coca"])
 @pytest.mark.parametrize("keyword", ["cache", "past_key_values"])
 def test_the_attention_fills_and_reads_a_cache_given_under_either_keyword(kind, keyword):
-    model = _tiny(kind)
+    model = tiny_alibi() if kind == "alibi" else tiny_coca("llama")
     attention = model.model.layers[0].self_attn
-    hidden = torch.randn(1, 10, SIZES["hidden_size"])  # (b, n, hidden)
+    hidden = torch.randn(1, 10, model.config.hidden_size)  # (b, n, hidden)
     positions = torch.arange(10).view(1, 10)  # (b, n)
     rotary = model.model.rotary_emb(hidden, positions)  # (cos, sin) or None for ALiBi
     mask = torch.ones(10, 10, dtype=torch.bool).tril().view(1, 1, 10, 10)  # (b, 1, n, n)
@@ -66,8 +53,8 @@ def test_the_attention_fills_and_reads_a_cache_given_under_either_keyword(kind, 
 
 
 def test_a_model_returns_the_cache_it_was_given_under_its_own_keyword():
-    model = _tiny("coca")
-    tokens = torch.randint(0, SIZES["vocab_size"], (1, 12))  # (b, n)
+    model = tiny_coca("llama")
+    tokens = torch.randint(0, model.config.vocab_size, (1, 12))  # (b, n)
     with torch.no_grad():
         first = model(tokens[:, :8], use_cache=True)
         cache = returned_cache(first)
