@@ -13,7 +13,6 @@ alike. Prints tokens/s and the ratio to eager.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
 import sys
@@ -27,26 +26,26 @@ sys.path.insert(0, str(ROOT))
 
 from coca_eval.zoo.build import build_model  # noqa: E402
 from coca_eval.zoo.catalog import zoo_spec  # noqa: E402
+from coca_eval.zoo.hardware import cpu_name, native_bf16  # noqa: E402
 from coca_eval.zoo.train import make_optimizer, next_token_loss  # noqa: E402
 
 VARIANTS = ("eager fp32", "torch.compile fp32", "eager bf16 autocast")
 
 
 def make_variant(name: str, spec):
+    """A fresh model, its optimiser, the forward to call (compiled or not) and whether to autocast."""
     torch.manual_seed(0)
     model = build_model(spec, eos_id=0, pad_id=0)
     model.train()
     optimizer = make_optimizer(model, spec.recipe)
     forward = torch.compile(model) if "compile" in name else model
-    autocast = (
-        (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if "bf16" in name else contextlib.nullcontext
-    )
-    return model, optimizer, forward, autocast
+    return model, optimizer, forward, "bf16" in name
 
 
-def step(model, optimizer, forward, autocast, rows) -> None:
-    with autocast():
-        loss = next_token_loss(forward, rows)
+def step(model, optimizer, forward, bf16: bool, rows) -> None:
+    """The training step's own loss (``next_token_loss`` owns the autocast region, so wrapping it in
+    another autocast would be undone inside)."""
+    loss = next_token_loss(forward, rows, bf16)
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -92,7 +91,9 @@ def report_lines(speeds, spec, args) -> list[str]:
     return [
         "# zoo_train_bench: one zoo training step, eager fp32 vs torch.compile vs bf16 autocast",
         "",
-        f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs, "
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs "
+        f"({cpu_name()}, torch CPU capability {torch.backends.cpu.get_cpu_capability()}, "
+        f"native bf16: {'yes' if native_bf16(torch.device('cpu')) else 'no'}), "
         f"load {load} at the end; zoo-rope architecture, batch {spec.recipe.batch_size} x "
         f"{spec.recipe.context}, AdamW step included; "
         f"{args.steps} timed steps x {args.rounds} interleaved rounds after {args.warmup} warm-up steps.",

@@ -2,19 +2,20 @@
 
 ``zoo.json`` records what a reader needs to trust the weights: the spec (recipe, architecture,
 position scheme), the sha256 of every book and of the tokenizer, steps and tokens seen, training
-time and tokens/s on the machine that trained it, and the final training and held-out losses.
+time and tokens/s on the machine that trained it (and whether bf16 autocast was used there), and
+the final training and held-out losses.
 """
 
 from __future__ import annotations
 
 import json
-import platform
 from pathlib import Path
 
 import torch
 
 from coca_eval import __version__
 from coca_eval.zoo.datasets import ZooData
+from coca_eval.zoo.hardware import machine_description, use_bf16_autocast
 from coca_eval.zoo.recipe import Recipe
 from coca_eval.zoo.train import model_device
 
@@ -39,7 +40,8 @@ def save_trained(
     """Write ``run_dir/model`` (weights, tokenizer, ``zoo.json``); ``spec`` is the entry as JSON data and
     ``recipe`` the optimisation that produced these weights (a fine-tune's last stage)."""
     out = run_dir / "model"
-    trained_on = _machine(model_device(model))
+    device = model_device(model)
+    trained_on, bf16 = machine_description(device), use_bf16_autocast(recipe.bf16_autocast, device)
     model.to("cpu")
     model.save_pretrained(out, safe_serialization=True)
     data.tokenizer.save_pretrained(out)
@@ -50,6 +52,7 @@ def save_trained(
         "coca_eval_version": __version__,
         "torch": torch.__version__,
         "machine": trained_on,
+        "bf16_autocast_used": bf16,
         "data": {"splits": data.splits, "book_sha256": data.book_hashes},
         "tokenizer_sha256": data.tokenizer_sha256,
         "parameters": sum(p.numel() for p in model.parameters()),
@@ -62,10 +65,3 @@ def save_trained(
     }
     (out / "zoo.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return out
-
-
-def _machine(device: torch.device) -> str:
-    """Where the steps ran, for reading ``tokens_per_second``: the CPU and its threads, or the GPU."""
-    if device.type == "cuda":
-        return f"{torch.cuda.get_device_name(device)} (cuda)"
-    return f"{platform.machine()}, {torch.get_num_threads()} threads"

@@ -46,7 +46,7 @@ class Recipe(BaseModel):
     copy_fraction: float = Field(0.0, ge=0.0, le=1.0)  # rows of a random segment repeated (a variant's knob)
     copy_warmup_steps: int = Field(0, ge=0)  # the first steps train on copy rows only (a variant's knob)
     checkpoint_every: int = 100
-    bf16_autocast: bool = True  # 1.38x the tokens/s of fp32 here (reports/benchmarks/zoo_train_bench.md)
+    bf16_autocast: bool = True  # where the hardware has bf16 (zoo/hardware.py): 1.38x on AVX-512, off on AVX2
     eval_windows: int = 32
 
     @model_validator(mode="after")

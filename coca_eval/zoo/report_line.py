@@ -38,6 +38,10 @@ class StepReporter:
         if self._progress is not None:
             self._progress.__exit__(*exc)
 
+    def note(self, text: str) -> None:
+        """One line above the bar (or in the log), e.g. a speed-up the hardware cannot give."""
+        self.console.print(f"{self.name}: {text}", highlight=False)
+
     def update(self, step: int, loss: float, tokens_per_s: float) -> None:
         info = f"loss {loss:.3f}  {tokens_per_s:,.0f} tok/s"
         if self._progress is not None:

@@ -20,6 +20,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.build import build_model
 from coca_eval.zoo.data import TrainingStream
 from coca_eval.zoo.datasets import ZooData
+from coca_eval.zoo.hardware import use_bf16_autocast
 from coca_eval.zoo.recipe import Recipe, ZooSpec, lr_at
 from coca_eval.zoo.report_line import StepReporter
 
@@ -140,11 +141,14 @@ def fit(model, recipe: Recipe, stream: TrainingStream, run_dir: Path, spec_json:
     log = _TrainLog(run_dir / "train_log.jsonl", keep_through=start)
     reporter = StepReporter(name, recipe.steps, start)
     tokens_per_step = recipe.batch_size * recipe.context
+    bf16 = use_bf16_autocast(recipe.bf16_autocast, model_device(model))
+    if recipe.bf16_autocast and not bf16 and start < recipe.steps:
+        reporter.note("bf16 autocast off: no native bf16 here, where emulating it is slower than fp32")
     with reporter:
         for step in range(start, recipe.steps):
             began = time.perf_counter()
             rows, lr = stream.batch(step).to(model_device(model)), lr_at(recipe, step)  # (b, n + 1)
-            loss = train_step(model, optimizer, rows, lr, recipe.grad_clip, recipe.bf16_autocast)
+            loss = train_step(model, optimizer, rows, lr, recipe.grad_clip, bf16)
             seconds += time.perf_counter() - began
             done = step + 1
             if done % LOG_EVERY == 0 or done == recipe.steps:

@@ -31,6 +31,7 @@ import coca_eval  # noqa: F401  (registers the zoo's model types)
 from coca_eval.passkey.prompts import KEY_RANGE, PasskeySample
 from coca_eval.zoo.data import TrainingStream
 from coca_eval.zoo.datasets import ZooData
+from coca_eval.zoo.hardware import use_bf16_autocast
 from coca_eval.zoo.recipe import Recipe
 from coca_eval.zoo.shipped import shipped_dir
 from coca_eval.zoo.train import make_optimizer, train_step
@@ -113,8 +114,9 @@ def main() -> None:
     digit_ids = [tok.convert_tokens_to_ids(str(d)) for d in range(10)]
     report(model, stream, tok, 0)
     optimizer, began = make_optimizer(model, recipe), time.time()
+    bf16 = use_bf16_autocast(True, torch.device("cpu"))
     for step in range(1, steps + 1):
-        loss = train_step(model, optimizer, batch(stream, digit_ids, step - 1), lr, 1.0, True)
+        loss = train_step(model, optimizer, batch(stream, digit_ids, step - 1), lr, 1.0, bf16)
         if step % 20 == 0:
             print("step", step, round(loss, 3), round(time.time() - began), flush=True)
         if step % 100 == 0:
