@@ -5,12 +5,15 @@ learning-rate schedule over ``steps`` steps, on rows drawn as follows:
 
 - the first ``warm`` steps: nothing but digit-pair rows (``probe_retrieval.digit_pair_row``: digit
   strings of 5-12 written twice with 1-``gap`` tokens of book text between), the copy-by-content
-  skill retrieval needs;
+  skill retrieval needs; with ``kind=repeats`` instead the recipe's copy rows (a random segment of
+  16-128 tokens of the whole vocabulary repeated to the row's end: the period differs by row, so it
+  is found by content, and most of a row is copyable);
 - then the recipe's mix (``frac`` passkey rows, laid out from position 0 as the harness asks, the
   rest book windows) with a share ``pairs`` of the rows replaced by digit-pair rows.
 
 Every 100 steps it prints the teacher-forced top-1 rate of the five answer digits on landmark
-examples (chance about 0.1) and of the second writing's digits on fresh digit-pair rows; every 500
+examples (chance about 0.1), of the second writing's digits on fresh digit-pair rows and of the
+later readings of a repeated random segment; every 500
 steps and at the end the exact retrieval rate on 20 harness prompts of 512 tokens. The trained model
 is saved to ``out`` (a ``from_pretrained`` directory) so that ``coca-eval ppl`` can read its bar;
 ``stop`` ends the run after that many steps of the ``steps``-step schedule.
@@ -42,9 +45,21 @@ def curriculum_batch(stream: TrainingStream, digit_ids: list[int], step: int, wa
     rows = stream.batch(step)  # (8, 513)
     rng = random.Random(f"curriculum:{step}")
     for i in range(len(rows)):
-        if step < warm or rng.random() < pairs:
+        if step < warm and ARGS.get("kind") == "repeats":
+            rows[i] = stream._copy_row(rng, rows.shape[1])  # a random segment of 16-128 tokens, repeated
+        elif step < warm or rng.random() < pairs:
             rows[i] = digit_pair_row(stream, digit_ids, rng)
     return rows  # (8, 513)
+
+
+@torch.no_grad()
+def repeat_accuracy(model, stream: TrainingStream, n: int = 8) -> float:
+    """Top-1 rate on the third and later readings of a random 40-token segment repeated to the end of
+    the row (copying by content: the period is not fixed across rows)."""
+    rng = random.Random("repeat-probe")
+    rows = torch.stack([stream._copy_row(rng, 200, 40) for _ in range(n)])  # (n, 200)
+    pred = model(rows).logits.argmax(-1)  # (n, 200)
+    return round((pred[:, 79:-1] == rows[:, 80:]).float().mean().item(), 2)
 
 
 @torch.no_grad()
@@ -64,7 +79,7 @@ def pair_accuracy(model, stream: TrainingStream, digit_ids: list[int], n: int = 
 def report(model, stream, tok, digit_ids, step: int, exact: bool) -> None:
     model.eval()
     digits, pairs = digit_accuracy(model, stream, False), pair_accuracy(model, stream, digit_ids)
-    line = f"{step} digits {digits} pairs {pairs}"
+    line = f"{step} digits {digits} pairs {pairs} repeats {repeat_accuracy(model, stream)}"
     if exact:
         line += f" exact@512 {retrieval(model, stream, tok)}"
     print(line, flush=True)
