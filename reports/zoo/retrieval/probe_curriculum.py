@@ -16,7 +16,8 @@ examples (chance about 0.1), of the second writing's digits on fresh digit-pair 
 later readings of a repeated random segment; every 500
 steps and at the end the exact retrieval rate on 20 harness prompts of 512 tokens. The trained model
 is saved to ``out`` (a ``from_pretrained`` directory) so that ``coca-eval ppl`` can read its bar;
-``stop`` ends the run after that many steps of the ``steps``-step schedule.
+``stop`` ends the run after that many steps of the ``steps``-step schedule; ``layers`` and
+``hidden`` give another shape (heads of 32).
 
     python reports/zoo/retrieval/probe_curriculum.py steps=2900 warm=600 pairs=0.2 out=/tmp/cur
 """
@@ -92,6 +93,11 @@ def main() -> None:
     frac, lr = float(ARGS.get("frac", 0.1)), float(ARGS.get("lr", 4e-3))
     recipe = Recipe(steps=steps, passkey_fraction=frac, peak_lr=lr)
     spec = ZooSpec(name="probe", label="probe", description="curriculum", position="rope", recipe=recipe)
+    if "layers" in ARGS or "hidden" in ARGS:  # another shape: heads of 32, SwiGLU 3x wide
+        hidden = int(ARGS.get("hidden", spec.architecture.hidden_size))
+        shape = {"num_hidden_layers": int(ARGS.get("layers", spec.architecture.num_hidden_layers))}
+        shape |= {"hidden_size": hidden, "intermediate_size": 3 * hidden, "num_attention_heads": hidden // 32}
+        spec = spec.model_copy(update={"architecture": spec.architecture.model_copy(update=shape)})
     bf16 = use_bf16_autocast(recipe.bf16_autocast, torch.device("cpu"))
     data = ZooData.load(spec.architecture.vocab_size)
     tok = data.tokenizer
