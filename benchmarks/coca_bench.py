@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
-import platform
 import resource
 import time
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from transformers.models.llama.modeling_llama import LlamaAttention, LlamaRotary
 
 from coca_eval.models.coca import CocaLlamaConfig, CocaLlamaForCausalLM
 from coca_eval.models.coca.modeling_coca import CocaLlamaAttention
+from coca_eval.zoo.hardware import cpu_name
 
 ROOT = Path(__file__).resolve().parent.parent
 GIB = 2**30
@@ -215,13 +215,6 @@ def try_reference(model, tokens: torch.Tensor, budget: int, headroom: int) -> di
 
 def mib(n: int) -> str:
     return f"{n / 2**20:,.0f}"
-
-
-def cpu_name() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
 
 
 def render_layers(rows: list[dict]) -> list[str]:

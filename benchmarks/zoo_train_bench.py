@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from coca_eval.zoo.build import build_model  # noqa: E402
 from coca_eval.zoo.catalog import zoo_spec  # noqa: E402
 from coca_eval.zoo.hardware import cpu_name, native_bf16  # noqa: E402
-from coca_eval.zoo.train import make_optimizer, next_token_loss  # noqa: E402
+from coca_eval.zoo.train import make_optimizer, train_step  # noqa: E402
 
 VARIANTS = ("eager fp32", "torch.compile fp32", "eager bf16 autocast")
 
@@ -43,13 +43,9 @@ def make_variant(name: str, spec):
 
 
 def step(model, optimizer, forward, bf16: bool, rows) -> None:
-    """The training step's own loss (``next_token_loss`` owns the autocast region, so wrapping it in
-    another autocast would be undone inside)."""
-    loss = next_token_loss(forward, rows, bf16)
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    optimizer.step()
+    """The recipe's own training step on ``forward`` (the model, or its compiled form over the same
+    parameters), so the benchmark times exactly what ``coca-eval zoo train`` runs."""
+    train_step(forward, optimizer, rows, optimizer.param_groups[0]["lr"], 1.0, bf16)
 
 
 def main() -> None:
