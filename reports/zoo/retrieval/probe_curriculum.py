@@ -20,6 +20,16 @@ is saved to ``out`` (a ``from_pretrained`` directory) so that ``coca-eval ppl`` 
 ``hidden`` give another shape (heads of 32).
 
     python reports/zoo/retrieval/probe_curriculum.py steps=2900 warm=600 pairs=0.2 out=/tmp/cur
+
+The committed logs beside it came from (``nohup nice``, two threads, nothing else running):
+
+    probe_curriculum.py steps=2900 warm=800 pairs=0.2 stop=1000 out=/tmp/cur1     # curriculum_warm800.log
+    probe_curriculum.py steps=2900 warm=800 kind=repeats stop=600                 # ..._repeats_lr4e-3.log
+    probe_curriculum.py steps=2900 warm=800 kind=repeats lr=1e-3 stop=500         # ..._repeats_lr1e-3.log
+    probe_curriculum.py steps=2900 warm=800 kind=repeats lr=1e-3 layers=2 hidden=256 stop=400
+                                                                                 # ..._repeats_2x256.log
+
+(the lr 4e-3 run was stopped by hand after step 380).
 """
 
 from __future__ import annotations
