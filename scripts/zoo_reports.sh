@@ -3,6 +3,7 @@
 # Every step writes a results file with a journal beside it, so rerunning after a kill resumes.
 #
 #   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope vllm report
+#                                              (table3, finetune, table4: also their _ppl and _passkey halves)
 #   bash scripts/zoo_reports.sh shards         the passkey tables as resumable shards, then merged
 #                                              (one table: shards_table2, shards_table4, ...)
 #
@@ -39,16 +40,23 @@ step_bar() {
 reuse_table1() { local j="$OUT/table1_ppl.journal.jsonl"; [ -f "$j" ] && echo "--reuse $j"; return 0; }
 step_table1() { coca-eval ppl --methods "$M/table1.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table1_ppl.json"; }
 step_table2() { coca-eval passkey --methods "$M/table1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table2_passkey.json"; }
-step_table3() {
+step_table3() { step_table3_ppl; step_table3_passkey; }
+step_table3_ppl() {
   coca-eval ppl --methods "$M/table3.yaml" "${PPL_LONG[@]}" "${DEV[@]}" $(reuse_table1) --output "$OUT/table3_ppl.json"
+}
+step_table3_passkey() {
   coca-eval passkey --methods "$M/table3.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table3_passkey.json"
 }
-step_finetune() {
+step_finetune() { step_finetune_ppl; step_finetune_passkey; }
+step_finetune_ppl() {
   coca-eval ppl --methods "$M/finetune.yaml" "${PPL_LONG[@]}" "${DEV[@]}" $(reuse_table1) --output "$OUT/finetune_ppl.json"
+}
+step_finetune_passkey() {
   coca-eval passkey --methods "$M/finetune.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/finetune_passkey.json"
 }
-step_table4() {
-  coca-eval ppl --methods "$M/table4.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table4_ppl.json"
+step_table4() { step_table4_ppl; step_table4_passkey; }
+step_table4_ppl() { coca-eval ppl --methods "$M/table4.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table4_ppl.json"; }
+step_table4_passkey() {
   coca-eval passkey --methods "$M/table4.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table4_passkey.json"
 }
 step_prope() {
@@ -66,17 +74,23 @@ step_vllm() {
     --output "$OUT/vllm_passkey.json"
 }
 # The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
-# the same runs/*_passkey.json the unsplit steps write. The output names keep the shard suffix the
-# journals were first written under.
-passkey_shards() {  # methods-file table shard-count
-  local files=()
-  for k in $(seq 1 "$3"); do
-    local f="$OUT/shards/$2_passkey.shard-$k-of-$3.json"
-    coca-eval passkey --methods "$M/$1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --shard "$k/$3" --output "$f"
-    files+=("$f")
-  done
-  coca-eval merge "${files[@]}" --output "$OUT/$2_passkey.json"
+# the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards
+# side by side on one GPU: `zoo_reports.sh shard_one table1 table2 3 8`), `merge_shards` only merges.
+SHARDS=("table1 table2 8" "table4 table4 2" "finetune finetune 4" "table3 table3 6")  # methods table count
+shard_file() { echo "$OUT/shards/$1_passkey.shard-$2-of-$3.json"; }  # table k n
+step_shard_one() {  # methods-file table k n
+  coca-eval passkey --methods "$M/$1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --shard "$3/$4" --output "$(shard_file "$2" "$3" "$4")"
 }
+merge_table() {  # table n
+  local files=()
+  for k in $(seq 1 "$2"); do files+=("$(shard_file "$1" "$k" "$2")"); done
+  coca-eval merge "${files[@]}" --output "$OUT/$1_passkey.json"
+}
+passkey_shards() {  # methods-file table shard-count
+  for k in $(seq 1 "$3"); do step_shard_one "$1" "$2" "$k" "$3"; done
+  merge_table "$2" "$3"
+}
+step_merge_shards() { for s in "${SHARDS[@]}"; do set -- $s; merge_table "$2" "$3"; done; }
 step_shards_table2() { passkey_shards table1 table2 8; }
 step_shards_table4() { passkey_shards table4 table4 2; }
 step_shards_finetune() { passkey_shards finetune finetune 4; }
@@ -96,6 +110,7 @@ step_report() {
     --format md --format csv --no-plots --out reports/zoo/prope_table2
 }
 
+if [ "${1:-}" = shard_one ]; then shift; step_shard_one "$@"; exit; fi
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(bar table1 table2 table3 finetune table4 prope report)
 for s in "${steps[@]}"; do

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Run the retrieval search's configurations side by side on one GPU (CUDA MPS), then read each
+# trained model with the harness: held-out perplexity at 512 and 4096 (2 books x 32768 tokens, S = 512)
+# and passkey at 512, 1024 and 2048 (20 samples each). Everything lands in one tarball in $OUT.
+#
+#   device tool: bash reports/zoo/recipe-v5/gpu_search.sh, carry [".whl", ".gpucache"]
+#
+# .whl: bash scripts/gpu_wheels.sh; .gpucache/books: the normalised book texts (the package's cache),
+# so the device machine, which reaches no registry, reads the same pinned text.
+set -u
+cd "$(dirname "$0")/../../.."
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1
+export COCA_EVAL_CACHE=$PWD/.gpucache
+OUT=${OUT:-$PWD/search_out}
+work=/tmp/search
+mkdir -p "$OUT" "$work"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
+export PYTHONPATH=$PWD:/tmp/site
+nvidia-cuda-mps-control -d 2>/dev/null || true
+DEADLINE=${DEADLINE:-380}
+# name: recipe overrides (the shared recipe is batch 8, 2400 steps, a tenth passkey rows, peak 4e-3)
+configs=(
+  "v4ctl batch_size=8 steps=2400 every=400"
+  "b64pk10 batch_size=64 steps=3000"
+  "b64pk25 batch_size=64 steps=3000 passkey_fraction=0.25"
+  "b64pk10cp10 batch_size=64 steps=3000 copy_fraction=0.1"
+  "b64pk10lr2 batch_size=64 steps=3000 peak_lr=2e-3"
+  "b64pk50 batch_size=64 steps=3000 passkey_fraction=0.5"
+  "b32pk10 batch_size=32 steps=6000"
+  "b8pk10s12k batch_size=8 steps=12000 every=1000"
+  "b128pk10 batch_size=128 steps=2000"
+  "b16pk25cp25 batch_size=16 steps=2400 passkey_fraction=0.25 copy_fraction=0.25 every=400"
+)
+for c in "${configs[@]}"; do
+  set -- $c; name=$1; shift
+  python3 reports/zoo/recipe-v5/gpu_search.py "$@" device=cuda deadline="$DEADLINE" out="$work/$name" \
+    > "$work/$name.log" 2>&1 &
+done
+wait
+read_one() {
+  local name=$1 m=$work/$1
+  [ -f "$m/config.json" ] || return
+  python3 -m coca_eval ppl --model "$m" --dataset zoo:heldout --lengths 512,4096 --stride 512 --num-docs 2 \
+    --doc-tokens 32768 --device cuda --output "$work/$name.ppl.json" > "$work/$name.ppl.out" 2>&1
+  python3 -m coca_eval passkey --model "$m" --lengths 512,1024,2048 --samples 20 --device cuda \
+    --output "$work/$name.passkey.json" > "$work/$name.passkey.out" 2>&1
+}
+for c in "${configs[@]}"; do set -- $c; read_one "$1" & done
+wait
+nvidia-smi --query-gpu=name --format=csv,noheader > "$work/gpu.txt" 2>&1
+tar -czf "$OUT/search.tgz" -C "$work" --exclude='*.safetensors' .
+for c in "${configs[@]}"; do set -- $c; tail -n 3 "$work/$1.log"; done
