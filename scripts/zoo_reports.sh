@@ -3,7 +3,8 @@
 # Every step writes a results file with a journal beside it, so rerunning after a kill resumes.
 #
 #   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope vllm report
-#                                              (table3, finetune, table4: also their _ppl and _passkey halves)
+#                                              (table3, finetune, table4: also their _ppl and _passkey halves;
+#                                              report: also report_table1_2, report_table3, ...)
 #   bash scripts/zoo_reports.sh shards         the passkey tables as resumable shards, then merged
 #                                              (one table: shards_table2, shards_table4, ...)
 #
@@ -96,16 +97,25 @@ step_shards_table4() { passkey_shards table4 table4 2; }
 step_shards_finetune() { passkey_shards finetune finetune 4; }
 step_shards_table3() { passkey_shards table3 table3 6; }
 step_shards() { step_shards_table2; step_shards_table4; step_shards_finetune; step_shards_table3; }
-step_report() {
+step_report() { step_report_table1_2; step_report_table3; step_report_finetune; step_report_table4; step_report_prope; }
+step_report_table1_2() {
   coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \
     --intervals --format md --format csv --out reports/zoo/table1_2
+}
+step_report_table3() {
   coca-eval report "$OUT/table3_ppl.json" "$OUT/table3_passkey.json" --paper table3 \
     --delta-pair "CoCA-Strict ntk-2" "CoCA-Slack ntk-2" --delta-pair "CoCA-Strict ntk-4" "CoCA-Slack ntk-4" \
     --delta-pair "CoCA-Strict ntk-8" "CoCA-Slack ntk-8" --format md --format csv --no-plots --out reports/zoo/table3
+}
+step_report_finetune() {
   coca-eval report "$OUT/finetune_ppl.json" "$OUT/finetune_passkey.json" --paper table1 --paper table2 \
     --format md --format csv --out reports/zoo/finetune
+}
+step_report_table4() {
   coca-eval report "$OUT/table4_ppl.json" "$OUT/table4_passkey.json" --paper table4 \
     --format md --format csv --trained-context 2048 --out reports/zoo/table4
+}
+step_report_prope() {
   coca-eval report "$OUT/prope_heldout_ppl.json" "$OUT/prope_outside_ppl.json" --paper prope-table2 \
     --format md --format csv --no-plots --out reports/zoo/prope_table2
 }
