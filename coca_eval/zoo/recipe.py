@@ -63,8 +63,9 @@ class Recipe(BaseModel):
 
 class Architecture(BaseModel):
     """A LLaMA-style decoder (RMSNorm, SwiGLU, untied nothing but the embeddings). Six layers of width
-    160 with heads of 32 (recipe v4): of the shapes that train in under 30 minutes here, the one whose
-    RoPE model's perplexity rose most past its window, for every seed tried (``reports/zoo/README.md``)."""
+    160 with heads of 32, chosen for recipe v4 and kept by v5: of the shapes that trained in under 30 CPU
+    minutes on v4's budget, the one whose RoPE model's perplexity rose most past its window, for every
+    seed tried (``reports/zoo/README.md``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

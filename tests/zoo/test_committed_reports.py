@@ -72,7 +72,9 @@ def test_the_committed_table1_shows_the_readme_picture():
     assert ppl(run, "RoFormer", 16384) / ppl(run, "RoFormer + CoCA", 16384) >= 4.0
     for length in (4096, 8192, 16384):
         best = ppl(run, "RoFormer + dynamic NTK & CoCA", length)
-        assert best < ppl(run, "RoFormer + dynamic NTK", length) and best < ppl(run, "RoFormer + CoCA", length)
+        assert best < ppl(run, "RoFormer + dynamic NTK", length) and best < ppl(
+            run, "RoFormer + CoCA", length
+        )
     assert abs(ppl(run, "ALiBi", 16384) / ppl(run, "ALiBi", 512) - 1) < 0.05
     assert ppl(run, "NoPE", 512) == min(ppl(run, m, 512) for m in {c.method for c in run.cells})
     assert ppl(run, "NoPE", 16384) / ppl(run, "NoPE", 512) >= 100
@@ -101,7 +103,9 @@ def test_the_committed_table3_shows_the_readme_picture():
     for factor in (2, 4, 8):
         assert ppl(run, f"CoCA-Strict ntk-{factor}", 512) < ppl(run, f"CoCA-Slack ntk-{factor}", 512)
         for length in lengths:
-            ratio = ppl(run, f"CoCA-Strict ntk-{factor}", length) / ppl(run, f"CoCA-Slack ntk-{factor}", length)
+            ratio = ppl(run, f"CoCA-Strict ntk-{factor}", length) / ppl(
+                run, f"CoCA-Slack ntk-{factor}", length
+            )
             assert 0.9 < ratio < 1.1, (factor, length)
     for length in lengths:
         assert ppl(run, "CoCA-Slack ntk-4", length) == ppl(table1, "RoFormer + dynamic NTK & CoCA", length)
@@ -109,8 +113,8 @@ def test_the_committed_table3_shows_the_readme_picture():
 
 def test_the_committed_finetune_rows_show_the_readme_picture():
     """The fine-tuning rows: zoo-rope converted to CoCA and fine-tuned at 512 fails far less past its
-    window (57.06 against 636.28 at 16k) at a small cost inside it (20.63 against 20.39), and zoo-rope's rows are Table 1's RoFormer
-    rows (one model, one protocol: the same cells)."""
+    window (57.06 against 636.28 at 16k) at a small cost inside it (20.63 against 20.39), and zoo-rope's
+    rows are Table 1's RoFormer rows (one model, one protocol: the same cells)."""
     run, table1 = load_run(RUNS / "finetune_ppl.json"), load_run(RUNS / "table1_ppl.json")
     assert ppl(run, "zoo-rope", 16384) / ppl(run, "zoo-rope + CoCA", 16384) >= 4.0
     assert ppl(run, "zoo-rope + CoCA", 512) > ppl(run, "zoo-rope", 512)
@@ -152,7 +156,7 @@ def test_the_committed_vllm_runs_read_as_hf():
         assert vllm.value == hf.value, (model, length)
         answers = [[s["output"] for s in c.detail["samples"]] for c in (hf, vllm)]
         assert len(answers[0]) == len(answers[1]) == 10, (model, length)
-        same += sum(a == b for a, b in zip(*answers))
+        same += sum(a == b for a, b in zip(*answers, strict=True))
         total += 10
     assert total == 60 and same >= 59
 

@@ -33,8 +33,16 @@ from coca_eval.zoo.recipe import Architecture, Recipe, ZooSpec, lr_at
 from coca_eval.zoo.train import make_optimizer, resolve_device, train_step
 
 ARGS = dict(a.split("=", 1) for a in sys.argv[1:])
-RECIPE_FIELDS = {"batch_size": int, "steps": int, "passkey_fraction": float, "copy_fraction": float,
-                 "peak_lr": float, "seed": int, "copy_warmup_steps": int, "final_lr_ratio": float}
+RECIPE_FIELDS = {
+    "batch_size": int,
+    "steps": int,
+    "passkey_fraction": float,
+    "copy_fraction": float,
+    "peak_lr": float,
+    "seed": int,
+    "copy_warmup_steps": int,
+    "final_lr_ratio": float,
+}
 
 
 @torch.no_grad()
@@ -66,11 +74,22 @@ def spec_from_args() -> ZooSpec:
     arch = Architecture()
     if "layers" in ARGS or "hidden" in ARGS:  # another shape: heads of 32, SwiGLU 3x wide
         hidden = int(ARGS.get("hidden", arch.hidden_size))
-        arch = arch.model_copy(update={"num_hidden_layers": int(ARGS.get("layers", arch.num_hidden_layers)),
-                                       "hidden_size": hidden, "intermediate_size": 3 * hidden,
-                                       "num_attention_heads": hidden // 32})
-    return ZooSpec(name="search", label="search", description="retrieval search", position="rope",
-                   recipe=recipe, architecture=arch)
+        arch = arch.model_copy(
+            update={
+                "num_hidden_layers": int(ARGS.get("layers", arch.num_hidden_layers)),
+                "hidden_size": hidden,
+                "intermediate_size": 3 * hidden,
+                "num_attention_heads": hidden // 32,
+            }
+        )
+    return ZooSpec(
+        name="search",
+        label="search",
+        description="retrieval search",
+        position="rope",
+        recipe=recipe,
+        architecture=arch,
+    )
 
 
 def main() -> None:
@@ -93,8 +112,13 @@ def main() -> None:
         out_of_time = time.time() - began > deadline
         if done % every == 0 or done == recipe.steps or out_of_time:
             model.eval()
-            line = {"step": done, "s": round(time.time() - began), "loss": round(loss, 3),
-                    "digits": answer_digits(model, stream, device), "exact512": exact(model, stream, tok, device)}
+            line = {
+                "step": done,
+                "s": round(time.time() - began),
+                "loss": round(loss, 3),
+                "digits": answer_digits(model, stream, device),
+                "exact512": exact(model, stream, tok, device),
+            }
             print(json.dumps(line), flush=True)
             model.train()
         if out_of_time:
