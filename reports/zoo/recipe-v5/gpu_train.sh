@@ -43,7 +43,7 @@ cp "$runs"/*.train.out "$logs/" 2>/dev/null
 nvidia-smi --query-gpu=name --format=csv,noheader > "$logs/gpu.txt" 2>&1
 tar -czf - -C coca_eval/zoo checkpoints | split -b 15M - "$OUT/ckpt.tgz.part-"
 tar -czf "$OUT/logs.tgz" -C "$logs" .
-grep -h '"value"' /dev/null; for f in "$logs"/*.passkey.json; do python3 - "$f" <<'PY'
+for f in "$logs"/*.passkey.json; do python3 - "$f" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(sys.argv[1].split("/")[-1], {c["length"]: c["value"] for c in d["cells"]})
