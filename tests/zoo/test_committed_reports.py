@@ -211,6 +211,8 @@ def test_the_report_script_resumes_the_committed_passkey_shards():
     assert 'PASSKEY=(--preset passkey --lengths 512..16k --samples "$PASSKEY_SAMPLES")' in script
     sharded = re.findall(r"passkey_shards (\w+) (\w+) (\d+)", script)
     assert {table for _, table, _ in sharded} == {"table2", "table3", "table4", "finetune"}
+    merged = re.search(r"SHARDS=\((.*?)\)", script).group(1)  # what merge_shards and the GPU jobs use
+    assert sorted(re.findall(r'"(\w+) (\w+) (\d+)"', merged)) == sorted(sharded)
     params = make_passkey_params({**get_preset("passkey", "passkey").params, "lengths": "512..16k"})
     task = PasskeyTask(params, journal=None, progress=None)
     for methods_file, table, count in sharded:
