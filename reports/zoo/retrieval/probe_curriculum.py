@@ -42,7 +42,14 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from probe_retrieval import ARGS, digit_accuracy, digit_pair_row, passkey_row, retrieval  # noqa: E402
+from probe_retrieval import (  # noqa: E402
+    ARGS,
+    digit_accuracy,
+    digit_pair_row,
+    passkey_row,
+    retrieval,
+    with_shape,
+)
 
 from coca_eval.zoo.build import build_model  # noqa: E402
 from coca_eval.zoo.data import TrainingStream  # noqa: E402
@@ -103,11 +110,7 @@ def main() -> None:
     frac, lr = float(ARGS.get("frac", 0.1)), float(ARGS.get("lr", 4e-3))
     recipe = Recipe(steps=steps, passkey_fraction=frac, peak_lr=lr)
     spec = ZooSpec(name="probe", label="probe", description="curriculum", position="rope", recipe=recipe)
-    if "layers" in ARGS or "hidden" in ARGS:  # another shape: heads of 32, SwiGLU 3x wide
-        hidden = int(ARGS.get("hidden", spec.architecture.hidden_size))
-        shape = {"num_hidden_layers": int(ARGS.get("layers", spec.architecture.num_hidden_layers))}
-        shape |= {"hidden_size": hidden, "intermediate_size": 3 * hidden, "num_attention_heads": hidden // 32}
-        spec = spec.model_copy(update={"architecture": spec.architecture.model_copy(update=shape)})
+    spec = spec.model_copy(update={"architecture": with_shape(spec.architecture)})
     bf16 = use_bf16_autocast(recipe.bf16_autocast, torch.device("cpu"))
     data = ZooData.load(spec.architecture.vocab_size)
     tok = data.tokenizer

@@ -32,11 +32,11 @@ from coca_eval.passkey.prompts import KEY_RANGE, PasskeySample
 from coca_eval.zoo.data import TrainingStream
 from coca_eval.zoo.datasets import ZooData
 from coca_eval.zoo.hardware import use_bf16_autocast
-from coca_eval.zoo.recipe import Recipe
+from coca_eval.zoo.recipe import Architecture, Recipe
 from coca_eval.zoo.shipped import shipped_dir
 from coca_eval.zoo.train import make_optimizer, train_step
 
-ARGS = dict(a.split("=") for a in sys.argv[1:])
+ARGS = dict(a.split("=", 1) for a in sys.argv[1:])
 WIDTH = 513  # a 512-token row plus its shifted target
 
 
@@ -75,7 +75,7 @@ def digit_accuracy(model, stream: TrainingStream, eos: bool, n: int = 32) -> lis
     rng, hits = random.Random("digits"), torch.zeros(5)
     for _ in range(n):
         example = stream._passkey_example(rng, rng.randint(200, 500))
-        ids = torch.tensor([([stream.eos] if eos else []) + example])  # (1, n)
+        ids = torch.tensor([([stream.eos] if eos else []) + example], device=model.device)  # (1, n)
         pred = model(ids).logits[0].argmax(-1)  # (n,)
         hits += (pred[:-1][-7:-2] == ids[0, 1:][-7:-2]).float()  # the five digits before ". <eos>"
     return [round(x, 2) for x in (hits / n).tolist()]
@@ -87,10 +87,21 @@ def retrieval(model, stream: TrainingStream, tok, length: int = 512, n: int = 20
     for i in range(n):
         rng = random.Random(f"probe:{length}:{i}")
         key = rng.randint(*KEY_RANGE)
-        ids = torch.tensor([stream.builder.build(PasskeySample(i, key, (i + rng.random()) / n), length).ids])
+        prompt = stream.builder.build(PasskeySample(i, key, (i + rng.random()) / n), length).ids
+        ids = torch.tensor([prompt], device=model.device)  # (1, length)
         out = model.generate(ids, max_new_tokens=7, do_sample=False, pad_token_id=stream.eos)
         ok += str(key) in tok.decode(out[0, ids.shape[1] :])
     return ok / n
+
+
+def with_shape(arch: Architecture) -> Architecture:
+    """``layers=`` and ``hidden=`` on the command line give another shape (heads of 32, SwiGLU 3x wide)."""
+    if "layers" not in ARGS and "hidden" not in ARGS:
+        return arch
+    hidden = int(ARGS.get("hidden", arch.hidden_size))
+    layers = int(ARGS.get("layers", arch.num_hidden_layers))
+    shape = {"num_hidden_layers": layers, "hidden_size": hidden, "intermediate_size": 3 * hidden}
+    return arch.model_copy(update=shape | {"num_attention_heads": hidden // 32})
 
 
 def report(model, stream, tok, step: int) -> None:
