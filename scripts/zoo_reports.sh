@@ -92,11 +92,12 @@ passkey_shards() {  # methods-file table shard-count
   merge_table "$2" "$3"
 }
 step_merge_shards() { for s in "${SHARDS[@]}"; do set -- $s; merge_table "$2" "$3"; done; }
-step_shards_table2() { passkey_shards table1 table2 8; }
-step_shards_table4() { passkey_shards table4 table4 2; }
-step_shards_finetune() { passkey_shards finetune finetune 4; }
-step_shards_table3() { passkey_shards table3 table3 6; }
-step_shards() { step_shards_table2; step_shards_table4; step_shards_finetune; step_shards_table3; }
+shards_of() { for s in "${SHARDS[@]}"; do set -- $s; [ "$2" = "$want" ] && passkey_shards "$@"; done; return 0; }
+step_shards_table2() { want=table2 shards_of; }
+step_shards_table4() { want=table4 shards_of; }
+step_shards_finetune() { want=finetune shards_of; }
+step_shards_table3() { want=table3 shards_of; }
+step_shards() { for s in "${SHARDS[@]}"; do passkey_shards $s; done; }
 step_report() { step_report_table1_2; step_report_table3; step_report_finetune; step_report_table4; step_report_prope; }
 step_report_table1_2() {
   coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \
