@@ -76,7 +76,8 @@ step_vllm() {
 }
 # The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
 # the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards
-# side by side on one GPU: `zoo_reports.sh shard_one table1 table2 3 8`), `merge_shards` only merges.
+# side by side on one GPU: `zoo_reports.sh shard_one table1 table2 3 8`; `shard_list` prints SHARDS),
+# `merge_shards` only merges.
 SHARDS=("table1 table2 8" "table4 table4 2" "finetune finetune 4" "table3 table3 6")  # methods table count
 shard_file() { echo "$OUT/shards/$1_passkey.shard-$2-of-$3.json"; }  # table k n
 step_shard_one() {  # methods-file table k n
@@ -122,6 +123,7 @@ step_report_prope() {
 }
 
 if [ "${1:-}" = shard_one ]; then shift; step_shard_one "$@"; exit; fi
+if [ "${1:-}" = shard_list ]; then printf '%s\n' "${SHARDS[@]}"; exit; fi  # methods table count
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(bar table1 table2 table3 finetune table4 prope report)
 for s in "${steps[@]}"; do

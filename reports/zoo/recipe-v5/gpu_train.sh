@@ -8,14 +8,10 @@
 #   here, after: cat ckpt.tgz.part-* | tar -xz -C coca_eval/zoo; tar -xzf logs.tgz -C reports/zoo/recipe-v5
 set -u
 cd "$(dirname "$0")/../../.."
-export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1
-export COCA_EVAL_CACHE=$PWD/.gpucache
+source reports/zoo/recipe-v5/gpu_env.sh
 OUT=${OUT:-$PWD/v5_out}
 runs=/tmp/zoo; logs=/tmp/v5logs
 mkdir -p "$OUT" "$runs" "$logs"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
-export PYTHONPATH=$PWD:/tmp/site
-nvidia-cuda-mps-control -d 2>/dev/null || true
 seeds=()
 for s in 1 2; do
   printf 'name: zoo-rope-seed%s\nlabel: RoFormer (seed %s)\ndescription: zoo-rope with another seed\nposition: rope\nrecipe: {seed: %s}\n' \
