@@ -92,19 +92,20 @@ def probe(model: str, dataset: str, passage: int, window: int) -> None:
 )
 def train(name: str, out: Path, device: str) -> None:
     """Train NAME: a zoo entry, a fine-tune (its base is taken from OUT, else the shipped weights),
-    `all` (every entry, then every fine-tune), or a YAML spec file of your own variant."""
+    `all` (every entry, then every fine-tune), or a YAML spec file of your own variant or fine-tune."""
     from coca_eval.zoo.catalog import TRAIN_ORDER, ZOO, zoo_spec
     from coca_eval.zoo.datasets import ZooData
-    from coca_eval.zoo.finetune import finetune
+    from coca_eval.zoo.finetune import FineTuneSpec, finetune
     from coca_eval.zoo.finetunes import FINETUNES, finetune_spec, root_entry
-    from coca_eval.zoo.recipe import load_spec_file
+    from coca_eval.zoo.specfile import load_spec_file
     from coca_eval.zoo.train import resolve_device
     from coca_eval.zoo.train import train as train_one
 
     if name == "all":
         specs, tunes = [zoo_spec(n) for n in TRAIN_ORDER], list(FINETUNES.values())
     elif name.endswith((".yaml", ".yml")):
-        specs, tunes = [load_spec_file(Path(name))], []
+        spec = load_spec_file(Path(name))
+        specs, tunes = ([], [spec]) if isinstance(spec, FineTuneSpec) else ([spec], [])
     elif name in FINETUNES:
         specs, tunes = [], [finetune_spec(name)]
     else:

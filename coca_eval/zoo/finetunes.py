@@ -1,6 +1,6 @@
 """The zoo's fine-tuned entries: the CoCA paper's "Fine-tuning LLM" rows and its Table 4, in miniature.
 
-Budgets are sized for at most 15 minutes each on a 2-core machine. The peak learning rate is a quarter
+Budgets are sized for at most 15 minutes each on a 2-core machine. The peak learning rate is an eighth
 of pre-training's, as fine-tuning usually is; the rows mix passkey examples in the pre-training share
 (the recipe's default). At these budgets the fine-tunes still lost the retrieval their base had
 learned (``reports/zoo/README.md``, the passkey claims).

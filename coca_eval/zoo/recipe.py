@@ -8,13 +8,9 @@ thing a zoo entry changes. A user's own variant is the same model written as a Y
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
-from coca_eval.errors import CocaEvalError
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Position = Literal["rope", "coca", "alibi", "prope"]
 
@@ -90,22 +86,6 @@ class ZooSpec(BaseModel):
     rope_fraction: float = Field(1.0, ge=0.0, le=1.0)
     recipe: Recipe = Recipe()
     architecture: Architecture = Architecture()
-
-
-def load_spec_file(path: Path) -> ZooSpec:
-    """A user's own variant, e.g. ``{name: my-rope-1e5, label: ..., position: rope,
-    architecture: {rope_theta: 100000}}``; a bad field is one line, not a traceback."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return ZooSpec.model_validate(raw)
-    except OSError as exc:
-        raise CocaEvalError(f"cannot read zoo spec {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise CocaEvalError(f"zoo spec {path} is not valid YAML: {str(exc).splitlines()[0]}") from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "spec"
-        raise CocaEvalError(f"zoo spec {path}: {where}: {first['msg']}") from None
 
 
 def lr_at(recipe: Recipe, step: int) -> float:

@@ -1,12 +1,11 @@
-"""The schedule has the paper's shape; user spec files fail in one line."""
+"""The schedule has the paper's shape; the zoo entries differ only in position handling."""
 
 from __future__ import annotations
 
 import pytest
 
-from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.catalog import ZOO
-from coca_eval.zoo.recipe import Recipe, load_spec_file, lr_at
+from coca_eval.zoo.recipe import Recipe, lr_at
 
 
 def test_warmup_then_linear_decay_to_a_tenth():
@@ -29,28 +28,3 @@ def test_zoo_entries_share_everything_but_position_handling():
         "zoo-nope",
         "zoo-prope-0.75",
     } <= set(ZOO)
-
-
-def test_a_user_variant_loads_from_yaml(tmp_path):
-    path = tmp_path / "mine.yaml"
-    path.write_text(
-        "name: my-rope\nlabel: mine\ndescription: base 1e5\nposition: rope\n"
-        "architecture: {rope_theta: 100000}\n"
-    )
-    spec = load_spec_file(path)
-    assert spec.architecture.rope_theta == 100000 and spec.recipe == Recipe()
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("name: x\nlabel: x\ndescription: x\nposition: sideways\n", "position"),
-        ("name: x\nlabel: x\ndescription: x\nposition: rope\nrecipe: {stepz: 3}\n", "recipe.stepz"),
-        ("name: [unclosed\n", "not valid YAML"),
-    ],
-)
-def test_bad_spec_files_are_one_line_errors(tmp_path, text, message):
-    path = tmp_path / "bad.yaml"
-    path.write_text(text)
-    with pytest.raises(CocaEvalError, match=message):
-        load_spec_file(path)
