@@ -110,13 +110,12 @@ def train(name: str, out: Path, device: str) -> None:
         specs, tunes = [], [finetune_spec(name)]
     else:
         specs, tunes = [zoo_spec(name)], []
-    vocab = {s.architecture.vocab_size for s in specs} or {
-        ZOO[root_entry(t.base)].architecture.vocab_size for t in tunes
-    }
-    if len(vocab) != 1:
-        raise CocaEvalError("models trained in one call must share a vocabulary size")
+    roots = specs or [ZOO[root_entry(t.base)] for t in tunes]  # a fine-tune reads its base's books
+    books = {(s.architecture.vocab_size, s.recipe.extra_books) for s in roots}
+    if len(books) != 1:
+        raise CocaEvalError("models trained in one call must share a vocabulary size and training books")
     resolve_device(device)  # a missing GPU is refused before the books are read
-    data = ZooData.load(vocab.pop())
+    data = ZooData.load(*books.pop())
     for spec in specs:
         stdout.print(f"{spec.name}: saved {train_one(spec, out / spec.name, data, device)}")
     for tune in tunes:

@@ -15,14 +15,17 @@ class ZooData:
     train_texts: list[str]
     heldout_texts: list[str]
     book_hashes: dict[str, str]  # doc_id -> sha256 of the normalised text, for every book used
+    extra_books: bool = False  # whether the train-extra books are training text too
 
     @classmethod
-    def load(cls, vocab_size: int) -> ZooData:
-        """Fetch (or read the cache of) the training and held-out books and learn the tokenizer."""
-        train, heldout = load_split("train"), load_split("heldout")
+    def load(cls, vocab_size: int, extra_books: bool = False) -> ZooData:
+        """Fetch (or read the cache of) the training and held-out books and learn the tokenizer from
+        the training books (with ``extra_books``, the train-extra ones as well)."""
+        train = load_split("train") + (load_split("train-extra") if extra_books else [])
+        heldout = load_split("heldout")
         hashes = {d.doc_id: d.source["text_sha256"] for d in train + heldout}
         tokenizer = train_tokenizer([d.text for d in train], vocab_size)
-        return cls(tokenizer, [d.text for d in train], [d.text for d in heldout], hashes)
+        return cls(tokenizer, [d.text for d in train], [d.text for d in heldout], hashes, extra_books)
 
     def heldout_windows(self, recipe):
         """The fixed held-out windows every zoo model's held-out loss is measured on."""
@@ -36,4 +39,7 @@ class ZooData:
 
     @property
     def splits(self) -> dict[str, list[str]]:
-        return {split: list(books) for split, books in SPLIT_BOOKS.items()}
+        """The books by the role they played: training (train-extra folded in when used) and evaluation."""
+        train = [*SPLIT_BOOKS["train"], *(SPLIT_BOOKS["train-extra"] if self.extra_books else ())]
+        evaluation = {split: list(SPLIT_BOOKS[split]) for split in ("heldout", "outside")}
+        return {"train": train, **evaluation}

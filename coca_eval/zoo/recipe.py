@@ -46,6 +46,7 @@ class Recipe(BaseModel):
     passkey_fraction: float = Field(0.25, ge=0.0, le=1.0)
     copy_fraction: float = Field(0.0, ge=0.0, le=1.0)  # rows of a random segment repeated (a variant's knob)
     copy_warmup_steps: int = Field(0, ge=0)  # the first steps train on copy rows only (a variant's knob)
+    extra_books: bool = False  # also train on the train-extra books (zoo/corpus.py): fewer passes
     checkpoint_every: int = 100
     bf16_autocast: bool = True  # where the hardware has bf16 (zoo/hardware.py): 1.38x on AVX-512, off on AVX2
     eval_windows: int = 32

@@ -7,11 +7,14 @@ biblical book here), each holding that book's OSIS XML as a sequence of verse fr
 the block index ``ot.bzs`` / ``nt.bzs`` (little-endian uint32 triples: offset, compressed size,
 uncompressed size). Reading every block in order yields the whole text. From the OSIS we keep the
 words a reader sees: ``<note>`` (translators' footnotes) and ``<title>`` elements are dropped whole,
-every other tag is removed but its text kept.
+every other tag is removed but its text kept, and XML character entities (``&amp;c.``) are decoded.
+SWORD commentaries (``zCom``) use the same container, one block per biblical book (``.bzs``/``.bzz``)
+or per chapter (``.czs``/``.czz``).
 """
 
 from __future__ import annotations
 
+import html
 import re
 import struct
 import zlib
@@ -48,7 +51,7 @@ def osis_to_text(osis: str) -> str:
     text = _DROPPED.sub(" ", osis)
     text = _SELF_CLOSED_DROPPED.sub(" ", text)
     text = _CHAPTER.sub("\n", text)
-    text = _TAG.sub("", text).replace(_PILCROW, " ")
+    text = html.unescape(_TAG.sub("", text)).replace(_PILCROW, " ")
     lines = (" ".join(line.split()) for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
 

@@ -117,7 +117,7 @@ def train(spec: ZooSpec, run_dir: Path, data: ZooData | None = None, device: str
     """Train (or finish training) ``spec`` into ``run_dir`` on ``device``; returns the saved model
     directory. The batches are the same on every device; the weights agree only to rounding."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    data = data or ZooData.load(spec.architecture.vocab_size)
+    data = data or ZooData.load(spec.architecture.vocab_size, spec.recipe.extra_books)
     stream = TrainingStream(spec.recipe, data.tokenizer, data.train_texts)
     torch.manual_seed(spec.recipe.seed)
     tok = data.tokenizer

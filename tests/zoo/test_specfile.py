@@ -73,7 +73,7 @@ def test_zoo_train_runs_a_fine_tune_file_from_its_base_weights(tmp_path, monkeyp
     from coca_eval.zoo.shipped import shipped_dir
 
     calls = []
-    monkeypatch.setattr(datasets.ZooData, "load", lambda vocab: f"books for vocab {vocab}")
+    monkeypatch.setattr(datasets.ZooData, "load", lambda vocab, extra: f"books {vocab} {extra}")
     monkeypatch.setattr(
         finetune,
         "finetune",
@@ -87,7 +87,7 @@ def test_zoo_train_runs_a_fine_tune_file_from_its_base_weights(tmp_path, monkeyp
             "my-pi",
             tmp_path / "runs" / "my-pi",
             shipped_dir("zoo-rope"),
-            f"books for vocab {ZOO['zoo-rope'].architecture.vocab_size}",
+            f"books {ZOO['zoo-rope'].architecture.vocab_size} False",
             "cpu",
         )
     ]

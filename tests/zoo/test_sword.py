@@ -56,3 +56,8 @@ def test_a_damaged_block_or_index_is_one_error():
     wrong_size = struct.pack("<III", 0, len(bzz), 5)
     with pytest.raises(CocaEvalError, match="index says 5"):
         read_ztext_blocks(wrong_size, bzz)
+
+
+def test_xml_entities_are_decoded_after_the_tags_are_gone():
+    osis = "<p>wolves, foxes, &amp;c., and &lt;not a tag&gt; &quot;quoted&quot;</p>"
+    assert osis_to_text(osis) == 'wolves, foxes, &c., and <not a tag> "quoted"'
