@@ -1,6 +1,7 @@
 """When does passkey retrieval form in a zoo model, given more tokens than a CPU session can give?
 
-Trains the zoo's shared architecture (RoPE) from fresh weights on the package's own training stream
+Trains the zoo's shared architecture (RoPE unless ``position=`` says otherwise) from fresh weights
+on the package's own training stream
 (``TrainingStream``: book windows, packed landmark passkey rows, optional copy rows) with the recipe's
 schedule, overriding recipe fields from the command line, and every ``every`` steps prints one JSON
 line: the step, seconds, loss, the teacher-forced top-1 rate of the five answer digits on 32 fixed
@@ -37,13 +38,15 @@ from coca_eval.zoo.train import make_optimizer, resolve_device, train_step  # no
 
 
 def spec_from_args() -> ZooSpec:
-    """Recipe fields given as ``name=value`` (pydantic reads the strings), the rest of the recipe shared."""
+    """Recipe fields given as ``name=value`` (pydantic reads the strings), the rest of the recipe shared;
+    ``position=`` and ``coca_variant=`` pick the scheme (RoPE unless told)."""
     recipe = Recipe(**{k: v for k, v in ARGS.items() if k in Recipe.model_fields})
     return ZooSpec(
         name="search",
         label="search",
         description="retrieval search",
-        position="rope",
+        position=ARGS.get("position", "rope"),
+        coca_variant=ARGS.get("coca_variant", "slack"),
         recipe=recipe,
         architecture=with_shape(Architecture()),
     )
@@ -53,7 +56,7 @@ def main() -> None:
     spec = spec_from_args()
     recipe, device = spec.recipe, resolve_device(ARGS.get("device", "cpu"))
     deadline, every = float(ARGS.get("deadline", 1e9)), int(ARGS.get("every", 250))
-    data = ZooData.load(spec.architecture.vocab_size)
+    data = ZooData.load(spec.architecture.vocab_size, recipe.extra_books)
     tok = data.tokenizer
     stream = TrainingStream(recipe, tok, data.train_texts)
     torch.manual_seed(recipe.seed)

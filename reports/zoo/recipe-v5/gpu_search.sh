@@ -3,7 +3,10 @@
 # trained model with the harness: held-out perplexity at 512 and 4096 (2 books x 32768 tokens, S = 512)
 # and passkey at 512, 1024 and 2048 (20 samples each). Everything lands in one tarball in $OUT.
 #
-#   device tool: bash reports/zoo/recipe-v5/gpu_search.sh, carry [".whl", ".gpucache"]
+#   device tool: bash reports/zoo/recipe-v5/gpu_search.sh [CONFIGS], carry [".whl", ".gpucache"]
+#
+# CONFIGS: a file of runs, one per line, "NAME field=value ..." (gpu_search.py's arguments; # comments);
+# without it, the ten runs of the recipe-v5 search below.
 #
 # .whl: bash scripts/gpu_wheels.sh; .gpucache/books: the normalised book texts (the package's cache),
 # so the device machine, which reaches no registry, reads the same pinned text.
@@ -28,6 +31,7 @@ configs=(
   "b128pk10 batch_size=128 steps=2000 passkey_fraction=0.1"
   "b16pk25cp25 batch_size=16 steps=2400 passkey_fraction=0.25 copy_fraction=0.25 every=400"
 )
+if [ $# -ge 1 ]; then mapfile -t configs < <(grep -v '^[[:space:]]*\(#\|$\)' "$1"); fi
 for c in "${configs[@]}"; do
   set -- $c; name=$1; shift
   python3 reports/zoo/recipe-v5/gpu_search.py "$@" device=cuda deadline="$DEADLINE" out="$work/$name" \
