@@ -45,14 +45,21 @@ def load_spec_file(path: Path) -> ZooSpec | FineTuneSpec:
         where = ".".join(str(p) for p in first["loc"]) or "spec"
         raise CocaEvalError(f"zoo spec {path}: {where}: {first['msg']}") from None
     if isinstance(spec, FineTuneSpec):
-        _check_base(path, spec.base)
+        _check_base(path, spec)
     return spec
 
 
-def _check_base(path: Path, base: str) -> None:
+def _check_base(path: Path, spec: FineTuneSpec) -> None:
+    """The base must be a zoo model, and the fine-tune reads the books its base was trained on."""
     from coca_eval.zoo.catalog import ZOO
-    from coca_eval.zoo.finetunes import FINETUNES
+    from coca_eval.zoo.finetunes import FINETUNES, root_entry
 
-    if base not in ZOO and base not in FINETUNES:
+    if spec.base not in ZOO and spec.base not in FINETUNES:
         known = ", ".join([*ZOO, *FINETUNES])
-        raise CocaEvalError(f"zoo spec {path}: base {base!r} is not a zoo model (known: {known})")
+        raise CocaEvalError(f"zoo spec {path}: base {spec.base!r} is not a zoo model (known: {known})")
+    root = ZOO[root_entry(spec.base)]
+    if spec.recipe.extra_books != root.recipe.extra_books:
+        raise CocaEvalError(
+            f"zoo spec {path}: recipe.extra_books must be {root.recipe.extra_books} like {root.name}'s "
+            "(a fine-tune trains on its base's books, with its tokenizer)"
+        )

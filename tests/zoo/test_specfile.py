@@ -54,6 +54,7 @@ def test_a_fine_tune_may_start_from_a_shipped_fine_tune(tmp_path):
         ("- a list\n- not a spec\n", "expected a mapping"),
         (FINETUNE.replace("base: zoo-rope", "base: zoo-nothing"), "base 'zoo-nothing' is not a zoo model"),
         (FINETUNE.replace("pi_factor: 4", "pi_factor: 0.5"), "pi_factor"),
+        (FINETUNE.replace("peak_lr: 1.0e-4", "peak_lr: 1.0e-4, extra_books: true"), "base's books"),
         (FINETUNE.replace("stages: [{steps: 40}, {trainable: [q_proj], steps: 10}]\n", ""), "stages"),
     ],
 )
