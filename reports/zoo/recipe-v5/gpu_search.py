@@ -13,6 +13,7 @@ says how far it got; the model is then saved to ``out`` for the harness to read.
     python reports/zoo/recipe-v5/gpu_search.py batch_size=64 steps=3000 passkey_fraction=0.1 \\
         out=/tmp/A device=cuda deadline=420
 
+``short_first=FROM:FRACTION`` trains on short passkey examples first (``ShortFirstStream``).
 ``gpu_search.sh`` runs a set of these side by side on one GPU and reads each result with
 ``coca-eval ppl`` and ``coca-eval passkey``.
 """
@@ -37,6 +38,33 @@ from coca_eval.zoo.recipe import Architecture, Recipe, ZooSpec, lr_at  # noqa: E
 from coca_eval.zoo.train import make_optimizer, resolve_device, train_step  # noqa: E402
 
 
+class ShortFirstStream(TrainingStream):
+    """``short_first=FROM:FRACTION``: passkey examples are at most FROM tokens long at step 0, the cap
+    growing linearly to the full context by FRACTION of the steps (short distances first, several
+    examples per row); the rest of the stream is the package's."""
+
+    def __init__(self, recipe: Recipe, tokenizer, texts: list[str], short_first: str) -> None:
+        super().__init__(recipe, tokenizer, texts)
+        start, fraction = short_first.split(":")
+        self.start, self.ramp = int(start), max(1.0, float(fraction) * recipe.steps)
+        self.cap, self.capping = recipe.context, False
+
+    def batch(self, step: int) -> torch.Tensor:
+        grown = self.start + (self.recipe.context - self.start) * min(1.0, step / self.ramp)
+        self.cap = max(self.shortest, round(grown))
+        return super().batch(step)  # (b, context + 1)
+
+    def _passkey_row(self, rng, width: int) -> torch.Tensor:
+        self.capping = True  # only training rows are capped, not the probes' examples
+        try:
+            return super()._passkey_row(rng, width)  # (width,)
+        finally:
+            self.capping = False
+
+    def _passkey_example(self, rng, length: int) -> list[int]:
+        return super()._passkey_example(rng, min(length, self.cap) if self.capping else length)
+
+
 def spec_from_args() -> ZooSpec:
     """Recipe fields given as ``name=value`` (pydantic reads the strings), the rest of the recipe shared;
     ``position=`` and ``coca_variant=`` pick the scheme (RoPE unless told)."""
@@ -58,7 +86,10 @@ def main() -> None:
     deadline, every = float(ARGS.get("deadline", 1e9)), int(ARGS.get("every", 250))
     data = ZooData.load(spec.architecture.vocab_size, recipe.extra_books)
     tok = data.tokenizer
-    stream = TrainingStream(recipe, tok, data.train_texts)
+    if "short_first" in ARGS:
+        stream = ShortFirstStream(recipe, tok, data.train_texts, ARGS["short_first"])
+    else:
+        stream = TrainingStream(recipe, tok, data.train_texts)
     torch.manual_seed(recipe.seed)
     model = build_model(spec, tok.eos_token_id, tok.pad_token_id).to(device)
     optimizer, began = make_optimizer(model, recipe), time.time()
