@@ -27,7 +27,7 @@ import time
 import torch
 from transformers import AutoModelForCausalLM
 
-import coca_eval  # noqa: F401  (registers the zoo's model types)
+from coca_eval.models.registration import register_model_types
 from coca_eval.passkey.prompts import KEY_RANGE, PasskeySample
 from coca_eval.zoo.data import TrainingStream
 from coca_eval.zoo.datasets import ZooData
@@ -113,6 +113,7 @@ def report(model, stream, tok, step: int) -> None:
 
 
 def main() -> None:
+    register_model_types()  # an ``init=`` zoo model may be a CoCA, ALiBi or p-RoPE one
     torch.manual_seed(0)
     steps, lr = int(ARGS.get("steps", 600)), float(ARGS.get("lr", 1e-3))
     data = ZooData.load(512)
