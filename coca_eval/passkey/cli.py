@@ -8,6 +8,7 @@ import click
 
 from coca_eval.cli.options import RegistryChoice, method_options
 from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.passkey.params import BOS_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
 
 PRESET = "zoo-passkey"
@@ -32,6 +33,12 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     "--depths", key="depths", help="stratified | random | comma list of fractions, e.g. 0,0.25,0.5,0.75,1."
 )
 @_preset_option("--template", key="template", type=RegistryChoice(TEMPLATES), help="Prompt wording.")
+@_preset_option(
+    "--bos",
+    key="bos",
+    type=click.Choice(BOS_CHOICES),
+    help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
+)
 @click.option(
     "--dump-samples",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -76,6 +83,6 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
     written = save_default(run, output, "passkey")
     heading = (
         f"[bold]Passkey accuracy[/bold], {params.samples} samples per length, template {params.template}, "
-        f"greedy <= {params.max_new_tokens} tokens"
+        f"greedy <= {params.max_new_tokens} tokens" + ("" if params.bos == "auto" else f", BOS {params.bos}")
     )
     print_length_table(run, heading, 2, written)

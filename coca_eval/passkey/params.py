@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import StrictFloat, StrictInt, StrictStr
 
+from coca_eval.errors import CocaEvalError
 from coca_eval.params import (
     PositiveCount,
     PresetLengths,
@@ -16,6 +17,8 @@ from coca_eval.params import (
 )
 from coca_eval.passkey.prompts import parse_depths
 from coca_eval.passkey.templates import TEMPLATES
+
+BOS_CHOICES = ("auto", "always", "never")
 
 
 @dataclass(frozen=True)
@@ -28,9 +31,15 @@ class PasskeyParams:
     max_new_tokens: int = 64
     depths: str = "stratified"
     template: str = "landmark"
+    bos: str = "auto"  # BOS in front of the prompt: the tokenizer's default, always, or never
 
     def identity(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields that change a number; ``bos`` only when it is not ``auto``, so the default keeps the
+        identity (and journals) it had before the option existed."""
+        values = asdict(self)
+        if self.bos == "auto":
+            del values["bos"]
+        return values
 
     def longest_sequence(self) -> int:
         """Prompt plus answer: what engines that size their context up front must hold."""
@@ -46,6 +55,7 @@ class PasskeyPresetParams(PresetParams):
     max_new_tokens: PositiveCount = None
     depths: StrictStr | StrictFloat = None
     template: StrictStr = None
+    bos: Literal[BOS_CHOICES] = None
 
 
 def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
@@ -57,4 +67,6 @@ def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
         require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
     parse_depths(params.depths)
     TEMPLATES.get(params.template)
+    if params.bos not in BOS_CHOICES:
+        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
     return params

@@ -20,8 +20,14 @@ from coca_eval.results import Cell
 
 
 def prompt_builder(params: PasskeyParams, backend) -> PromptBuilder:
-    """BOS goes in front when the model's tokenizer puts it there by default."""
-    bos = backend.bos_token_id if backend.adds_bos else None
+    """BOS goes in front as ``params.bos`` says. ``auto``: when the tokenizer puts it there by default
+    (LLaMA, Gemma). ``always``: also where it does not, for models trained on a stream in which every
+    document follows the BOS/separator token (GPT-2's convention; the zoo's models, whose passkey
+    examples always followed it in training). ``never``: not even where the tokenizer would."""
+    if params.bos == "always" and backend.bos_token_id is None:
+        raise CocaEvalError("--bos always needs a BOS token, and this tokenizer has none")
+    wanted = params.bos == "always" or (params.bos == "auto" and backend.adds_bos)
+    bos = backend.bos_token_id if wanted else None
     return PromptBuilder(TEMPLATES.get(params.template), backend.encode, bos)
 
 

@@ -2,7 +2,10 @@
 
 Digits are split one per token, so a five-digit pass key is five tokens whatever the number, and the
 retrieval skill the models learn does not depend on which numbers the merges happened to favour.
-The tokenizer adds no BOS (like GPT-NeoX and SmolLM2); ``<|endoftext|>`` separates documents.
+``<|endoftext|>`` separates documents in the training stream, so it is also the tokenizer's BOS token,
+as in GPT-2: not added by default (perplexity windows are read as they were trained, from anywhere in
+a document), and put in front of a passkey prompt with ``--bos always`` (every passkey example the
+models trained on followed it).
 """
 
 from __future__ import annotations
@@ -28,4 +31,4 @@ def train_tokenizer(texts: list[str], vocab_size: int) -> PreTrainedTokenizerFas
         show_progress=False,
     )
     core.train_from_iterator(texts, trainer=trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=core, eos_token=EOS, pad_token=PAD)
+    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token=EOS, eos_token=EOS, pad_token=PAD)

@@ -112,3 +112,38 @@ def test_smollm2_retrieves_passkeys(tmp_path):
     cells = load_run(out).cells
     assert [c.length for c in cells] == [512, 1024]
     assert all(c.value >= 0.9 for c in cells), [c.value for c in cells]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "policy", "starts_with_bos"),
+    [
+        ("tiny_llama_dir", "always", True),
+        ("tiny_llama_dir", "auto", False),
+        ("tiny_llama_bos_dir", "never", False),
+    ],
+)
+def test_bos_policy_reaches_every_prompt(request, tmp_path, fixture, policy, starts_with_bos):
+    """--bos always puts the tokenizer's BOS in front even where it adds none; never leaves it out."""
+    out, dump = tmp_path / "pk.json", tmp_path / "samples.jsonl"
+    result = run_cli(
+        "passkey",
+        "--model",
+        request.getfixturevalue(fixture),
+        "--lengths",
+        "230",
+        "--samples",
+        "2",
+        "--max-new-tokens",
+        "4",
+        "--bos",
+        policy,
+        "--output",
+        out,
+        "--dump-samples",
+        dump,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert len(lines) == 2 and all(len(r["prompt_ids"]) == 230 for r in lines)
+    assert all((r["prompt_ids"][0] == 0) == starts_with_bos for r in lines)  # "<s>" is id 0
+    assert load_run(out).config["params"].get("bos", "auto") == policy  # auto: recorded by absence

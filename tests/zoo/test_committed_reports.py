@@ -17,24 +17,27 @@ from coca_eval.results import load_run
 
 ZOO = Path(__file__).resolve().parents[2] / "reports" / "zoo"
 RUNS = ZOO / "runs"
+COLD = RUNS / "cold-start"
 
 
-# Table 3's passkey run (runs/table3_passkey.json) is missing on purpose while its shards are being
-# finished: `bash scripts/zoo_reports.sh shards_table3` resumes them from runs/shards/ and merges it.
+# The passkey runs in runs/cold-start/ read every prompt from position 0 with nothing in front; the zoo's
+# models trained on passkey examples that each followed <|endoftext|>, and scripts/zoo_reports.sh now
+# puts it in front (--bos always). Its 100-sample tables are being recomputed; runs/bos-reading/ holds a
+# 20-sample reading of Table 2 that way. Table 3's cold-start passkey run was stopped unfinished.
 COMMITTED = [
     "bar_heldout_ppl.json",
     "bar_train_ppl.json",
     "table1_ppl.json",
-    "table2_passkey.json",
+    "cold-start/table2_passkey.json",
     "table3_ppl.json",
     "prope_heldout_ppl.json",
     "prope_outside_ppl.json",
     "finetune_ppl.json",
-    "finetune_passkey.json",
+    "cold-start/finetune_passkey.json",
     "table4_ppl.json",
-    "table4_passkey.json",
+    "cold-start/table4_passkey.json",
     "vllm_ppl.json",
-    "vllm_passkey.json",
+    "cold-start/vllm_passkey.json",
 ]
 
 
@@ -84,7 +87,7 @@ def test_the_committed_table2_shows_retrieval_inside_the_window_only():
     """Table 2 in miniature: RoFormer and ALiBi retrieve inside the trained window (62 and 98 of 100 at
     512); past it RoFormer retrieves nothing and ALiBi's rate falls with length; the CoCA rows never
     retrieve."""
-    run = load_run(RUNS / "table2_passkey.json")
+    run = load_run(RUNS / "cold-start" / "table2_passkey.json")
     assert passkey(run, "RoFormer", 512) >= 0.5 and passkey(run, "ALiBi", 512) >= 0.9
     assert all(passkey(run, "RoFormer", n) == 0 for n in (1024, 2048, 4096, 8192))
     alibi = [passkey(run, "ALiBi", 512 * 2**k) for k in range(6)]
@@ -142,7 +145,7 @@ def test_the_committed_vllm_runs_read_as_hf():
     the very same string (the one that differs is a wrong answer of zoo-rope-ft-coca, ` 79877.`
     against ` 78987.`: greedy decoding between near-equal digits, where float order decides)."""
     by_backend = {}
-    for name in ("vllm_ppl.json", "vllm_passkey.json"):
+    for name in ("vllm_ppl.json", "cold-start/vllm_passkey.json"):
         for cell in load_run(RUNS / name).cells:
             model, backend = cell.method.rsplit(" ", 1)
             by_backend.setdefault((cell.metric, model, cell.length), {})[backend] = cell
@@ -164,9 +167,9 @@ def test_the_committed_vllm_runs_read_as_hf():
 @pytest.mark.parametrize(
     ("name", "methods_file"),
     [
-        ("table2_passkey.json", "table1"),
-        ("table4_passkey.json", "table4"),
-        ("finetune_passkey.json", "finetune"),
+        ("cold-start/table2_passkey.json", "table1"),
+        ("cold-start/table4_passkey.json", "table4"),
+        ("cold-start/finetune_passkey.json", "finetune"),
     ],
 )
 def test_a_merged_passkey_table_has_every_row_at_every_length_with_100_answers(name, methods_file):
@@ -180,27 +183,28 @@ def test_a_merged_passkey_table_has_every_row_at_every_length_with_100_answers(n
     assert all(c.n == 100 and len(c.detail["samples"]) == 100 for c in run.cells)
 
 
-def test_the_unfinished_table3_passkey_shards_are_committed_to_resume():
-    """Table 3's passkey run is being finished (see COMMITTED): all six shard journals are committed,
-    so `zoo_reports.sh shards_table3` resumes them instead of starting 3600 answers again."""
-    journals = sorted((RUNS / "shards").glob("table3_passkey.shard-*-of-6.*journal.jsonl"))
+def test_the_stopped_table3_cold_start_shards_are_committed():
+    """Table 3's cold-start passkey run was stopped at 3362 of 3600 answers when the protocol changed:
+    all six shard journals are committed as the record of what it had read."""
+    journals = sorted((COLD / "shards").glob("table3_passkey.shard-*-of-6.*journal.jsonl"))
     assert len(journals) == 6
     parts = [line for j in journals for line in j.read_text().splitlines() if '"kind": "part"' in line]
-    assert len(parts) >= 2700  # answers journaled so far (2771 when the GPU's time ran out)
+    assert len(parts) == 3362
 
 
 def _journaled_keys(table: str, count: int) -> set[str]:
     """Every cell key in one table's committed shard journals, read as text (a Journal would lock them)."""
     keys = set()
-    for path in (RUNS / "shards").glob(f"{table}_passkey.shard-*-of-{count}.*journal.jsonl"):
+    for path in (COLD / "shards").glob(f"{table}_passkey.shard-*-of-{count}.*journal.jsonl"):
         keys |= {json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()}
     return keys
 
 
-def test_the_report_script_resumes_the_committed_passkey_shards():
-    """scripts/zoo_reports.sh asks for the passkey preset at 512..16k: for every table its shards steps
-    run, the cell keys it forms for the table's methods and lengths are exactly the ones the committed
-    shard journals hold (a changed protocol, model or preset would silently start every sample again)."""
+def test_the_report_script_reads_with_bos_and_the_cold_start_journals_without():
+    """scripts/zoo_reports.sh asks for the passkey preset at 512..16k with --bos always. For every table
+    its shards steps run, the cold-start journals hold exactly cells the preset forms without BOS (the
+    ``auto`` identity is the one they were written under), and none the script's --bos always forms: the
+    new reading starts afresh instead of mixing in answers read the other way."""
     from coca_eval.methods import load_methods_file
     from coca_eval.models.presets import model_fingerprint
     from coca_eval.passkey.params import make_passkey_params
@@ -208,16 +212,20 @@ def test_the_report_script_resumes_the_committed_passkey_shards():
     from coca_eval.presets import get_preset
 
     script = (ZOO.parents[1] / "scripts" / "zoo_reports.sh").read_text()
-    assert 'PASSKEY=(--preset passkey --lengths 512..16k --samples "$PASSKEY_SAMPLES")' in script
+    assert 'PASSKEY=(--preset passkey --bos always --lengths 512..16k --samples "$PASSKEY_SAMPLES")' in script
     shards = re.search(r"SHARDS=\((.*?)\)", script).group(1)  # what every shards step runs and merges
     sharded = re.findall(r'"(\w+) (\w+) (\d+)"', shards)
     assert {table for _, table, _ in sharded} == {"table2", "table3", "table4", "finetune"}
-    params = make_passkey_params({**get_preset("passkey", "passkey").params, "lengths": "512..16k"})
-    task = PasskeyTask(params, journal=None, progress=None)
+    preset = {**get_preset("passkey", "passkey").params, "lengths": "512..16k"}
     for methods_file, table, count in sharded:
         methods = load_methods_file(ZOO / "methods" / f"{methods_file}.yaml", "float32", "hf")
-        formed = [task.cell_key(m, model_fingerprint(m.model), n) for m in methods for n in params.lengths]
         journaled = _journaled_keys(table, int(count))
-        assert formed[0] in journaled, table
-        stray = journaled - set(formed)
-        assert not stray, f"{table}: {len(stray)} journaled cells the script never forms"
+        formed = {}
+        for bos in ("auto", "always"):
+            params = make_passkey_params({**preset, "bos": bos})
+            task = PasskeyTask(params, journal=None, progress=None)
+            formed[bos] = {
+                task.cell_key(m, model_fingerprint(m.model), n) for m in methods for n in params.lengths
+            }
+        assert journaled and journaled <= formed["auto"], table
+        assert not journaled & formed["always"], table

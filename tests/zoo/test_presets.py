@@ -7,6 +7,7 @@ import pytest
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.presets import MODEL_PRESETS, resolve_model
 from coca_eval.zoo.catalog import ZOO
+from coca_eval.zoo.finetunes import FINETUNES
 from coca_eval.zoo.shipped import shipped_dir
 
 
@@ -46,3 +47,22 @@ def test_an_untrained_entry_says_how_to_train_it(name, monkeypatch, tmp_path):
     monkeypatch.setattr(shipped, "CHECKPOINTS", tmp_path)  # an install without the weights
     with pytest.raises(CocaEvalError, match=f"coca-eval zoo train {name}"):
         resolve_model(name)
+
+
+@pytest.mark.parametrize("name", [n for n in [*ZOO, *FINETUNES] if shipped_dir(n)])
+def test_a_shipped_tokenizer_knows_the_document_start_but_does_not_add_it(name):
+    """``<|endoftext|>`` separated the training documents, so it is the BOS a passkey prompt gets with
+    ``--bos always``; perplexity windows (``--bos auto``) stay as they were trained, without it."""
+    from transformers import AutoTokenizer
+
+    from coca_eval.backends.tokenizers import tokenizer_adds_bos
+
+    tokenizer = AutoTokenizer.from_pretrained(shipped_dir(name))
+    assert tokenizer.bos_token == tokenizer.eos_token == "<|endoftext|>"
+    assert not tokenizer_adds_bos(tokenizer)
+
+
+def test_the_default_passkey_run_puts_the_document_start_in_front():
+    from coca_eval.presets import get_preset
+
+    assert get_preset("zoo-passkey", "passkey").params["bos"] == "always"
