@@ -7,7 +7,9 @@ schedule, overriding recipe fields from the command line, and every ``every`` st
 line: the step, seconds, loss, the teacher-forced top-1 rate of the five answer digits on 32 fixed
 landmark examples of 200-500 tokens (the mean of ``probe_retrieval.digit_accuracy``'s five rates;
 chance about 0.1), and exact retrieval (greedy) on 20 harness prompts of 512 tokens
-(``probe_retrieval.retrieval``). ``deadline`` (seconds) ends training early, so a run that is too slow still
+(``probe_retrieval.retrieval``), each read cold (``digits``, ``exact512``: nothing in front, as the
+recipe-v5 search read them) and after ``<|endoftext|>`` as in training (``digits_eos``,
+``exact512_eos``). ``deadline`` (seconds) ends training early, so a run that is too slow still
 says how far it got; the model is then saved to ``out`` for the harness to read.
 
     python reports/zoo/recipe-v5/gpu_search.py batch_size=64 steps=3000 passkey_fraction=0.1 \\
@@ -108,7 +110,9 @@ def main() -> None:
                 "s": round(time.time() - began),
                 "loss": round(loss, 3),
                 "digits": round(sum(digit_accuracy(model, stream, False)) / 5, 3),
+                "digits_eos": round(sum(digit_accuracy(model, stream, True)) / 5, 3),
                 "exact512": retrieval(model, stream, tok),
+                "exact512_eos": retrieval(model, stream, tok, eos=True),
             }
             print(json.dumps(line), flush=True)
             model.train()

@@ -82,12 +82,15 @@ def digit_accuracy(model, stream: TrainingStream, eos: bool, n: int = 32) -> lis
 
 
 @torch.no_grad()
-def retrieval(model, stream: TrainingStream, tok, length: int = 512, n: int = 20) -> float:
+def retrieval(model, stream: TrainingStream, tok, length: int = 512, n: int = 20, eos: bool = False) -> float:
+    """Exact greedy retrieval on ``n`` prompts of ``length`` tokens; ``eos`` makes the first of them the
+    ``<|endoftext|>`` every training example followed (``--bos always`` in the harness)."""
     ok = 0
     for i in range(n):
         rng = random.Random(f"probe:{length}:{i}")
         key = rng.randint(*KEY_RANGE)
-        prompt = stream.builder.build(PasskeySample(i, key, (i + rng.random()) / n), length).ids
+        prompt = stream.builder.build(PasskeySample(i, key, (i + rng.random()) / n), length - eos).ids
+        prompt = [stream.eos] * eos + prompt
         ids = torch.tensor([prompt], device=model.device)  # (1, length)
         out = model.generate(ids, max_new_tokens=7, do_sample=False, pad_token_id=stream.eos)
         ok += str(key) in tok.decode(out[0, ids.shape[1] :])
