@@ -38,6 +38,7 @@ COMMITTED = [
     "cold-start/table4_passkey.json",
     "vllm_ppl.json",
     "cold-start/vllm_passkey.json",
+    "bos-reading/table2_passkey.json",
 ]
 
 
@@ -83,10 +84,26 @@ def test_the_committed_table1_shows_the_readme_picture():
     assert ppl(run, "NoPE", 16384) / ppl(run, "NoPE", 512) >= 100
 
 
+def test_table2_read_as_trained_shows_every_model_retrieving_and_ntk_coca_best_past_the_window():
+    """With <|endoftext|> in front (20 samples, 512..4k): every from-scratch model retrieves at 512
+    (0.95-1.00); past the window RoFormer, CoCA and p-RoPE retrieve nothing, dynamic NTK & CoCA is the
+    best RoPE row (0.50 at 1k, 0.15 at 2k against dynamic NTK's 0.25 and 0), ALiBi fades with length."""
+    run = load_run(RUNS / "bos-reading" / "table2_passkey.json")
+    assert run.config["params"]["bos"] == "always"
+    plain = ("ALiBi", "RoFormer", "RoFormer + CoCA", "NoPE", "p-RoPE (p=0.75)")
+    assert all(passkey(run, m, 512) >= 0.9 for m in plain)
+    for m in ("RoFormer", "RoFormer + CoCA", "p-RoPE (p=0.75)"):
+        assert all(passkey(run, m, n) == 0 for n in (1024, 2048, 4096)), m
+    for n in (1024, 2048):
+        assert passkey(run, "RoFormer + dynamic NTK & CoCA", n) > passkey(run, "RoFormer + dynamic NTK", n)
+    alibi = [passkey(run, "ALiBi", 512 * 2**k) for k in range(4)]
+    assert alibi == sorted(alibi, reverse=True) and 0 < alibi[-1] < 0.5
+
+
 def test_the_committed_table2_shows_retrieval_inside_the_window_only():
-    """Table 2 in miniature: RoFormer and ALiBi retrieve inside the trained window (62 and 98 of 100 at
-    512); past it RoFormer retrieves nothing and ALiBi's rate falls with length; the CoCA rows never
-    retrieve."""
+    """Table 2 in miniature read cold (nothing in front of the prompt): RoFormer and ALiBi retrieve inside
+    the trained window (62 and 98 of 100 at 512); past it RoFormer retrieves nothing and ALiBi's rate
+    falls with length; the CoCA rows, which need the document-start token, never retrieve."""
     run = load_run(RUNS / "cold-start" / "table2_passkey.json")
     assert passkey(run, "RoFormer", 512) >= 0.5 and passkey(run, "ALiBi", 512) >= 0.9
     assert all(passkey(run, "RoFormer", n) == 0 for n in (1024, 2048, 4096, 8192))
