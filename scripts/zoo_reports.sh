@@ -16,7 +16,8 @@
 # - Tables 1, 3, fine-tuning and 4: the outside books (Jane Austen, never trained on) cut into parts,
 #   8 documents x 16384 tokens, S = 512, 512..16k: documents are the gate's units, so more than two;
 # - Table 2 and the passkey columns: the passkey preset at 512..16k (landmark prompt, stratified depths,
-#   seed 0, greedy, up to 64 new tokens), each prompt after <|endoftext|> as in training (--bos always).
+#   seed 0, greedy, up to 64 new tokens), each prompt after <|endoftext|> as in training (the zoo presets
+#   declare it, so --bos auto puts it there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=reports/zoo/runs
@@ -27,9 +28,9 @@ PPL_LONG=(--dataset zoo:outside:parts --num-docs 8 --doc-tokens 16384 --lengths 
 PASSKEY_SAMPLES=${PASSKEY_SAMPLES:-100}
 # The passkey preset (the CoCA paper's protocol: landmark prompt, stratified depths, seed 0, answers of
 # up to 64 tokens), not the zoo-passkey default (16 tokens): the journals in runs/shards/ are keyed by it.
-# --bos always: the zoo tokenizer's BOS (<|endoftext|>, the document separator every passkey example
-# followed in training) starts each prompt; runs/cold-start/ holds the tables read without it.
-PASSKEY=(--preset passkey --bos always --lengths 512..16k --samples "$PASSKEY_SAMPLES")
+# The zoo tokenizer's BOS (<|endoftext|>, the document separator every passkey example followed in
+# training) starts each prompt; runs/cold-start/ holds the tables read without it.
+PASSKEY=(--preset passkey --lengths 512..16k --samples "$PASSKEY_SAMPLES")
 
 step_bar() {
   coca-eval ppl --model zoo-rope --rope none --rope dynamic:4 --dataset zoo:heldout --num-docs 2 \
@@ -73,8 +74,8 @@ step_vllm() {
   local cli=${VLLM_CLI:-.venv-vllm/bin/coca-eval}
   "$cli" ppl --methods "$M/vllm.yaml" --dataset zoo:heldout --num-docs 1 --doc-tokens 4096 \
     --lengths 512..4k --stride 512 "${DEV[@]}" --output "$OUT/vllm_ppl.json"
-  "$cli" passkey --methods "$M/vllm.yaml" --preset passkey --bos always --lengths 512,1024 --samples 10 \
-    "${DEV[@]}" --output "$OUT/vllm_passkey.json"
+  "$cli" passkey --methods "$M/vllm.yaml" --preset passkey --lengths 512,1024 --samples 10 "${DEV[@]}" \
+    --output "$OUT/vllm_passkey.json"
 }
 # The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
 # the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards

@@ -33,6 +33,9 @@ class ModelPreset:
     trained_context: int
     materialize: Callable[[], Path]
     fingerprint: str
+    # Trained on documents that each follow the BOS token, which the tokenizer does not add (the zoo's
+    # <|endoftext|>): `passkey --bos auto` puts it in front of a prompt, as every training example had.
+    prompt_starts_with_bos: bool = False
 
 
 MODEL_PRESETS = Registry[ModelPreset]("model preset")

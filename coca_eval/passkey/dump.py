@@ -43,7 +43,9 @@ def write_sample_dump(run: Run, methods: Sequence[MethodSpec], params: PasskeyPa
             continue
         method = by_label[cell.method]
         if method.model not in builders:
-            builders[method.model] = prompt_builder(params, _TokenizerOnly(resolve_model(method.model)[0]))
+            builders[method.model] = prompt_builder(
+                params, _TokenizerOnly(resolve_model(method.model)[0]), method.model
+            )
         prompts = build_prompts(params, builders[method.model], cell.length)
         samples = (
             cell.detail["samples"] if cell.status == "ok" else cell.detail["parts"].values()

@@ -19,14 +19,23 @@ from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
 
 
-def prompt_builder(params: PasskeyParams, backend) -> PromptBuilder:
+def starts_with_bos(model: str | None) -> bool:
+    """Whether ``model`` is a preset trained on documents that each follow its BOS token, which its
+    tokenizer does not add (the zoo's models): ``--bos auto`` then puts BOS in front of the prompt too."""
+    from coca_eval.models.presets import MODEL_PRESETS
+
+    return model in MODEL_PRESETS and MODEL_PRESETS.get(model).prompt_starts_with_bos
+
+
+def prompt_builder(params: PasskeyParams, backend, model: str | None = None) -> PromptBuilder:
     """BOS goes in front as ``params.bos`` says. ``auto``: when the tokenizer puts it there by default
-    (LLaMA, Gemma). ``always``: also where it does not, for models trained on a stream in which every
-    document follows the BOS/separator token (GPT-2's convention; the zoo's models, whose passkey
-    examples always followed it in training). ``never``: not even where the tokenizer would."""
+    (LLaMA, Gemma), or when ``model`` is a preset whose training documents each followed it (the zoo:
+    every passkey example it trained on came after ``<|endoftext|>``). ``always``: for any model, where
+    the tokenizer has a BOS token. ``never``: not even where the tokenizer would."""
     if params.bos == "always" and backend.bos_token_id is None:
         raise CocaEvalError("--bos always needs a BOS token, and this tokenizer has none")
-    wanted = params.bos == "always" or (params.bos == "auto" and backend.adds_bos)
+    auto = backend.adds_bos or starts_with_bos(model)
+    wanted = params.bos == "always" or (params.bos == "auto" and auto)
     bos = backend.bos_token_id if wanted else None
     return PromptBuilder(TEMPLATES.get(params.template), backend.encode, bos)
 
@@ -65,10 +74,12 @@ class PasskeyTask:
             "params": {**self.params.identity(), "lengths": None},
             "length": length,
         }
+        if self.params.bos == "auto" and starts_with_bos(method.model):
+            identity["params"]["bos"] = "auto (the preset's documents start with BOS)"  # not a cold reading
         return cell_key(identity)
 
     def prepare(self, method: MethodSpec, backend) -> PromptBuilder:
-        return prompt_builder(self.params, backend)
+        return prompt_builder(self.params, backend, method.model)
 
     def evaluate(self, method: MethodSpec, backend, builder: PromptBuilder, length: int, key: str) -> Cell:
         base = dict(task="passkey", method=method.label, metric="accuracy", length=length)

@@ -51,6 +51,7 @@ def register_zoo_presets(registry, preset_class) -> None:
                 trained_context=context,
                 materialize=lambda n=name: _materialize(n),
                 fingerprint=_fingerprint(name),
+                prompt_starts_with_bos=True,  # every training document followed <|endoftext|>
             ),
         )
 

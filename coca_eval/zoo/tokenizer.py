@@ -4,8 +4,8 @@ Digits are split one per token, so a five-digit pass key is five tokens whatever
 retrieval skill the models learn does not depend on which numbers the merges happened to favour.
 ``<|endoftext|>`` separates documents in the training stream, so it is also the tokenizer's BOS token,
 as in GPT-2: not added by default (perplexity windows are read as they were trained, from anywhere in
-a document), and put in front of a passkey prompt with ``--bos always`` (every passkey example the
-models trained on followed it).
+a document), and put in front of a zoo preset's passkey prompts by ``--bos auto`` (every passkey
+example the models trained on followed it; the presets declare it).
 """
 
 from __future__ import annotations

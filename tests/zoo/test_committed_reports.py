@@ -217,32 +217,34 @@ def _journaled_keys(table: str, count: int) -> set[str]:
     return keys
 
 
-def test_the_report_script_reads_with_bos_and_the_cold_start_journals_without():
-    """scripts/zoo_reports.sh asks for the passkey preset at 512..16k with --bos always. For every table
-    its shards steps run, the cold-start journals hold exactly cells the preset forms without BOS (the
-    ``auto`` identity is the one they were written under), and none the script's --bos always forms: the
-    new reading starts afresh instead of mixing in answers read the other way."""
+def test_the_report_script_reads_with_bos_and_the_cold_start_journals_without(monkeypatch):
+    """scripts/zoo_reports.sh asks for the passkey preset at 512..16k, under which the zoo presets get the
+    document-start token in front. For every table its shards steps run, the cold-start journals hold
+    exactly cells the preset forms when a preset does not declare it (how they were written), and none
+    of the cells the script forms now: the new reading starts afresh instead of mixing in cold answers."""
     from coca_eval.methods import load_methods_file
     from coca_eval.models.presets import model_fingerprint
+    from coca_eval.passkey import task as passkey_task
     from coca_eval.passkey.params import make_passkey_params
-    from coca_eval.passkey.task import PasskeyTask
     from coca_eval.presets import get_preset
 
     script = (ZOO.parents[1] / "scripts" / "zoo_reports.sh").read_text()
-    assert 'PASSKEY=(--preset passkey --bos always --lengths 512..16k --samples "$PASSKEY_SAMPLES")' in script
+    assert 'PASSKEY=(--preset passkey --lengths 512..16k --samples "$PASSKEY_SAMPLES")' in script
     shards = re.search(r"SHARDS=\((.*?)\)", script).group(1)  # what every shards step runs and merges
     sharded = re.findall(r'"(\w+) (\w+) (\d+)"', shards)
     assert {table for _, table, _ in sharded} == {"table2", "table3", "table4", "finetune"}
-    preset = {**get_preset("passkey", "passkey").params, "lengths": "512..16k"}
+    params = make_passkey_params({**get_preset("passkey", "passkey").params, "lengths": "512..16k"})
+    task = passkey_task.PasskeyTask(params, journal=None, progress=None)
+
+    def keys(methods) -> set[str]:
+        return {task.cell_key(m, model_fingerprint(m.model), n) for m in methods for n in params.lengths}
+
     for methods_file, table, count in sharded:
         methods = load_methods_file(ZOO / "methods" / f"{methods_file}.yaml", "float32", "hf")
         journaled = _journaled_keys(table, int(count))
-        formed = {}
-        for bos in ("auto", "always"):
-            params = make_passkey_params({**preset, "bos": bos})
-            task = PasskeyTask(params, journal=None, progress=None)
-            formed[bos] = {
-                task.cell_key(m, model_fingerprint(m.model), n) for m in methods for n in params.lengths
-            }
-        assert journaled and journaled <= formed["auto"], table
-        assert not journaled & formed["always"], table
+        now = keys(methods)
+        with monkeypatch.context() as undeclared:
+            undeclared.setattr(passkey_task, "starts_with_bos", lambda model: False)
+            cold = keys(methods)
+        assert journaled and journaled <= cold, table
+        assert not journaled & now, table

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from coca_eval.errors import CocaEvalError
@@ -62,7 +64,29 @@ def test_a_shipped_tokenizer_knows_the_document_start_but_does_not_add_it(name):
     assert not tokenizer_adds_bos(tokenizer)
 
 
-def test_the_default_passkey_run_puts_the_document_start_in_front():
-    from coca_eval.presets import get_preset
+def test_a_zoo_prompt_starts_with_the_document_start_under_auto():
+    """The zoo presets declare that their training documents followed BOS: ``--bos auto`` (the default)
+    puts it in front of their passkey prompts and not of another model's; their cells are keyed apart
+    from a reading without it (the committed cold-start journals: test_committed_reports)."""
+    from transformers import AutoTokenizer
 
-    assert get_preset("zoo-passkey", "passkey").params["bos"] == "always"
+    from coca_eval.methods import MethodSpec
+    from coca_eval.passkey.params import make_passkey_params
+    from coca_eval.passkey.prompts import PasskeySample
+    from coca_eval.passkey.task import PasskeyTask, prompt_builder
+
+    tokenizer = AutoTokenizer.from_pretrained(shipped_dir("zoo-rope"))
+    backend = SimpleNamespace(
+        adds_bos=False,
+        bos_token_id=tokenizer.bos_token_id,
+        encode=lambda text: tokenizer(text, add_special_tokens=False).input_ids,
+    )
+    auto = make_passkey_params({})
+    zoo = prompt_builder(auto, backend, "zoo-rope").build(PasskeySample(0, 12345, 0.5), 300)
+    other = prompt_builder(auto, backend, "smollm2-135m").build(PasskeySample(0, 12345, 0.5), 300)
+    assert zoo.ids[0] == tokenizer.bos_token_id == tokenizer.eos_token_id
+    assert other.ids[0] != tokenizer.bos_token_id
+    task = PasskeyTask(auto, journal=None, progress=None)
+    never = PasskeyTask(make_passkey_params({"bos": "never"}), journal=None, progress=None)
+    zoo_method = MethodSpec(model="zoo-rope", label="RoFormer")
+    assert task.cell_key(zoo_method, "w", 512) != never.cell_key(zoo_method, "w", 512)

@@ -43,7 +43,7 @@ read_one() {
   [ -f "$m/config.json" ] || return
   python3 -m coca_eval ppl --model "$m" --dataset zoo:heldout --lengths 512,4096 --stride 512 --num-docs 2 \
     --doc-tokens 32768 --device cuda --output "$work/$name.ppl.json" > "$work/$name.ppl.out" 2>&1
-  python3 -m coca_eval passkey --model "$m" --lengths 512,1024,2048 --samples 20 --device cuda \
+  python3 -m coca_eval passkey --model "$m" --bos always --lengths 512,1024,2048 --samples 20 --device cuda \
     --output "$work/$name.passkey.json" > "$work/$name.passkey.out" 2>&1
 }
 for c in "${configs[@]}"; do set -- $c; read_one "$1" & done
