@@ -31,8 +31,6 @@ from coca_eval.data.documents import Document
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.debian_books import DEBIAN_BOOKS, DebianBook
 
-SPLITS = ("train", "heldout", "outside", "train-extra")
-
 SPLIT_BOOKS: dict[str, tuple[str, ...]] = {
     "train": (
         "paradise-lost",
@@ -59,6 +57,7 @@ SPLIT_BOOKS: dict[str, tuple[str, ...]] = {
         "scofield-new-testament",
     ),
 }
+SPLITS = tuple(SPLIT_BOOKS)
 
 
 def normalise(raw: str) -> str:

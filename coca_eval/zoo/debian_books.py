@@ -61,8 +61,8 @@ SWORD_TDAVID = DebianFile(
     "bcbfad701c5c4a061475b58309cebc42755a59e87478c8355227c5e046412b3f",
 )
 _RDB = "usr/lib/R/site-library/{}/data/Rdata.rdb"
-_KJV = "usr/share/sword/modules/texts/ztext/engKJV2006eb/{}"
-_COMMENTARY = "usr/share/sword/modules/comments/zcom/{}/{}"
+_KJV = "usr/share/sword/modules/texts/ztext/engKJV2006eb"
+_COMMENTARY = "usr/share/sword/modules/comments/zcom/{}"
 
 
 @dataclass(frozen=True)
@@ -97,16 +97,23 @@ def _austen(doc_id: str, title: str, year: str, index: int, sha: str) -> DebianB
     return DebianBook(doc_id, title, "Jane Austen", year, R_JANEAUSTENR, (member,), extract, sha)
 
 
+def _sword(
+    doc_id: str, title: str, author: str, year: str, archive: DebianFile, module: str, stem: str, sha: str
+):
+    """A SWORD module's block pair in directory ``module``: index ``STEMs`` and data ``STEMz`` (``ot.bz``:
+    ``ot.bzs`` and ``ot.bzz``), read by :func:`ztext_book` (zText and zCom share the container)."""
+    members = (f"{module}/{stem}s", f"{module}/{stem}z")
+    return DebianBook(doc_id, title, author, year, archive, members, ztext_book, sha)
+
+
 def _testament(doc_id: str, title: str, part: str, sha: str) -> DebianBook:
-    members = (_KJV.format(f"{part}.bzs"), _KJV.format(f"{part}.bzz"))
-    return DebianBook(doc_id, title, "King James translators", "1769", SWORD_KJV, members, ztext_book, sha)
+    return _sword(doc_id, title, "King James translators", "1769", SWORD_KJV, _KJV, f"{part}.bz", sha)
 
 
 def _commentary(doc_id: str, title: str, author: str, year: str, archive: DebianFile, files: str, sha: str):
-    """One testament of a SWORD commentary; ``files`` is ``MODULE/PART.EXT`` without the s/z suffix."""
+    """One testament of a SWORD commentary; ``files`` is ``MODULE/STEM`` (``mhcc/ot.bz``)."""
     module, stem = files.split("/")
-    members = (_COMMENTARY.format(module, f"{stem}s"), _COMMENTARY.format(module, f"{stem}z"))
-    return DebianBook(doc_id, title, author, year, archive, members, ztext_book, sha)
+    return _sword(doc_id, title, author, year, archive, _COMMENTARY.format(module), stem, sha)
 
 
 DEBIAN_BOOKS: dict[str, DebianBook] = {
