@@ -1,6 +1,7 @@
 """Our passkey path vs naive per-sample ``generate(max_new_tokens=64)``, side by side in one run.
 
-SmolLM2-135M, CPU float32, the paper's template and sampling. For each length:
+SmolLM2-135M by default (any ``--model``, with a ``--rope`` patch), CPU float32, the paper's template
+and sampling. For each length:
 
 * naive: every sample on its own, ``model.generate(prompt, max_new_tokens=64, do_sample=False)``;
 * ours: ``decode_prompts`` as ``coca-eval passkey`` runs it (shared-prefix KV reuse + early stop).
@@ -10,6 +11,11 @@ cannot favour it. Correctness (first integer == key) must be identical sample by
 tokens must be a prefix of what ``generate`` produced.
 
     python benchmarks/passkey_bench.py [--lengths 1024,2048] [--samples 20] [--report PATH]
+    python benchmarks/passkey_bench.py --model zoo-rope --rope dynamic:4 --lengths 2048,4096 \
+        --report reports/benchmarks/passkey_bench_dynamic.md
+
+With dynamic rope scaling the naive pass resets the tables before each sample (``generate`` would
+otherwise start from the scaling the previous sample grew to), so it is a fresh run every time.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def naive(backend, prompts, max_new_tokens) -> list[list[int]]:
     outputs = []
     for prompt in prompts:
+        backend.reset_dynamic_rope()
         ids = torch.tensor([prompt.ids])
         generated = backend.model.generate(
             ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=backend.tokenizer.eos_token_id
@@ -89,7 +96,8 @@ def render(frame: pd.DataFrame, args) -> str:
     shown = frame.assign(ratio=(frame["ours_s"] / frame["naive_s"]).map("{:.3f}x".format))
     head = (
         "# passkey_bench: coca-eval passkey path vs naive per-sample generate\n\n"
-        f"SmolLM2-135M, CPU float32, {torch.get_num_threads()} threads, torch {torch.__version__}; "
+        f"{args.model} (rope patch: {args.rope}), CPU float32, {torch.get_num_threads()} threads, "
+        f"torch {torch.__version__}; "
         f"{args.samples} samples per length, landmark template, greedy, "
         f"max_new_tokens={args.max_new_tokens}. "
         "`ratio` = ours / naive wall time (target <= 0.5x).\n\n"
@@ -102,13 +110,14 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default="smollm2-135m")
+    parser.add_argument("--rope", default="none", help="a --rope patch, e.g. dynamic:4")
     parser.add_argument("--lengths", default="1024,2048")
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--report", type=Path, default=ROOT / "reports" / "benchmarks" / "passkey_bench.md")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    backend = load_hf_backend(make_method(args.model, "none", None, "float32", "hf"))
+    backend = load_hf_backend(make_method(args.model, args.rope, None, "float32", "hf"))
     rows = []
     for length in map(int, args.lengths.split(",")):
         rows.append(bench_length(backend, length, args.samples, args.max_new_tokens))

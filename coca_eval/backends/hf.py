@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from coca_eval.backends import probes
+from coca_eval.backends import dynamic_rope, probes
 from coca_eval.backends.banded import banded_sdpa
 from coca_eval.backends.tail import tail_rows
 from coca_eval.backends.tokenizers import encode_plain, tokenizer_adds_bos
@@ -26,20 +26,6 @@ from coca_eval.methods import MethodSpec
 HEAD_CHUNK_BYTES = 512 * 2**20  # float32 logits held at once: ~512 rows of a 262k vocabulary
 CACHE_BLOCK_BYTES = 8 * 2**20  # logits reduced at a time: small enough to stay in the CPU's cache
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
-def _dynamic_rope_modules(model: torch.nn.Module) -> list[tuple[torch.nn.Module, str]]:
-    """Rotary modules that rescale with sequence length, with their buffer-name prefixes."""
-    found = []
-    for module in model.modules():
-        rope_type = getattr(module, "rope_type", None)
-        types = rope_type.values() if isinstance(rope_type, dict) else [rope_type]
-        if not any(isinstance(t, str) and "dynamic" in t for t in types):
-            continue
-        for name in list(vars(module)) + [n for n, _ in module.named_buffers(recurse=False)]:
-            if name.endswith("original_inv_freq"):
-                found.append((module, name[: -len("original_inv_freq")]))
-    return found
 
 
 def position_limit(config: Any) -> int | None:
@@ -81,7 +67,7 @@ class HFBackend:
         self.trained_context = trained_context
         self.device = next(model.parameters()).device
         self.softcap: float | None = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
-        self._dynamic = _dynamic_rope_modules(model)
+        self._dynamic = dynamic_rope.dynamic_rope_modules(model)
         self.fast_paths: frozenset[str] = frozenset()  # the plain path while the probes run
         self.fast_paths = probes.choose_fast_paths(self)
 
@@ -106,15 +92,12 @@ class HFBackend:
         return encode_plain(self.tokenizer, text)
 
     def reset_dynamic_rope(self) -> None:
-        """Make each forward scale dynamic rope for its own length.
+        """Make each forward scale dynamic rope for its own length (see :mod:`.dynamic_rope`)."""
+        dynamic_rope.reset(self._dynamic)
 
-        transformers only grows its cached scaling, so without this a 16k window followed by a 10k one
-        would reuse the 16k frequencies and results would depend on evaluation order.
-        """
-        for module, prefix in self._dynamic:
-            original = getattr(module, f"{prefix}original_inv_freq")
-            module.register_buffer(f"{prefix}inv_freq", original.clone(), persistent=False)
-            setattr(module, f"{prefix}max_seq_len_cached", module.original_max_seq_len)
+    def dynamic_rope_held_at(self, length: int):
+        """Context: dynamic rope scaled for a ``length``-token prompt while it is prefilled in pieces."""
+        return dynamic_rope.held_at(self._dynamic, length, self.device)
 
     def _head_nll(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """The head runs on up to HEAD_CHUNK_BYTES of logits at once (its weight is read once per chunk);

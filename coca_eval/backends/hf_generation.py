@@ -6,14 +6,18 @@
   shallowest, each cropping the cache back to its own prefix and computing only the rest. A crop only
   drops positions, so the next (shorter) prefix is still intact.
 
-The fast path is exact only where a position's keys do not depend on the total length. It is refused
-(naive per-sample decoding is used) for dynamic rope scaling once the sequence can exceed the trained
-length, and for sliding-window caches, which cannot be cropped back.
+The fast path gives the naive run's outputs (to float rounding) wherever a position's keys are the same
+in both. Dynamic rope scaling (dynamic NTK, dynamic YaRN) rescales with the sequence's length: a naive
+run prefills its whole prompt at the prompt's scaling, so the pieces are prefilled with the tables held
+at that length (:mod:`~coca_eval.backends.dynamic_rope`), which needs every prompt to have one length
+(the passkey prompts do); decoding then rescales token by token in both routes alike. Sliding-window
+caches cannot be cropped back, so they always take the naive route.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 import torch
 
@@ -64,16 +68,26 @@ class GreedyDecoder:
         prefix_lengths: Sequence[int],
         on_done: Callable[[int, list[int]], None],
     ) -> None:
-        """Decode every prompt, reusing the KV cache of their common prefix; calls ``on_done(i, tokens)``."""
+        """Decode every prompt, reusing the KV cache of their common prefix; calls ``on_done(i, tokens)``.
+
+        With dynamic rope every prompt has one length (see :func:`prefix_reuse_is_exact`)."""
         order = sorted(range(len(prompts)), key=lambda i: -prefix_lengths[i])
         longest = order[0]
-        self.backend.reset_dynamic_rope()
-        _, cache = self._forward(prompts[longest][: max(1, prefix_lengths[longest])])
+        with self._prefill_scaling(len(prompts[longest])):
+            _, cache = self._forward(prompts[longest][: max(1, prefix_lengths[longest])])
         for i in order:
             keep = max(1, prefix_lengths[i])
             _crop_to(cache, keep)
-            logits, cache = self._forward(prompts[i][keep:], cache)
+            with self._prefill_scaling(len(prompts[i])):
+                logits, cache = self._forward(prompts[i][keep:], cache)
             on_done(i, self._continue(logits, cache))
+
+    def _prefill_scaling(self, length: int):
+        """Dynamic rope held at the whole prompt's scaling while a piece of it is prefilled."""
+        if self.backend.has_dynamic_rope:
+            return self.backend.dynamic_rope_held_at(length)
+        self.backend.reset_dynamic_rope()
+        return nullcontext()
 
 
 def decode_prompts(
@@ -89,8 +103,7 @@ def decode_prompts(
     """
     if not prompts:
         return False
-    total = max(map(len, prompts)) + decoder.max_new_tokens
-    reuse = prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, total)
+    reuse = prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, prompts)
     if reuse:
         decoder.shared_prefix(prompts, prefix_lengths, on_done)
     else:
@@ -106,7 +119,7 @@ def _crop_to(cache, keep: int) -> None:
         cache.crop(-surplus)
 
 
-def prefix_reuse_is_exact(backend, total_length: int) -> bool:
+def prefix_reuse_is_exact(backend, prompts: Sequence[Sequence[int]]) -> bool:
     """Whether cached prefixes give the very outputs a fresh per-sample run gives (see module doc)."""
     config = backend.model.config.get_text_config()
     if getattr(config, "sliding_window", None) and "sliding_attention" in (
@@ -115,7 +128,4 @@ def prefix_reuse_is_exact(backend, total_length: int) -> bool:
         return False
     if getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True):
         return False
-    return not (
-        backend.has_dynamic_rope
-        and (backend.trained_context is None or total_length > backend.trained_context)
-    )
+    return not backend.has_dynamic_rope or len({len(p) for p in prompts}) == 1
