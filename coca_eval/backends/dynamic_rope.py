@@ -12,6 +12,9 @@ consequences matter for evaluation:
   piece's own length, not the prompt's. :func:`held_at` scales the tables for the whole prompt's length
   first, exactly as one forward over the whole prompt would (through the module's own update, so the
   arithmetic is the same), and keeps them there while the shorter pieces run.
+* Answers. transformers rescales again with every generated token while the cached keys keep the
+  scaling they were computed with; vLLM holds the prompt's scaling for the whole answer. ``held_at``
+  can do either (``through_answer``), so the passkey task offers both (``--dynamic-rope``).
 """
 
 from __future__ import annotations
@@ -56,21 +59,34 @@ def _scale_for(modules: DynamicModules, length: int, device: torch.device) -> No
         module(probe, last, **layer)
 
 
+NEVER = 2**62
+"""A cached length no position reaches: the scaling never grows while it is set."""
+
+
 @contextmanager
-def held_at(modules: DynamicModules, length: int, device: torch.device) -> Iterator[None]:
+def held_at(
+    modules: DynamicModules, length: int, device: torch.device, through_answer: bool = False
+) -> Iterator[None]:
     """The tables a single forward over ``length`` tokens uses, kept for every forward inside.
 
-    Only positions below ``length`` may run inside: a later position would grow the scaling, as it
-    does during generation, which is why decoding happens outside. The shrink-back rule is switched
-    off inside (a short first piece must not undo the scaling) and restored on the way out.
+    The shrink-back rule is switched off inside (a short first piece must not undo the scaling). A
+    position at or past ``length`` grows the scaling as usual, as transformers does with every
+    generated token, unless ``through_answer``: then the prompt's scaling is held for the answer too,
+    as vLLM's engine holds the base it was built with. Both rules are restored on the way out.
     """
     reset(modules)
     _scale_for(modules, length, device)
-    trained = [module.original_max_seq_len for module, _ in modules]
+    saved = [
+        (module.original_max_seq_len, getattr(module, f"{p}max_seq_len_cached")) for module, p in modules
+    ]
     try:
-        for module, _ in modules:
+        for module, prefix in modules:
             module.original_max_seq_len = 0
+            if through_answer:
+                setattr(module, f"{prefix}max_seq_len_cached", NEVER)
         yield
     finally:
-        for (module, _), value in zip(modules, trained, strict=True):
-            module.original_max_seq_len = value
+        for (module, prefix), (trained, cached) in zip(modules, saved, strict=True):
+            module.original_max_seq_len = trained
+            if through_answer:
+                setattr(module, f"{prefix}max_seq_len_cached", cached)

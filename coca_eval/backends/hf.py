@@ -95,9 +95,10 @@ class HFBackend:
         """Make each forward scale dynamic rope for its own length (see :mod:`.dynamic_rope`)."""
         dynamic_rope.reset(self._dynamic)
 
-    def dynamic_rope_held_at(self, length: int):
-        """Context: dynamic rope scaled for a ``length``-token prompt while it is prefilled in pieces."""
-        return dynamic_rope.held_at(self._dynamic, length, self.device)
+    def dynamic_rope_held_at(self, length: int, through_answer: bool = False):
+        """Context: dynamic rope scaled for a ``length``-token prompt while it is prefilled in pieces
+        (and, ``through_answer``, while its answer is generated)."""
+        return dynamic_rope.held_at(self._dynamic, length, self.device, through_answer)
 
     def _head_nll(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """The head runs on up to HEAD_CHUNK_BYTES of logits at once (its weight is read once per chunk);
@@ -140,11 +141,13 @@ class HFBackend:
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
+        hold_dynamic_rope: bool = False,
     ) -> bool:
-        """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`.hf_generation`)."""
+        """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`.hf_generation`);
+        ``hold_dynamic_rope`` keeps the prompt's dynamic rope scaling for the answer."""
         from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 
-        decoder = GreedyDecoder(self, max_new_tokens)
+        decoder = GreedyDecoder(self, max_new_tokens, hold_dynamic_rope)
         return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse)
 
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:

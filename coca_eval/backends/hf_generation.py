@@ -10,8 +10,9 @@ The fast path gives the naive run's outputs (to float rounding) wherever a posit
 in both. Dynamic rope scaling (dynamic NTK, dynamic YaRN) rescales with the sequence's length: a naive
 run prefills its whole prompt at the prompt's scaling, so the pieces are prefilled with the tables held
 at that length (:mod:`~coca_eval.backends.dynamic_rope`), which needs every prompt to have one length
-(the passkey prompts do); decoding then rescales token by token in both routes alike. Sliding-window
-caches cannot be cropped back, so they always take the naive route.
+(the passkey prompts do); decoding then rescales token by token in both routes alike, or, with
+``hold_dynamic_rope``, keeps the prompt's scaling in both. Sliding-window caches cannot be cropped
+back, so they always take the naive route.
 """
 
 from __future__ import annotations
@@ -31,10 +32,14 @@ def _plain_decode(tokenizer) -> Callable[[Sequence[int]], str]:
 
 
 class GreedyDecoder:
-    """Greedy generation on an :class:`~coca_eval.backends.hf.HFBackend` with the passkey stop rule."""
+    """Greedy generation on an :class:`~coca_eval.backends.hf.HFBackend` with the passkey stop rule.
 
-    def __init__(self, backend, max_new_tokens: int) -> None:
+    ``hold_dynamic_rope``: the answer keeps the prompt's dynamic rope scaling (as vLLM's engine does)
+    instead of rescaling with every generated token (as transformers does)."""
+
+    def __init__(self, backend, max_new_tokens: int, hold_dynamic_rope: bool = False) -> None:
         self.backend, self.model, self.max_new_tokens = backend, backend.model, max_new_tokens
+        self.hold = hold_dynamic_rope and backend.has_dynamic_rope
         self.eos = eos_ids(self.model.generation_config, backend.tokenizer)
         self._decode = _plain_decode(backend.tokenizer)
         self._cache_keyword = cache_keyword(self.model)
@@ -57,6 +62,8 @@ class GreedyDecoder:
     @torch.inference_mode()
     def naive(self, prompt: Sequence[int]) -> list[int]:
         """One sample from scratch: prefill the whole prompt, then decode."""
+        if self.hold:
+            return self._answer(prompt, 0, None)
         self.backend.reset_dynamic_rope()
         logits, cache = self._forward(prompt)
         return self._continue(logits, cache)
@@ -73,20 +80,25 @@ class GreedyDecoder:
         With dynamic rope every prompt has one length (see :func:`prefix_reuse_is_exact`)."""
         order = sorted(range(len(prompts)), key=lambda i: -prefix_lengths[i])
         longest = order[0]
-        with self._prefill_scaling(len(prompts[longest])):
+        with self._scaling(len(prompts[longest])):
             _, cache = self._forward(prompts[longest][: max(1, prefix_lengths[longest])])
         for i in order:
             keep = max(1, prefix_lengths[i])
             _crop_to(cache, keep)
-            with self._prefill_scaling(len(prompts[i])):
-                logits, cache = self._forward(prompts[i][keep:], cache)
-            on_done(i, self._continue(logits, cache))
+            on_done(i, self._answer(prompts[i], keep, cache))
 
-    def _prefill_scaling(self, length: int):
+    def _answer(self, prompt: Sequence[int], keep: int, cache) -> list[int]:
+        """Prefill ``prompt[keep:]`` after the cached ``prompt[:keep]``, then decode the answer."""
+        with self._scaling(len(prompt), through_answer=self.hold):
+            logits, cache = self._forward(prompt[keep:], cache)
+            if self.hold:
+                return self._continue(logits, cache)
+        return self._continue(logits, cache)
+
+    def _scaling(self, length: int, through_answer: bool = False):
         """Dynamic rope held at the whole prompt's scaling while a piece of it is prefilled."""
         if self.backend.has_dynamic_rope:
-            return self.backend.dynamic_rope_held_at(length)
-        self.backend.reset_dynamic_rope()
+            return self.backend.dynamic_rope_held_at(length, through_answer)
         return nullcontext()
 
 

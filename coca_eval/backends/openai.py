@@ -84,9 +84,12 @@ class OpenAIBackend(TokenizerMixin):
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
+        hold_dynamic_rope: bool = False,
     ) -> bool:
         """Greedy completions spread over the servers; each server's own prefix cache (if on) does
-        any reuse. The tokenizer (cutting, re-encoding text) runs here, never in a request thread."""
+        any reuse. The tokenizer (cutting, re-encoding text) runs here, never in a request thread.
+        No rope patch reaches a server (see :func:`load_openai_backend`), so ``hold_dynamic_rope`` has
+        nothing to hold."""
         from coca_eval.backends.tokenizers import eos_ids
         from coca_eval.passkey.generation import cut_at_stop
 

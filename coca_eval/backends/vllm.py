@@ -149,9 +149,12 @@ class VllmBackend(TokenizerMixin):
         max_new_tokens: int,
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
+        hold_dynamic_rope: bool = False,
     ) -> bool:
         """All prompts in one batch (prefix caching shares their filler); ``prefix_reuse=False`` runs them
-        one at a time on an emptied prefix cache."""
+        one at a time on an emptied prefix cache. The engine built for the prompts' length holds its
+        dynamic rope base through the answer whatever ``hold_dynamic_rope`` says (see
+        :mod:`.vllm_rope`): holding is exact here, rescaling per token is not available."""
         from coca_eval.passkey.generation import cut_at_stop
 
         if not prompts:

@@ -8,7 +8,7 @@ import click
 
 from coca_eval.cli.options import RegistryChoice, method_options
 from coca_eval.cli.preset_options import preset_option_factory
-from coca_eval.passkey.params import BOS_CHOICES
+from coca_eval.passkey.params import BOS_CHOICES, DYNAMIC_ROPE_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
 
 PRESET = "zoo-passkey"
@@ -38,6 +38,12 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     key="bos",
     type=click.Choice(BOS_CHOICES),
     help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
+)
+@_preset_option(
+    "--dynamic-rope",
+    key="dynamic_rope",
+    type=click.Choice(DYNAMIC_ROPE_CHOICES),
+    help="Dynamic rope scaling in the answer: rescale per token (transformers) or hold the prompt's (vLLM).",
 )
 @click.option(
     "--dump-samples",
@@ -83,6 +89,8 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
     written = save_default(run, output, "passkey")
     heading = (
         f"[bold]Passkey accuracy[/bold], {params.samples} samples per length, template {params.template}, "
-        f"greedy <= {params.max_new_tokens} tokens" + ("" if params.bos == "auto" else f", BOS {params.bos}")
+        f"greedy <= {params.max_new_tokens} tokens"
+        + ("" if params.bos == "auto" else f", BOS {params.bos}")
+        + ("" if params.dynamic_rope == "rescale" else ", dynamic rope held through the answer")
     )
     print_length_table(run, heading, 2, written)

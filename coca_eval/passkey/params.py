@@ -19,6 +19,9 @@ from coca_eval.passkey.prompts import parse_depths
 from coca_eval.passkey.templates import TEMPLATES
 
 BOS_CHOICES = ("auto", "always", "never")
+DYNAMIC_ROPE_CHOICES = ("rescale", "hold")
+"""How dynamic rope scaling treats the answer: ``rescale`` with every generated token (transformers),
+or ``hold`` the prompt's scaling (vLLM's engine). The prompt itself is read at its own length either way."""
 
 
 @dataclass(frozen=True)
@@ -32,13 +35,15 @@ class PasskeyParams:
     depths: str = "stratified"
     template: str = "landmark"
     bos: str = "auto"  # BOS in front of the prompt: the tokenizer's default, always, or never
+    dynamic_rope: str = "rescale"  # see DYNAMIC_ROPE_CHOICES
 
     def identity(self) -> dict[str, Any]:
-        """The fields that change a number; ``bos`` only when it is not ``auto``, so the default keeps the
-        identity (and journals) it had before the option existed."""
+        """The fields that change a number; ``bos`` and ``dynamic_rope`` only when they are not the
+        default, so the default keeps the identity (and journals) it had before the options existed."""
         values = asdict(self)
-        if self.bos == "auto":
-            del values["bos"]
+        for name, default in (("bos", "auto"), ("dynamic_rope", "rescale")):
+            if values[name] == default:
+                del values[name]
         return values
 
     def longest_sequence(self) -> int:
@@ -56,6 +61,7 @@ class PasskeyPresetParams(PresetParams):
     depths: StrictStr | StrictFloat = None
     template: StrictStr = None
     bos: Literal[BOS_CHOICES] = None
+    dynamic_rope: Literal[DYNAMIC_ROPE_CHOICES] = None
 
 
 def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
@@ -69,4 +75,6 @@ def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
     TEMPLATES.get(params.template)
     if params.bos not in BOS_CHOICES:
         raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
+    if params.dynamic_rope not in DYNAMIC_ROPE_CHOICES:
+        raise CocaEvalError(f"--dynamic-rope must be one of {', '.join(DYNAMIC_ROPE_CHOICES)}")
     return params

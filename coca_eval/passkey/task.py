@@ -124,6 +124,7 @@ class PasskeyTask:
             self.params.max_new_tokens,
             record,
             self.prefix_reuse,
+            hold_dynamic_rope=self.params.dynamic_rope == "hold",
         )
         records = {i: self.journal.parts[key][str(i)] for i in mine}
         context = {

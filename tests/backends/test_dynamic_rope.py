@@ -56,3 +56,12 @@ def test_generation_grows_the_table_after_the_hold(backend):
     _forward(backend, 401)
     assert not torch.equal(_table(backend), held)
     assert torch.equal(_table(backend), _table_after_one_forward(backend, 401))
+
+
+def test_a_hold_through_the_answer_keeps_the_prompts_table(backend):
+    """What vLLM's engine does and ``--dynamic-rope hold`` asks for: no growth past the prompt."""
+    with backend.dynamic_rope_held_at(400, through_answer=True):
+        held = _table(backend)
+        _forward(backend, 450)
+        assert torch.equal(_table(backend), held)
+    assert backend.model.model.rotary_emb.max_seq_len_cached == 400

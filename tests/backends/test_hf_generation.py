@@ -18,13 +18,13 @@ def tiny_coca_dir(tmp_path_factory):
     return make_tiny_coca(tmp_path_factory.mktemp("tiny-coca"), "llama")
 
 
-def _assert_fast_path_equals_naive(model_dir, rope: str, length: int) -> None:
+def _assert_fast_path_equals_naive(model_dir, rope: str, length: int, hold: bool = False) -> None:
     """Six samples at ``length`` (stratified depths, so some keys sit before position 256, the trained
     length, and some after): the shared-prefix route returns the naive route's tokens."""
     backend = load_hf_backend(make_method(str(model_dir), rope, None, "float32", "hf"))
     params = make_passkey_params({"lengths": [length], "samples": 6, "max_new_tokens": 12})
     prompts = build_prompts(params, prompt_builder(params, backend), length)
-    decoder = GreedyDecoder(backend, params.max_new_tokens)
+    decoder = GreedyDecoder(backend, params.max_new_tokens, hold_dynamic_rope=hold)
     naive = [decoder.naive(p.ids) for p in prompts]
     assert prefix_reuse_is_exact(backend, [p.ids for p in prompts])
     fast = {}
@@ -41,6 +41,11 @@ def _assert_fast_path_equals_naive(model_dir, rope: str, length: int) -> None:
 )
 def test_fast_path_equals_naive(tiny_llama_bos_dir, rope, length):
     _assert_fast_path_equals_naive(tiny_llama_bos_dir, rope, length)
+
+
+@pytest.mark.parametrize("length", [230, 400])
+def test_fast_path_equals_naive_with_the_scaling_held_through_the_answer(tiny_llama_bos_dir, length):
+    _assert_fast_path_equals_naive(tiny_llama_bos_dir, "dynamic:2", length, hold=True)
 
 
 @pytest.mark.parametrize("rope", ["dynamic:4", "none"])

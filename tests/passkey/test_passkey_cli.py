@@ -147,3 +147,48 @@ def test_bos_policy_reaches_every_prompt(request, tmp_path, fixture, policy, sta
     assert len(lines) == 2 and all(len(r["prompt_ids"]) == 230 for r in lines)
     assert all((r["prompt_ids"][0] == 0) == starts_with_bos for r in lines)  # "<s>" is id 0
     assert load_run(out).config["params"].get("bos", "auto") == policy  # auto: recorded by absence
+
+
+def _answers(tmp_path, model_dir, name: str, *extra) -> list[str]:
+    out = tmp_path / f"{name}.json"
+    args = ["--lengths", "400", "--samples", "4", "--max-new-tokens", "8", "--output", out]
+    result = run_cli("passkey", "--model", model_dir, *args, *extra)
+    assert result.returncode == 0, result.stderr
+    (cell,) = load_run(out).cells
+    return [s["output"] for s in cell.detail["samples"]]
+
+
+@pytest.fixture(scope="module")
+def sharp_llama_dir(tmp_path_factory):
+    """The tiny LLaMA with attention sharp enough to feel its rotary base, and a head with clear
+    greedy winners: at the default initialisation rescaling and holding give the same tokens."""
+    import torch
+    from tiny_models import make_tiny_llama, sharpen_attention
+    from transformers import AutoModelForCausalLM
+
+    directory = make_tiny_llama(tmp_path_factory.mktemp("sharp-llama"), add_bos=True)
+    model = sharpen_attention(AutoModelForCausalLM.from_pretrained(directory), std=0.3)
+    with torch.no_grad():
+        model.get_output_embeddings().weight.normal_(0.0, 0.5)
+    model.save_pretrained(directory)
+    return directory
+
+
+def test_held_dynamic_rope_answers_as_the_prompts_fixed_ntk_base(sharp_llama_dir, tmp_path):
+    """--dynamic-rope hold reads a 400-token prompt (trained length 256) as the model with the NTK
+    base dynamic NTK x2 picks at 400 tokens, kept for the answer: the vLLM engine's reading. The
+    base is computed independently (the vLLM backend's float32 formula) and passed as a base patch.
+    The default rescales with every answer token, so its answers differ."""
+    from transformers import AutoConfig
+
+    from coca_eval.backends.vllm_rope import dynamic_ntk_theta
+
+    config = AutoConfig.from_pretrained(sharp_llama_dir)
+    theta = dynamic_ntk_theta(config, config.rope_parameters, 2.0, 400)
+    held = _answers(tmp_path, sharp_llama_dir, "held", "--rope", "dynamic:2", "--dynamic-rope", "hold")
+    fixed = _answers(tmp_path, sharp_llama_dir, "fixed", "--rope", f"base:{theta!r}")
+    rescaled = _answers(tmp_path, sharp_llama_dir, "rescaled", "--rope", "dynamic:2")
+    assert held == fixed
+    assert rescaled != held
+    assert load_run(tmp_path / "held.json").config["params"]["dynamic_rope"] == "hold"
+    assert "dynamic_rope" not in load_run(tmp_path / "rescaled.json").config["params"]

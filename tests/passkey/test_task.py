@@ -53,3 +53,12 @@ def test_auto_keeps_the_identity_it_had_before_the_option():
     auto, always = make_passkey_params({}), make_passkey_params({"bos": "always"})
     assert "bos" not in auto.identity()
     assert always.identity() == {**auto.identity(), "bos": "always"}
+
+
+def test_rescale_keeps_the_identity_it_had_before_the_option():
+    """Journals written before ``dynamic_rope`` existed resume under ``rescale``; hold is another cell."""
+    rescale, hold = make_passkey_params({}), make_passkey_params({"dynamic_rope": "hold"})
+    assert "dynamic_rope" not in rescale.identity()
+    assert hold.identity() == {**rescale.identity(), "dynamic_rope": "hold"}
+    with pytest.raises(CocaEvalError, match="--dynamic-rope must be one of rescale, hold"):
+        make_passkey_params({"dynamic_rope": "freeze"})
