@@ -16,17 +16,5 @@ pairs=(
   "finetune_ppl.json|zoo-rope + dynamic NTK|zoo-rope + dynamic NTK & CoCA"
   "table4_ppl.json|zoo-rope + PI|zoo-rope + CoCA & PI"
 )
-forward=$(mktemp) swapped=$(mktemp)
-trap 'rm -f "$forward" "$swapped"' EXIT
-{
-  echo "| file | baseline → candidate | length | baseline | candidate | change | 95 % interval | p (Holm) |"
-  echo "|---|---|---|---|---|---|---|---|"
-  for pair in "${pairs[@]}"; do
-    IFS='|' read -r file base cand <<< "$pair"
-    coca-eval gate --baseline "$file" --candidate "$file" --baseline-method "$base" \
-      --candidate-method "$cand" --json > "$forward" 2>/dev/null
-    coca-eval gate --baseline "$file" --candidate "$file" --baseline-method "$cand" \
-      --candidate-method "$base" --json > "$swapped" 2>/dev/null
-    python3 ../gate_rows.py "$file" "$forward" "$swapped"
-  done
-} > ../claims_ppl.md
+source ../gate_pairs.sh
+gate_table "${pairs[@]}" > ../claims_ppl.md

@@ -39,6 +39,7 @@ COMMITTED = [
     "vllm_ppl.json",
     "cold-start/vllm_passkey.json",
     "bos-reading/table2_passkey.json",
+    "dynamic-hold/passkey_hold.json",
 ]
 
 
@@ -98,6 +99,21 @@ def test_table2_read_as_trained_shows_every_model_retrieving_and_ntk_coca_best_p
         assert passkey(run, "RoFormer + dynamic NTK & CoCA", n) > passkey(run, "RoFormer + dynamic NTK", n)
     alibi = [passkey(run, "ALiBi", 512 * 2**k) for k in range(4)]
     assert alibi == sorted(alibi, reverse=True) and 0 < alibi[-1] < 0.5
+
+
+def test_dynamic_ntk_held_through_the_answer_retrieves_inside_the_window_and_strict_trails_past_it():
+    """--dynamic-rope hold (20 samples, 512..4k): every dynamic-NTK row retrieves at 512 (where the
+    rescaling reading lost it), CoCA-Strict trails CoCA-Slack at 1k under every factor, and the claims
+    table quotes the gate's p for it."""
+    run = load_run(RUNS / "dynamic-hold" / "passkey_hold.json")
+    assert run.config["params"]["dynamic_rope"] == "hold"
+    assert all(passkey(run, m, 512) >= 0.95 for m in {c.method for c in run.cells})
+    for factor in (2, 4, 8):
+        assert passkey(run, f"CoCA-Strict ntk-{factor}", 1024) + 0.3 <= passkey(
+            run, f"CoCA-Slack ntk-{factor}", 1024
+        )
+    claims = (ZOO / "claims_passkey.md").read_text()
+    assert "| CoCA-Slack ntk-4 → CoCA-Strict ntk-4 | 1024 | 0.55 | 0.00 | -0.55 |" in claims
 
 
 def test_the_committed_table2_shows_retrieval_inside_the_window_only():

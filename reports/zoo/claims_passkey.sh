@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The gate's paired statistics behind the passkey claims in reports/zoo/README.md: one row per
+# (comparison, length), the candidate's accuracy minus the baseline's over the same samples (same keys,
+# same depths), its 95 % interval and the Holm-adjusted p of the paired test in the direction of the
+# change. Writes reports/zoo/claims_passkey.md.
+set -uo pipefail
+cd "$(dirname "$0")/runs"
+pairs=(
+  # dynamic NTK with the prompt's scaling held through the answer (--dynamic-rope hold, 20 samples)
+  "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-2|CoCA-Strict ntk-2"
+  "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-4|CoCA-Strict ntk-4"
+  "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-8|CoCA-Strict ntk-8"
+  "dynamic-hold/passkey_hold.json|RoFormer + dynamic NTK|CoCA-Slack ntk-4"
+)
+source ../gate_pairs.sh
+gate_table "${pairs[@]}" > ../claims_passkey.md
