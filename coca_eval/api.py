@@ -85,7 +85,7 @@ def evaluate(
     if spec.make_runner is None:
         raise CocaEvalError(f"task {spec.name!r} runs through its own command (coca-eval {spec.name})")
     if spec.check is not None:
-        spec.check(params)
+        spec.check(params, methods)
     if not runtime.share.whole and spec.combine is None:
         raise CocaEvalError(f"task {spec.name!r} cannot be split over processes (its spec has no combine)")
     check_overwrite(output, spec.name, params.identity(), runtime.force, runtime.share.config())

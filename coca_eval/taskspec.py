@@ -118,7 +118,7 @@ class TaskSpec:
     make_params: Callable[[dict[str, Any]], Any] | None = None
     make_runner: Callable[..., Any] | None = None
     finish: Callable[..., None] | None = None
-    check: Callable[[Any], None] | None = None  # fail fast on the params before any model loads
+    check: Callable[[Any, Any], None] | None = None  # (params, methods): fail fast before any model loads
     combine: Callable[..., Cell] | None = None  # parts -> cell without a model: the task can be split
     preset_params: str | None = None  # lazy "module:Model": the pydantic model a preset's params satisfy
     command: str | None = None  # lazy "module:attr" of its click command

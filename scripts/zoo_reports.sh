@@ -68,7 +68,8 @@ step_prope() {
     --lengths 512 --stride 512 "${DEV[@]}" --output "$OUT/prope_heldout_ppl.json"
   coca-eval ppl --methods "$M/prope.yaml" "${PPL_LONG[@]/512..16k/512}" "${DEV[@]}" --output "$OUT/prope_outside_ppl.json"
 }
-# The RoPE and CoCA models through hf and vLLM side by side; VLLM_CLI is coca-eval in a venv with vLLM
+# The RoPE and CoCA models through hf and vLLM side by side, also with dynamic NTK (the answer held at
+# the prompt's base, as vLLM's engine does); VLLM_CLI is coca-eval in a venv with vLLM
 # (scripts/install_vllm_cpu.sh makes .venv-vllm).
 step_vllm() {
   local cli=${VLLM_CLI:-.venv-vllm/bin/coca-eval}
@@ -76,6 +77,8 @@ step_vllm() {
     --lengths 512..4k --stride 512 "${DEV[@]}" --output "$OUT/vllm_ppl.json"
   "$cli" passkey --methods "$M/vllm.yaml" --preset passkey --lengths 512,1024 --samples 10 "${DEV[@]}" \
     --output "$OUT/vllm_passkey.json"
+  "$cli" passkey --methods "$M/vllm_dynamic.yaml" --preset passkey --lengths 512..2k --samples 10 \
+    --dynamic-rope hold "${DEV[@]}" --output "$OUT/vllm_dynamic_hold.json"
 }
 # The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
 # the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards

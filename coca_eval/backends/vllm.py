@@ -153,8 +153,9 @@ class VllmBackend(TokenizerMixin):
     ) -> bool:
         """All prompts in one batch (prefix caching shares their filler); ``prefix_reuse=False`` runs them
         one at a time on an emptied prefix cache. The engine built for the prompts' length holds its
-        dynamic rope base through the answer whatever ``hold_dynamic_rope`` says (see
-        :mod:`.vllm_rope`): holding is exact here, rescaling per token is not available."""
+        dynamic rope base through the answer (see :mod:`.vllm_rope`), which is what
+        ``hold_dynamic_rope`` asks for; the passkey task refuses per-token rescaling here before any
+        model loads."""
         from coca_eval.passkey.generation import cut_at_stop
 
         if not prompts:

@@ -19,8 +19,8 @@ from coca_eval.models.rope import RopePatch, apply_rope_patch
 DYNAMIC_NOTE = (
     "dynamic NTK: vLLM's dynamic rope is static, so the engine is re-created per sequence length with the "
     "NTK base transformers uses at that length (exact for ppl windows and passkey prompts); tokens generated "
-    "after the prompt keep the prompt's base, while transformers rescales per generated token (passkey "
-    "--dynamic-rope hold reads the hf backend the vLLM way)"
+    "after the prompt keep the prompt's base, while transformers rescales per generated token (so passkey "
+    "asks for --dynamic-rope hold, which reads the hf backend the same way)"
 )
 
 

@@ -64,6 +64,19 @@ class PasskeyPresetParams(PresetParams):
     dynamic_rope: Literal[DYNAMIC_ROPE_CHOICES] = None
 
 
+def check_methods(params: PasskeyParams, methods) -> None:
+    """Refuse, before any model loads, an answer protocol a backend cannot follow: vLLM's engine holds
+    the prompt's dynamic NTK base through the answer and cannot rescale per token as transformers does."""
+    if params.dynamic_rope != "rescale":
+        return
+    for method in methods:
+        if method.backend == "vllm" and method.rope.kind == "dynamic":
+            raise CocaEvalError(
+                f"{method.label}: --backend vllm holds dynamic rope at the prompt's scaling through the "
+                "answer; pass --dynamic-rope hold (per-token rescaling is transformers', --backend hf)"
+            )
+
+
 def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
     values = normalise_task_values(values, PasskeyParams.__dataclass_fields__, "passkey")
     if values.get("depths") is not None:

@@ -22,6 +22,7 @@ register_task(
         make_runner=lazy("coca_eval.passkey.task:PasskeyTask"),
         finish=lazy("coca_eval.passkey.dump:dump_hook"),
         combine=lazy("coca_eval.passkey.task:combine_cell"),
+        check=lazy("coca_eval.passkey.params:check_methods"),
         command="coca_eval.passkey.cli:passkey",
         report=ReportHooks(
             table_title="Passkey retrieval accuracy by prompt length",

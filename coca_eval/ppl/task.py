@@ -161,8 +161,8 @@ class PplTask:
         return self.share.cell(base, parts, len(docs), context, combine_cell)
 
 
-def check_params(params: PplParams) -> None:
-    """Fail before any model loads when the dataset cannot be read."""
+def check_params(params: PplParams, methods=()) -> None:
+    """Fail before any model loads when the dataset cannot be read (any method reads it alike)."""
     from coca_eval.data.sources import check_source
 
     check_source(params.dataset)

@@ -104,6 +104,20 @@ def test_passkey_outputs_equal_hf(model_dirs, tmp_path):
         assert cells["vllm"].detail["prefix_reuse"] is True
 
 
+def test_passkey_with_dynamic_ntk_held_through_the_answer_equals_hf(model_dirs, tmp_path):
+    """Past the trained 256 positions with dynamic NTK: vLLM's engine for the prompt's length and hf
+    holding the prompt's scaling (--dynamic-rope hold) give the same answers, LLaMA and CoCA."""
+    entries = [(name, model_dirs[name], "dynamic:2") for name in ("llama", "coca-slack", "neox-strict")]
+    out = tmp_path / "pk.json"
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    args = ["--lengths", "400", "--samples", "4", "--max-new-tokens", "8", "--dynamic-rope", "hold"]
+    result = run_cli("passkey", "--methods", methods, *args, "--output", out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for (name, _), cells in _pairs(load_run(out)).items():
+        outputs = {b: [s["output"] for s in c.detail["samples"]] for b, c in cells.items()}
+        assert outputs["hf"] == outputs["vllm"] and len(outputs["hf"]) == 4, name
+
+
 def test_shipped_zoo_models_read_the_same_through_vllm(tmp_path):
     """The zoo's RoPE and CoCA models (shipped fp16 weights, read as fp32) on held-out text: the same
     perplexity past the trained window and the same passkey answers through vLLM as through hf."""

@@ -192,3 +192,13 @@ def test_held_dynamic_rope_answers_as_the_prompts_fixed_ntk_base(sharp_llama_dir
     assert rescaled != held
     assert load_run(tmp_path / "held.json").config["params"]["dynamic_rope"] == "hold"
     assert "dynamic_rope" not in load_run(tmp_path / "rescaled.json").config["params"]
+
+
+def test_vllm_with_dynamic_rope_must_hold_the_answer(tiny_llama_dir, tmp_path):
+    """vLLM cannot rescale per generated token: refused in one line before anything loads."""
+    out = tmp_path / "pk.json"
+    args = ["--rope", "dynamic:2", "--backend", "vllm", "--lengths", "300", "--samples", "2", "--output", out]
+    result = run_cli("passkey", "--model", tiny_llama_dir, *args)
+    assert result.returncode == 2
+    assert "pass --dynamic-rope hold" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()

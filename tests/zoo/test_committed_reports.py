@@ -38,6 +38,8 @@ COMMITTED = [
     "cold-start/table4_passkey.json",
     "vllm_ppl.json",
     "cold-start/vllm_passkey.json",
+    "vllm_passkey.json",
+    "vllm_dynamic_hold.json",
     "bos-reading/table2_passkey.json",
     "dynamic-hold/passkey_hold.json",
 ]
@@ -195,6 +197,27 @@ def test_the_committed_vllm_runs_read_as_hf():
         same += sum(a == b for a, b in zip(*answers, strict=True))
         total += 10
     assert total == 60 and same >= 59
+
+
+def _hf_and_vllm_answers(name: str) -> list[tuple[list[str], list[str]]]:
+    by_backend: dict = {}
+    for cell in load_run(RUNS / name).cells:
+        model, backend = cell.method.rsplit(" ", 1)
+        answers = [s["output"] for s in cell.detail["samples"]]
+        by_backend.setdefault((model, cell.length), {})[backend] = answers
+    return [(cells["(hf)"], cells["(vllm)"]) for cells in by_backend.values()]
+
+
+@pytest.mark.parametrize(("name", "cells"), [("vllm_passkey.json", 6), ("vllm_dynamic_hold.json", 6)])
+def test_read_as_trained_every_vllm_answer_is_hfs(name, cells):
+    """With the document-start token in front, and with dynamic NTK held through the answer, all 60
+    answers through vLLM are the very strings hf gives."""
+    pairs = _hf_and_vllm_answers(name)
+    assert len(pairs) == cells
+    assert all(hf == vllm and len(hf) == 10 for hf, vllm in pairs)
+    assert load_run(RUNS / name).config["params"].get("dynamic_rope") == (
+        "hold" if "dynamic" in name else None
+    )
 
 
 @pytest.mark.parametrize(
