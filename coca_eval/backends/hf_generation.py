@@ -96,7 +96,8 @@ class GreedyDecoder:
         return self._continue(logits, cache)
 
     def _scaling(self, length: int, through_answer: bool = False):
-        """Dynamic rope held at the whole prompt's scaling while a piece of it is prefilled."""
+        """Dynamic rope held at the whole prompt's scaling while a piece of it is prefilled (and, with
+        ``through_answer``, while the answer is decoded); a no-op for other rotary tables."""
         if self.backend.has_dynamic_rope:
             return self.backend.dynamic_rope_held_at(length, through_answer)
         return nullcontext()
