@@ -2,7 +2,7 @@
 
 transformers rescales such a table inside the rotary module's forward, from the largest position that
 forward sees: it grows the scaling whenever a longer sequence arrives and shrinks it back to the
-trained table whenever a sequence shorter than the trained length arrives after a longer one. Two
+trained table whenever a sequence shorter than the trained length arrives after a longer one. Three
 consequences matter for evaluation:
 
 * Order. Left alone, a 16k window followed by a 10k one reuses the 16k frequencies, so numbers would
