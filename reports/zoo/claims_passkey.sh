@@ -6,6 +6,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/runs"
 pairs=(
+  # Table 2 read as trained (100 samples, 512..16k, the document-start token in front)
+  "table2_passkey.json|RoFormer|RoFormer + CoCA"
+  "table2_passkey.json|RoFormer + dynamic NTK|RoFormer + dynamic NTK & CoCA"
+  "table2_passkey.json|RoFormer|ALiBi"
   # dynamic NTK with the prompt's scaling held through the answer (--dynamic-rope hold, 20 samples)
   "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-2|CoCA-Strict ntk-2"
   "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-4|CoCA-Strict ntk-4"

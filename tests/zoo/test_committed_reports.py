@@ -22,8 +22,9 @@ COLD = RUNS / "cold-start"
 
 # The passkey runs in runs/cold-start/ read every prompt from position 0 with nothing in front; the zoo's
 # models trained on passkey examples that each followed <|endoftext|>, and scripts/zoo_reports.sh now
-# puts it in front (--bos always). Its 100-sample tables are being recomputed; runs/bos-reading/ holds a
-# 20-sample reading of Table 2 that way. Table 3's cold-start passkey run was stopped unfinished.
+# puts it in front (the zoo presets' --bos auto). Table 2's 100-sample table is recomputed that way
+# (table2_passkey.json); Tables 3, 4 and the fine-tuning rows are not yet, and runs/bos-reading/ holds a
+# 20-sample reading of each. Table 3's cold-start passkey run was stopped unfinished.
 COMMITTED = [
     "bar_heldout_ppl.json",
     "bar_train_ppl.json",
@@ -41,6 +42,7 @@ COMMITTED = [
     "vllm_passkey.json",
     "vllm_dynamic_hold.json",
     "bos-reading/table2_passkey.json",
+    "table2_passkey.json",
     "dynamic-hold/passkey_hold.json",
 ]
 
@@ -116,6 +118,41 @@ def test_dynamic_ntk_held_through_the_answer_retrieves_inside_the_window_and_str
         )
     claims = (ZOO / "claims_passkey.md").read_text()
     assert "| CoCA-Slack ntk-4 → CoCA-Strict ntk-4 | 1024 | 0.55 | 0.00 | -0.55 |" in claims
+
+
+def test_table2_read_as_trained_with_100_samples_to_16k():
+    """Table 2 as the README reads it (100 samples, 512..16k, the document-start token in front): the
+    plain rows retrieve at 512 and RoFormer, CoCA and p-RoPE nothing past it; dynamic NTK & CoCA beats
+    dynamic NTK at 1k, with the gate's p in claims_passkey.md; ALiBi fades with length."""
+    run = load_run(RUNS / "table2_passkey.json")
+    assert "bos" not in run.config["params"]  # auto: the zoo presets put <|endoftext|> in front
+    for m in ("ALiBi", "RoFormer", "RoFormer + CoCA", "NoPE", "p-RoPE (p=0.75)"):
+        assert passkey(run, m, 512) >= 0.9, m
+    for m in ("RoFormer", "RoFormer + CoCA", "p-RoPE (p=0.75)"):
+        assert all(passkey(run, m, 1024 * 2**k) <= 0.02 for k in range(5)), m
+    ntk = passkey(run, "RoFormer + dynamic NTK", 1024)
+    assert passkey(run, "RoFormer + dynamic NTK & CoCA", 1024) >= ntk + 0.2
+    alibi = [passkey(run, "ALiBi", 512 * 2**k) for k in range(6)]
+    assert alibi == sorted(alibi, reverse=True) and alibi[-1] < 0.1
+    claims = (ZOO / "claims_passkey.md").read_text()
+    assert "| table2_passkey.json | RoFormer + dynamic NTK → RoFormer + dynamic NTK & CoCA | 1024 |" in claims
+
+
+def test_table2s_shard_journals_hold_the_cells_the_report_script_forms_now():
+    """runs/shards/ was written with the zoo presets' document-start token (their cell keys say so):
+    every key there is one scripts/zoo_reports.sh forms for Table 2 today, so a rerun resumes it."""
+    from coca_eval.methods import load_methods_file
+    from coca_eval.models.presets import model_fingerprint
+    from coca_eval.passkey.params import make_passkey_params
+    from coca_eval.passkey.task import PasskeyTask
+    from coca_eval.presets import get_preset
+
+    params = make_passkey_params({**get_preset("passkey", "passkey").params, "lengths": "512..16k"})
+    task = PasskeyTask(params, journal=None, progress=None)
+    methods = load_methods_file(ZOO / "methods" / "table1.yaml", "float32", "hf")
+    now = {task.cell_key(m, model_fingerprint(m.model), n) for m in methods for n in params.lengths}
+    journaled = _journaled_keys("table2", 8, RUNS / "shards")
+    assert len(journaled) == len(now) == 42 and journaled == now
 
 
 def test_the_committed_table2_shows_retrieval_inside_the_window_only():
@@ -224,6 +261,7 @@ def test_read_as_trained_every_vllm_answer_is_hfs(name, cells):
     ("name", "methods_file"),
     [
         ("cold-start/table2_passkey.json", "table1"),
+        ("table2_passkey.json", "table1"),
         ("cold-start/table4_passkey.json", "table4"),
         ("cold-start/finetune_passkey.json", "finetune"),
     ],
@@ -248,10 +286,10 @@ def test_the_stopped_table3_cold_start_shards_are_committed():
     assert len(parts) == 3362
 
 
-def _journaled_keys(table: str, count: int) -> set[str]:
+def _journaled_keys(table: str, count: int, folder: Path = COLD / "shards") -> set[str]:
     """Every cell key in one table's committed shard journals, read as text (a Journal would lock them)."""
     keys = set()
-    for path in (COLD / "shards").glob(f"{table}_passkey.shard-*-of-{count}.*journal.jsonl"):
+    for path in folder.glob(f"{table}_passkey.shard-*-of-{count}.*journal.jsonl"):
         keys |= {json.loads(line)["key"] for line in path.read_text().splitlines() if line.strip()}
     return keys
 
