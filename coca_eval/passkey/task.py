@@ -19,12 +19,14 @@ from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
 
 
-def starts_with_bos(model: str | None) -> bool:
-    """Whether ``model`` is a preset trained on documents that each follow its BOS token, which its
-    tokenizer does not add (the zoo's models): ``--bos auto`` then puts BOS in front of the prompt too."""
+def preset_puts_bos(params: PasskeyParams, model: str | None) -> bool:
+    """Whether ``--bos auto`` puts BOS in front because ``model`` is a preset trained on documents that
+    each follow its BOS token, which its tokenizer does not add (the zoo's models). The prompt builder
+    and the cell key both ask this one question, so a cold reading never shares a journal key with it."""
     from coca_eval.models.presets import MODEL_PRESETS
 
-    return model in MODEL_PRESETS and MODEL_PRESETS.get(model).prompt_starts_with_bos
+    known = model in MODEL_PRESETS
+    return params.bos == "auto" and known and MODEL_PRESETS.get(model).prompt_starts_with_bos
 
 
 def prompt_builder(params: PasskeyParams, backend, model: str | None = None) -> PromptBuilder:
@@ -34,8 +36,8 @@ def prompt_builder(params: PasskeyParams, backend, model: str | None = None) -> 
     the tokenizer has a BOS token. ``never``: not even where the tokenizer would."""
     if params.bos == "always" and backend.bos_token_id is None:
         raise CocaEvalError("--bos always needs a BOS token, and this tokenizer has none")
-    auto = backend.adds_bos or starts_with_bos(model)
-    wanted = params.bos == "always" or (params.bos == "auto" and auto)
+    by_tokenizer = params.bos == "auto" and backend.adds_bos
+    wanted = params.bos == "always" or by_tokenizer or preset_puts_bos(params, model)
     bos = backend.bos_token_id if wanted else None
     return PromptBuilder(TEMPLATES.get(params.template), backend.encode, bos)
 
@@ -74,7 +76,7 @@ class PasskeyTask:
             "params": {**self.params.identity(), "lengths": None},
             "length": length,
         }
-        if self.params.bos == "auto" and starts_with_bos(method.model):
+        if preset_puts_bos(self.params, method.model):
             identity["params"]["bos"] = "auto (the preset's documents start with BOS)"  # not a cold reading
         return cell_key(identity)
 

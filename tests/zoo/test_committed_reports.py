@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from coca_eval.results import load_run
+from coca_eval.results import Cell, load_run
 
 ZOO = Path(__file__).resolve().parents[2] / "reports" / "zoo"
 RUNS = ZOO / "runs"
@@ -211,47 +211,48 @@ def test_the_committed_table4_shows_the_readme_picture():
     assert ppl(run, both, 512) > ppl(run, pi, 512)
 
 
+def _hf_and_vllm_pairs(*names: str) -> dict[tuple, tuple[Cell, Cell]]:
+    """The committed cells of ``names`` paired by (metric, model, length): each method reads
+    ``MODEL (hf)`` or ``MODEL (vllm)``, the same model through the two backends."""
+    by_backend: dict = {}
+    for name in names:
+        for cell in load_run(RUNS / name).cells:
+            model, backend = cell.method.rsplit(" ", 1)
+            by_backend.setdefault((cell.metric, model, cell.length), {})[backend] = cell
+    return {key: (cells["(hf)"], cells["(vllm)"]) for key, cells in by_backend.items()}
+
+
+def _answers(cell: Cell) -> list[str]:
+    return [sample["output"] for sample in cell.detail["samples"]]
+
+
 def test_the_committed_vllm_runs_read_as_hf():
     """The RoPE and CoCA zoo models through vLLM on CPU: the perplexity of every cell within 1e-5 of
     hf's (measured: 6.8e-7 at most), the same passkey accuracy in every cell, and 59 of the 60 answers
     the very same string (the one that differs is a wrong answer of zoo-rope-ft-coca, ` 79877.`
     against ` 78987.`: greedy decoding between near-equal digits, where float order decides)."""
-    by_backend = {}
-    for name in ("vllm_ppl.json", "cold-start/vllm_passkey.json"):
-        for cell in load_run(RUNS / name).cells:
-            model, backend = cell.method.rsplit(" ", 1)
-            by_backend.setdefault((cell.metric, model, cell.length), {})[backend] = cell
-    assert len(by_backend) == 3 * 4 + 3 * 2
+    pairs = _hf_and_vllm_pairs("vllm_ppl.json", "cold-start/vllm_passkey.json")
+    assert len(pairs) == 3 * 4 + 3 * 2
     same = total = 0
-    for (metric, model, length), cells in by_backend.items():
-        hf, vllm = cells["(hf)"], cells["(vllm)"]
+    for (metric, model, length), (hf, vllm) in pairs.items():
         if metric == "ppl":
             assert abs(vllm.value / hf.value - 1) < 1e-5, (model, length)
             continue
         assert vllm.value == hf.value, (model, length)
-        answers = [[s["output"] for s in c.detail["samples"]] for c in (hf, vllm)]
+        answers = _answers(hf), _answers(vllm)
         assert len(answers[0]) == len(answers[1]) == 10, (model, length)
         same += sum(a == b for a, b in zip(*answers, strict=True))
         total += 10
     assert total == 60 and same >= 59
 
 
-def _hf_and_vllm_answers(name: str) -> list[tuple[list[str], list[str]]]:
-    by_backend: dict = {}
-    for cell in load_run(RUNS / name).cells:
-        model, backend = cell.method.rsplit(" ", 1)
-        answers = [s["output"] for s in cell.detail["samples"]]
-        by_backend.setdefault((model, cell.length), {})[backend] = answers
-    return [(cells["(hf)"], cells["(vllm)"]) for cells in by_backend.values()]
-
-
 @pytest.mark.parametrize(("name", "cells"), [("vllm_passkey.json", 6), ("vllm_dynamic_hold.json", 6)])
 def test_read_as_trained_every_vllm_answer_is_hfs(name, cells):
     """With the document-start token in front, and with dynamic NTK held through the answer, all 60
     answers through vLLM are the very strings hf gives."""
-    pairs = _hf_and_vllm_answers(name)
+    pairs = _hf_and_vllm_pairs(name).values()
     assert len(pairs) == cells
-    assert all(hf == vllm and len(hf) == 10 for hf, vllm in pairs)
+    assert all(_answers(hf) == _answers(vllm) and len(_answers(hf)) == 10 for hf, vllm in pairs)
     assert load_run(RUNS / name).config["params"].get("dynamic_rope") == (
         "hold" if "dynamic" in name else None
     )
@@ -321,7 +322,7 @@ def test_the_report_script_reads_with_bos_and_the_cold_start_journals_without(mo
         journaled = _journaled_keys(table, int(count))
         now = keys(methods)
         with monkeypatch.context() as undeclared:
-            undeclared.setattr(passkey_task, "starts_with_bos", lambda model: False)
+            undeclared.setattr(passkey_task, "preset_puts_bos", lambda params, model: False)
             cold = keys(methods)
         assert journaled and journaled <= cold, table
         assert not journaled & now, table
