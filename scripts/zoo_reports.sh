@@ -105,22 +105,29 @@ step_shards_table4() { want=table4 shards_of; }
 step_shards_finetune() { want=finetune shards_of; }
 step_shards_table3() { want=table3 shards_of; }
 step_shards() { for s in "${SHARDS[@]}"; do passkey_shards $s; done; }
+# A table's passkey run for its report: the merged 100-sample one once its shards are done, until then
+# the 20-sample reading as trained at 512..4k (runs/bos-reading/), never a reading of older weights.
+passkey_run() {
+  local f="$OUT/$1_passkey.json"
+  [ -f "$f" ] || { f="$OUT/bos-reading/$1_passkey.json"; echo "$1: shards not merged yet, rendering $f" >&2; }
+  echo "$f"
+}
 step_report() { step_report_table1_2; step_report_table3; step_report_finetune; step_report_table4; step_report_prope; }
 step_report_table1_2() {
   coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \
     --intervals --format md --format csv --out reports/zoo/table1_2
 }
 step_report_table3() {
-  coca-eval report "$OUT/table3_ppl.json" "$OUT/table3_passkey.json" --paper table3 \
+  coca-eval report "$OUT/table3_ppl.json" "$(passkey_run table3)" --paper table3 \
     --delta-pair "CoCA-Strict ntk-2" "CoCA-Slack ntk-2" --delta-pair "CoCA-Strict ntk-4" "CoCA-Slack ntk-4" \
     --delta-pair "CoCA-Strict ntk-8" "CoCA-Slack ntk-8" --format md --format csv --no-plots --out reports/zoo/table3
 }
 step_report_finetune() {
-  coca-eval report "$OUT/finetune_ppl.json" "$OUT/finetune_passkey.json" --paper table1 --paper table2 \
+  coca-eval report "$OUT/finetune_ppl.json" "$(passkey_run finetune)" --paper table1 --paper table2 \
     --format md --format csv --out reports/zoo/finetune
 }
 step_report_table4() {
-  coca-eval report "$OUT/table4_ppl.json" "$OUT/table4_passkey.json" --paper table4 \
+  coca-eval report "$OUT/table4_ppl.json" "$(passkey_run table4)" --paper table4 \
     --format md --format csv --trained-context 2048 --out reports/zoo/table4
 }
 step_report_prope() {

@@ -326,3 +326,24 @@ def test_the_report_script_reads_with_bos_and_the_cold_start_journals_without(mo
             cold = keys(methods)
         assert journaled and journaled <= cold, table
         assert not journaled & now, table
+
+
+def _committed_runs_by_stamp() -> dict[tuple[str, str], Path]:
+    """Every committed results file under runs/, keyed by (file name, creation time)."""
+    runs = {}
+    for path in RUNS.rglob("*.json"):
+        created = json.loads(path.read_text()).get("created")
+        if created:
+            runs[(path.name, created)] = path
+    return runs
+
+
+@pytest.mark.parametrize("report", sorted(ZOO.glob("*/report.md")), ids=lambda p: p.parent.name)
+def test_a_rendered_report_names_only_committed_runs(report):
+    """Each run a rendered report lists (file name and creation time) is a committed run: a report
+    left behind by a run that was recomputed (new weights, a new protocol) fails here until rendered
+    again."""
+    listed = re.findall(r"^- `([\w.-]+\.json): \w+ run of (\S+),", report.read_text(), flags=re.M)
+    assert listed, report
+    committed = _committed_runs_by_stamp()
+    assert [run for run in listed if tuple(run) not in committed] == []
