@@ -86,13 +86,26 @@ step_vllm() {
 # `merge_shards` only merges.
 SHARDS=("table1 table2 8" "table4 table4 2" "finetune finetune 4" "table3 table3 6")  # methods table count
 shard_file() { echo "$OUT/shards/$1_passkey.shard-$2-of-$3.json"; }  # table k n
+# A rerun of a finished shard or merge gives the same cells under a new stamp (creation time, git):
+# `unchanged_kept FILE CMD...` runs CMD, and where FILE's cells are the same as before it puts the old
+# file back, so a rerun of `shards` leaves the committed runs (and the reports naming them) as they are.
+unchanged_kept() {
+  local file=$1 old; old=$(mktemp); shift
+  [ -f "$file" ] && cp -p "$file" "$old"
+  "$@"
+  if [ -s "$old" ] && python3 -c 'import json, sys
+a, b = (json.load(open(f))["cells"] for f in sys.argv[1:])
+sys.exit(a != b)' "$file" "$old"; then mv "$old" "$file"; fi
+  rm -f "$old"
+}
 step_shard_one() {  # methods-file table k n
-  coca-eval passkey --methods "$M/$1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --shard "$3/$4" --output "$(shard_file "$2" "$3" "$4")"
+  local out; out=$(shard_file "$2" "$3" "$4")
+  unchanged_kept "$out" coca-eval passkey --methods "$M/$1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --shard "$3/$4" --output "$out"
 }
 merge_table() {  # table n
   local files=()
   for k in $(seq 1 "$2"); do files+=("$(shard_file "$1" "$k" "$2")"); done
-  coca-eval merge "${files[@]}" --output "$OUT/$1_passkey.json"
+  unchanged_kept "$OUT/$1_passkey.json" coca-eval merge "${files[@]}" --output "$OUT/$1_passkey.json"
 }
 passkey_shards() {  # methods-file table shard-count
   for k in $(seq 1 "$3"); do step_shard_one "$1" "$2" "$k" "$3"; done
