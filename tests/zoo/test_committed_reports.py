@@ -42,6 +42,9 @@ COMMITTED = [
     "vllm_passkey.json",
     "vllm_dynamic_hold.json",
     "bos-reading/table2_passkey.json",
+    "bos-reading/table3_passkey.json",
+    "bos-reading/finetune_passkey.json",
+    "bos-reading/table4_passkey.json",
     "table2_passkey.json",
     "dynamic-hold/passkey_hold.json",
 ]
