@@ -46,6 +46,7 @@ COMMITTED = [
     "bos-reading/finetune_passkey.json",
     "bos-reading/table4_passkey.json",
     "table2_passkey.json",
+    "table3_passkey.json",
     "dynamic-hold/passkey_hold.json",
 ]
 
@@ -266,6 +267,7 @@ def test_read_as_trained_every_vllm_answer_is_hfs(name, cells):
     [
         ("cold-start/table2_passkey.json", "table1"),
         ("table2_passkey.json", "table1"),
+        ("table3_passkey.json", "table3"),
         ("cold-start/table4_passkey.json", "table4"),
         ("cold-start/finetune_passkey.json", "finetune"),
     ],
