@@ -7,6 +7,7 @@ These read committed data, not a model: they fail when a results file is missing
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -333,6 +334,7 @@ def test_the_report_script_reads_with_bos_and_the_cold_start_journals_without(mo
         assert not journaled & now, table
 
 
+@functools.cache
 def _committed_runs_by_stamp() -> dict[tuple[str, str], Path]:
     """Every committed results file under runs/, keyed by (file name, creation time)."""
     runs = {}
