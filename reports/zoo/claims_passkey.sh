@@ -10,6 +10,10 @@ pairs=(
   "table2_passkey.json|RoFormer|RoFormer + CoCA"
   "table2_passkey.json|RoFormer + dynamic NTK|RoFormer + dynamic NTK & CoCA"
   "table2_passkey.json|RoFormer|ALiBi"
+  # Table 3 read as trained (100 samples, 512..16k)
+  "table3_passkey.json|CoCA-Slack ntk-2|CoCA-Strict ntk-2"
+  "table3_passkey.json|CoCA-Slack ntk-4|CoCA-Strict ntk-4"
+  "table3_passkey.json|CoCA-Slack ntk-8|CoCA-Strict ntk-8"
   # dynamic NTK with the prompt's scaling held through the answer (--dynamic-rope hold, 20 samples)
   "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-2|CoCA-Strict ntk-2"
   "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-4|CoCA-Strict ntk-4"

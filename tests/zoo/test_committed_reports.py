@@ -143,6 +143,22 @@ def test_table2_read_as_trained_with_100_samples_to_16k():
     assert "| table2_passkey.json | RoFormer + dynamic NTK → RoFormer + dynamic NTK & CoCA | 1024 |" in claims
 
 
+def test_table3_read_as_trained_with_100_samples_shows_slack_retrieving_and_strict_not():
+    """Table 3 as the README reads it (100 samples, 512..16k, dynamic NTK): CoCA-Slack retrieves at
+    512 and 1k under every factor, CoCA-Strict answers at most one prompt anywhere, nothing answers
+    past 4k, and claims_passkey.md carries the gate's Strict-against-Slack rows."""
+    run = load_run(RUNS / "table3_passkey.json")
+    lengths = [512 * 2**k for k in range(6)]
+    for factor in (2, 4, 8):
+        slack, strict = f"CoCA-Slack ntk-{factor}", f"CoCA-Strict ntk-{factor}"
+        assert passkey(run, slack, 1024) >= 0.25, slack
+        assert sum(passkey(run, strict, n) for n in lengths) <= 0.01, strict
+        assert passkey(run, slack, 8192) == passkey(run, slack, 16384) == 0, slack
+    assert passkey(run, "CoCA-Slack ntk-2", 512) >= 0.9
+    claims = (ZOO / "claims_passkey.md").read_text()
+    assert "| table3_passkey.json | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 512 | 0.96 | 0.00 |" in claims
+
+
 def test_table2s_shard_journals_hold_the_cells_the_report_script_forms_now():
     """runs/shards/ was written with the zoo presets' document-start token (their cell keys say so):
     every key there is one scripts/zoo_reports.sh forms for Table 2 today, so a rerun resumes it."""
