@@ -2,7 +2,7 @@
 # Regenerate reports/zoo/ from the shipped zoo checkpoints with the harness's own commands.
 # Every step writes a results file with a journal beside it, so rerunning after a kill resumes.
 #
-#   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope vllm report
+#   bash scripts/zoo_reports.sh [STEP ...]     steps: bar table1 table2 table3 finetune table4 prope hold vllm report
 #                                              (table3, finetune, table4: also their _ppl and _passkey halves;
 #                                              report: also report_table1_2, report_table3, ...)
 #   bash scripts/zoo_reports.sh shards         the passkey tables as resumable shards, then merged
@@ -79,6 +79,13 @@ step_vllm() {
     --output "$OUT/vllm_passkey.json"
   "$cli" passkey --methods "$M/vllm_dynamic.yaml" --preset passkey --lengths 512..2k --samples 10 \
     --dynamic-rope hold "${DEV[@]}" --output "$OUT/vllm_dynamic_hold.json"
+}
+# Every dynamic-NTK row (Table 2's and Table 3's) with the prompt's scaling held through the answer, as
+# vLLM's engine does, at 512..4k (past 4k no row answers either way); the 20-sample reading beside it in
+# runs/dynamic-hold/ was the first one.
+step_hold() {
+  coca-eval passkey --methods "$OUT/dynamic-hold/methods.yaml" --preset passkey --lengths 512..4k \
+    --samples "$PASSKEY_SAMPLES" --dynamic-rope hold "${DEV[@]}" --output "$OUT/dynamic-hold/passkey_hold_100.json"
 }
 # The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
 # the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards
