@@ -24,8 +24,8 @@ COLD = RUNS / "cold-start"
 # The passkey runs in runs/cold-start/ read every prompt from position 0 with nothing in front; the zoo's
 # models trained on passkey examples that each followed <|endoftext|>, and scripts/zoo_reports.sh now
 # puts it in front (the zoo presets' --bos auto). Table 2's 100-sample table is recomputed that way
-# (table2_passkey.json); Tables 3, 4 and the fine-tuning rows are not yet, and runs/bos-reading/ holds a
-# 20-sample reading of each. Table 3's cold-start passkey run was stopped unfinished.
+# (table2_passkey.json), and so are Tables 3 and 4; the fine-tuning rows are not yet. runs/bos-reading/
+# holds the 20-sample reading of each that came first. Table 3's cold-start passkey run is unfinished.
 COMMITTED = [
     "bar_heldout_ppl.json",
     "bar_train_ppl.json",
@@ -48,6 +48,7 @@ COMMITTED = [
     "bos-reading/table4_passkey.json",
     "table2_passkey.json",
     "table3_passkey.json",
+    "table4_passkey.json",
     "dynamic-hold/passkey_hold.json",
 ]
 
@@ -286,6 +287,7 @@ def test_read_as_trained_every_vllm_answer_is_hfs(name, cells):
         ("table2_passkey.json", "table1"),
         ("table3_passkey.json", "table3"),
         ("cold-start/table4_passkey.json", "table4"),
+        ("table4_passkey.json", "table4"),
         ("cold-start/finetune_passkey.json", "finetune"),
     ],
 )
