@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import platform
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
 from coca_eval.provenance import code_provenance
 from coca_eval.results import Run, check_overwrite, save_run
+from coca_eval.run_config import run_config
 from coca_eval.taskspec import TASKS, TaskSpec
 
 
@@ -33,19 +33,6 @@ def journal_path_for(output: Path | None, task: str, identity: dict, tag: str | 
     base = Path(os.environ.get("COCA_EVAL_JOURNAL_DIR") or cache_dir() / "journals")
     key = cell_key({**identity, "share": tag} if tag else identity)[:16]
     return base / f"{task}-{key}{f'.{tag}' if tag else ''}.journal.jsonl"
-
-
-def _environment(device: str, **extra: Any) -> dict:
-    import torch
-    import transformers
-
-    return {
-        "device": device,
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "python": platform.python_version(),
-        **extra,
-    }
 
 
 @dataclass(frozen=True)
@@ -103,7 +90,6 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     """The body of :func:`evaluate` while it holds the journal's lock (the output is written under it,
     so a second run cannot interleave its cells or results with ours)."""
     from coca_eval.backends.options import load_backend
-    from coca_eval.models.presets import trained_context_of
     from coca_eval.runner import run_cells
 
     for warning in journal.warnings:
@@ -126,25 +112,7 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
             runner, methods, params.lengths, journal, load, lambda m: weights[m.model], progress,
             runtime.share,
         )  # fmt: skip
-    config = {
-        "task": spec.name,
-        "task_version": spec.version,
-        "params": params.identity(),
-        "weights": weights,
-        "journal": str(journal.path),
-        "methods": [
-            {"label": m.label, **m.identity(), "trained_context": trained_context_of(m.model)}
-            for m in methods
-        ],
-        "environment": _environment(runtime.device, **_recordable(options)),
-        **runtime.share.config(),
-    }
-    if runtime.reuse:
-        config["reused_from"] = [str(path) for path in runtime.reuse]
-    if any(m.backend != "hf" for m in methods):
-        config["engine"] = runtime.engine.describe()
-    if any(backend_notes.values()):
-        config["backends"] = {label: note for label, note in backend_notes.items() if note}
+    config = run_config(spec, methods, params, journal, weights, runtime, options, backend_notes)
     dtypes = {m.label: m.dtype for m in methods}
     cells = [c.model_copy(update={"device": runtime.device, "dtype": dtypes.get(c.method)}) for c in cells]
     run = Run(**code_provenance(), config=config, cells=cells)
@@ -174,15 +142,6 @@ def _say(console: Any):
     if console is None:
         return None
     return lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True)
-
-
-def _recordable(options: dict[str, Any]) -> dict[str, Any]:
-    """The run options worth recording beside the environment (plain values; paths as text)."""
-    return {
-        key: str(value) if isinstance(value, Path) else value
-        for key, value in options.items()
-        if value is not None and isinstance(value, (bool, int, float, str, Path))
-    }
 
 
 def evaluate_ppl(
