@@ -85,22 +85,15 @@ class PasskeyTask:
 
     def evaluate(self, method: MethodSpec, backend, builder: PromptBuilder, length: int, key: str) -> Cell:
         base = dict(task="passkey", method=method.label, metric="accuracy", length=length)
-        limit = backend.position_limit
-        if limit is not None and length + self.params.max_new_tokens > limit:
-            reason = (
-                f"{length} + {self.params.max_new_tokens} new tokens exceed the model's {limit} positions"
-            )
+        reason = self._too_long(backend.position_limit, length)
+        if reason:
             return Cell(**base, status="error", detail={"error": reason})
         samples = draw_samples_for(self.params, length)
         try:
             prompts = [builder.build(sample, length) for sample in samples]
         except CocaEvalError as exc:  # a length too short for the template is this cell's problem only
             return Cell(**base, status="error", detail={"error": str(exc)})
-        done = {  # a journaled sample counts only if it is this sample (same index and key)
-            i: part
-            for i, part in self.journal.parts.get(key, {}).items()
-            if i.isdigit() and int(i) < len(samples) and part.get("key") == samples[int(i)].key
-        }
+        done = self._journaled(key, samples)
         mine = self.share.owned(len(prompts))
         todo = [i for i in mine if str(i) not in done]
         self.progress.start_cell(f"{method.label} @ {length}", len(mine), len(mine) - len(todo))
@@ -135,6 +128,21 @@ class PasskeyTask:
             "prefix_reuse": reused,
         }
         return self.share.cell(base, records, len(prompts), context, combine_cell)
+
+    def _too_long(self, limit: int | None, length: int) -> str | None:
+        """Why a prompt of ``length`` and its answer do not fit the model's positions (None if they do)."""
+        if limit is None or length + self.params.max_new_tokens <= limit:
+            return None
+        return f"{length} + {self.params.max_new_tokens} new tokens exceed the model's {limit} positions"
+
+    def _journaled(self, key: str, samples: list[PasskeySample]) -> set[str]:
+        """The indices of the cell's journaled answers that are still its samples' (same index, same key):
+        a journal written under other samples is not taken for this one."""
+        return {
+            i
+            for i, part in self.journal.parts.get(key, {}).items()
+            if i.isdigit() and int(i) < len(samples) and part.get("key") == samples[int(i)].key
+        }
 
 
 def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
