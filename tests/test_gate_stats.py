@@ -9,7 +9,14 @@ import pytest
 from test_gate_simulation import passkey_run, ppl_run
 
 from coca_eval.gate import GateOptions, run_gate
-from coca_eval.gate.stats import holm_adjust, mcnemar_drop, paired_ppl_ratio, ppl_interval, sign_flip_p
+from coca_eval.gate.stats import (
+    holm_adjust,
+    mcnemar_drop,
+    paired_difference_interval,
+    paired_ppl_ratio,
+    ppl_interval,
+    sign_flip_p,
+)
 from coca_eval.results import Cell
 
 
@@ -29,6 +36,37 @@ def test_mcnemar_counts_only_discordant_pairs():
     balanced = mcnemar_drop(base2, cand)
     assert balanced.effect == pytest.approx(0.0) and balanced.p_value > 0.5
     assert mcnemar_drop(base, base).p_value == 1.0
+
+
+def test_paired_interval_matches_the_published_worked_example():
+    """Fagerland, Lydersen and Laake's paired 2x2 example (Cavo et al. 2012: 59, 6, 16, 80) reads
+    -0.0621 (95 % CI -0.1186 to -0.0046) by Newcombe's square-and-add method."""
+    low, high = paired_difference_interval(59, 6, 16, 80)
+    assert (round(low, 4), round(high, 4)) == (-0.1186, -0.0046)
+
+
+def test_paired_interval_stays_inside_the_possible_range_and_is_never_empty():
+    """Near 0 and 1 (passkey's usual accuracies) the interval neither leaves [-1, 1] nor collapses to
+    a point when no pair is discordant; swapping the two sides mirrors it."""
+    low, high = paired_difference_interval(0, 98, 0, 2)  # 0.98 against 0.00
+    assert -1 <= low < 0.98 < high <= 1
+    low, high = paired_difference_interval(0, 0, 0, 100)  # both 0 of 100
+    assert low < 0 < high and high == pytest.approx(-low) and high > 0.03
+    assert paired_difference_interval(3, 40, 7, 50) == pytest.approx(
+        tuple(-x for x in reversed(paired_difference_interval(3, 7, 40, 50)))
+    )
+    result = mcnemar_drop(np.ones(100, dtype=bool), np.zeros(100, dtype=bool))
+    assert -1 <= result.low < result.effect == 1.0 <= result.high <= 1
+
+
+def test_paired_interval_covers_the_true_difference_about_95_percent_of_the_time():
+    """2000 simulated paired tables of 100 samples with correlated outcomes (0.90 against 0.60)."""
+    rng = np.random.default_rng(0)
+    cells = np.array([0.55, 0.35, 0.05, 0.05])  # both, first only, second only, neither
+    truth = (cells[0] + cells[1]) - (cells[0] + cells[2])
+    tables = rng.multinomial(100, cells, size=2000)
+    covered = [low <= truth <= high for low, high in (paired_difference_interval(*t) for t in tables)]
+    assert 0.93 <= np.mean(covered) <= 0.975
 
 
 def test_sign_flip_is_exact_for_few_documents():

@@ -7,7 +7,7 @@ effect is the PPL ratio ``exp((sum NLL_c - sum NLL_b) / sum tokens)``: pairing r
 between-document variance and leaves only how the two models differ on each document.
 
 Passkey samples are paired by construction (same key at the same depth), so the exact McNemar test on
-the discordant pairs is the right test for an accuracy drop.
+the discordant pairs is the right test for an accuracy drop, and Newcombe's paired interval shows its size.
 """
 
 from __future__ import annotations
@@ -102,16 +102,57 @@ def mcnemar_drop(base_correct: Sequence[bool], cand_correct: Sequence[bool]) -> 
     """Accuracy drop ``acc_b - acc_c`` on paired samples, exact one-sided McNemar p-value.
 
     Only discordant pairs carry information: under "no change" the samples the candidate newly fails
-    are Binomial(discordant, 1/2). The interval (normal approximation of the paired difference) is
-    for display only; the decision uses the exact p-value.
+    are Binomial(discordant, 1/2). The interval is Newcombe's square-and-add one for paired samples
+    (:func:`paired_difference_interval`); the decision uses the exact p-value.
     """
     base, cand = np.asarray(base_correct, dtype=bool), np.asarray(cand_correct, dtype=bool)
-    losses, wins, n = int(np.sum(base & ~cand)), int(np.sum(~base & cand)), len(base)
-    drop = (losses - wins) / n
+    both, losses = int(np.sum(base & cand)), int(np.sum(base & ~cand))
+    wins, neither = int(np.sum(~base & cand)), int(np.sum(~base & ~cand))
+    drop = (losses - wins) / len(base)
     discordant = losses + wins
     p_value = binomtest(losses, discordant, 0.5, alternative="greater").pvalue if discordant else 1.0
-    spread = 1.96 * np.sqrt(max(discordant / n - drop**2, 0.0) / n)
-    return PairedResult(drop, drop - float(spread), drop + float(spread), float(p_value))
+    low, high = paired_difference_interval(both, losses, wins, neither)
+    return PairedResult(drop, low, high, float(p_value))
+
+
+def paired_difference_interval(
+    both: int, first_only: int, second_only: int, neither: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Interval for ``p_first - p_second`` from one paired 2x2 table (Newcombe 1998, the square-and-add
+    method on Wilson intervals, with his continuity-corrected correlation).
+
+    Why not the normal approximation: with accuracies near 0 or 1, as passkey's are, it leaves [-1, 1]
+    (0.98 against 0.00 reads [-1.01, -0.95] as a change) and collapses to a zero-width interval when no
+    pair is discordant, claiming certainty that 100 samples do not give. This one stays inside [-1, 1]
+    and is never empty.
+    """
+    n = both + first_only + second_only + neither
+    first, second = both + first_only, both + second_only
+    p1, p2 = first / n, second / n
+    low1, high1 = _wilson(first, n, confidence)
+    low2, high2 = _wilson(second, n, confidence)
+    phi = _paired_correlation(both, first_only, second_only, neither)
+    below = (p1 - low1) ** 2 + (high2 - p2) ** 2 - 2 * phi * (p1 - low1) * (high2 - p2)
+    above = (high1 - p1) ** 2 + (p2 - low2) ** 2 - 2 * phi * (high1 - p1) * (p2 - low2)
+    return p1 - p2 - float(np.sqrt(max(below, 0.0))), p1 - p2 + float(np.sqrt(max(above, 0.0)))
+
+
+def _wilson(successes: int, n: int, confidence: float) -> tuple[float, float]:
+    ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def _paired_correlation(both: int, first_only: int, second_only: int, neither: int) -> float:
+    """The correlation of the two paired outcomes, shrunk towards 0 by half a sample when positive;
+    0 where a margin is empty (the two proportions cannot then co-vary)."""
+    margins = (both + first_only) * (second_only + neither) * (both + second_only) * (first_only + neither)
+    if margins == 0:
+        return 0.0
+    n = both + first_only + second_only + neither
+    cross = both * neither - first_only * second_only
+    if 0 <= cross <= n / 2:
+        return 0.0
+    return (cross - n / 2 if cross > 0 else cross) / float(np.sqrt(margins))
 
 
 def holm_adjust(p_values: Sequence[float]) -> list[float]:
