@@ -14,6 +14,9 @@ pairs=(
   "table3_passkey.json|CoCA-Slack ntk-2|CoCA-Strict ntk-2"
   "table3_passkey.json|CoCA-Slack ntk-4|CoCA-Strict ntk-4"
   "table3_passkey.json|CoCA-Slack ntk-8|CoCA-Strict ntk-8"
+  # the fine-tuning rows read as trained (100 samples, 512..16k): zoo-rope against its CoCA fine-tune
+  "finetune_passkey.json|zoo-rope|zoo-rope + CoCA"
+  "finetune_passkey.json|zoo-rope + dynamic NTK|zoo-rope + dynamic NTK & CoCA"
   # dynamic NTK with the prompt's scaling held through the answer (--dynamic-rope hold, 20 samples)
   "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-2|CoCA-Strict ntk-2"
   "dynamic-hold/passkey_hold.json|CoCA-Slack ntk-4|CoCA-Strict ntk-4"
