@@ -24,8 +24,8 @@ COLD = RUNS / "cold-start"
 # The passkey runs in runs/cold-start/ read every prompt from position 0 with nothing in front; the zoo's
 # models trained on passkey examples that each followed <|endoftext|>, and scripts/zoo_reports.sh now
 # puts it in front (the zoo presets' --bos auto). Table 2's 100-sample table is recomputed that way
-# (table2_passkey.json), and so are Tables 3 and 4; the fine-tuning rows are not yet. runs/bos-reading/
-# holds the 20-sample reading of each that came first. Table 3's cold-start passkey run is unfinished.
+# (table2_passkey.json), and so are Table 3, Table 4 and the fine-tuning rows. runs/bos-reading/ holds
+# the 20-sample reading of each that came first. Table 3's cold-start passkey run is unfinished.
 COMMITTED = [
     "bar_heldout_ppl.json",
     "bar_train_ppl.json",
@@ -49,6 +49,7 @@ COMMITTED = [
     "table2_passkey.json",
     "table3_passkey.json",
     "table4_passkey.json",
+    "finetune_passkey.json",
     "dynamic-hold/passkey_hold.json",
 ]
 
@@ -158,6 +159,19 @@ def test_table3_read_as_trained_with_100_samples_shows_slack_retrieving_and_stri
     assert passkey(run, "CoCA-Slack ntk-2", 512) >= 0.9
     claims = (ZOO / "claims_passkey.md").read_text()
     assert "| table3_passkey.json | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 512 | 0.96 | 0.00 |" in claims
+
+
+def test_the_fine_tunes_read_as_trained_retrieve_nothing_where_their_base_does():
+    """The fine-tuning rows and Table 4 (100 samples, 512..16k): zoo-rope retrieves at 512 as in
+    Table 2, and every fine-tune (CoCA, PI, CoCA & PI; plain and with dynamic NTK) answers none of its
+    600 prompts; the gate's row for zoo-rope against its CoCA fine-tune is in claims_passkey.md."""
+    finetune, table4 = load_run(RUNS / "finetune_passkey.json"), load_run(RUNS / "table4_passkey.json")
+    table2 = load_run(RUNS / "table2_passkey.json")
+    assert passkey(finetune, "zoo-rope", 512) == passkey(table2, "RoFormer", 512) >= 0.9
+    tuned = [c for c in finetune.cells if "CoCA" in c.method] + list(table4.cells)
+    assert len(tuned) == 24 and all(c.value == 0 for c in tuned)
+    claims = (ZOO / "claims_passkey.md").read_text()
+    assert "| finetune_passkey.json | zoo-rope → zoo-rope + CoCA | 512 | 0.98 | 0.00 |" in claims
 
 
 def test_table2s_shard_journals_hold_the_cells_the_report_script_forms_now():
@@ -289,6 +303,7 @@ def test_read_as_trained_every_vllm_answer_is_hfs(name, cells):
         ("cold-start/table4_passkey.json", "table4"),
         ("table4_passkey.json", "table4"),
         ("cold-start/finetune_passkey.json", "finetune"),
+        ("finetune_passkey.json", "finetune"),
     ],
 )
 def test_a_merged_passkey_table_has_every_row_at_every_length_with_100_answers(name, methods_file):
