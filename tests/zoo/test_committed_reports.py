@@ -51,6 +51,7 @@ COMMITTED = [
     "table4_passkey.json",
     "finetune_passkey.json",
     "dynamic-hold/passkey_hold.json",
+    "dynamic-hold/passkey_hold_100.json",
 ]
 
 
@@ -112,19 +113,29 @@ def test_table2_read_as_trained_shows_every_model_retrieving_and_ntk_coca_best_p
     assert alibi == sorted(alibi, reverse=True) and 0 < alibi[-1] < 0.5
 
 
-def test_dynamic_ntk_held_through_the_answer_retrieves_inside_the_window_and_strict_trails_past_it():
-    """--dynamic-rope hold (20 samples, 512..4k): every dynamic-NTK row retrieves at 512 (where the
-    rescaling reading lost it), CoCA-Strict trails CoCA-Slack at 1k under every factor, and the claims
-    table quotes the gate's p for it."""
-    run = load_run(RUNS / "dynamic-hold" / "passkey_hold.json")
+@pytest.mark.parametrize(("name", "samples"), [("passkey_hold.json", 20), ("passkey_hold_100.json", 100)])
+def test_dynamic_ntk_held_through_the_answer_retrieves_inside_the_window_and_strict_trails_past_it(
+    name, samples
+):
+    """--dynamic-rope hold (512..4k, the 20-sample reading and the 100-sample one): every dynamic-NTK
+    row retrieves at 512 (where the rescaling reading lost it), and CoCA-Strict trails CoCA-Slack at 1k
+    under every factor."""
+    run = load_run(RUNS / "dynamic-hold" / name)
     assert run.config["params"]["dynamic_rope"] == "hold"
+    assert all(c.n == samples for c in run.cells) and len(run.cells) == 28
     assert all(passkey(run, m, 512) >= 0.95 for m in {c.method for c in run.cells})
     for factor in (2, 4, 8):
-        assert passkey(run, f"CoCA-Strict ntk-{factor}", 1024) + 0.3 <= passkey(
+        assert passkey(run, f"CoCA-Strict ntk-{factor}", 1024) + 0.2 <= passkey(
             run, f"CoCA-Slack ntk-{factor}", 1024
         )
+
+
+def test_the_claims_quote_the_gate_on_the_100_sample_held_reading():
     claims = (ZOO / "claims_passkey.md").read_text()
-    assert "| CoCA-Slack ntk-4 → CoCA-Strict ntk-4 | 1024 | 0.55 | 0.00 | -0.55 |" in claims
+    assert (
+        "| dynamic-hold/passkey_hold_100.json | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 1024 | 0.54 | 0.01 |"
+        in claims
+    )
 
 
 def test_table2_read_as_trained_with_100_samples_to_16k():
