@@ -124,22 +124,19 @@ def paired_difference_interval(
     Why not the normal approximation: with accuracies near 0 or 1, as passkey's are, it leaves [-1, 1]
     (0.98 against 0.00 reads [-1.01, -0.95] as a change) and collapses to a zero-width interval when no
     pair is discordant, claiming certainty that 100 samples do not give. This one stays inside [-1, 1]
-    and is never empty.
+    and never shrinks to a point.
     """
+    from coca_eval.passkey.scoring import wilson_interval  # the one Wilson interval reports show
+
     n = both + first_only + second_only + neither
     first, second = both + first_only, both + second_only
     p1, p2 = first / n, second / n
-    low1, high1 = _wilson(first, n, confidence)
-    low2, high2 = _wilson(second, n, confidence)
+    low1, high1 = wilson_interval(first, n, confidence)
+    low2, high2 = wilson_interval(second, n, confidence)
     phi = _paired_correlation(both, first_only, second_only, neither)
     below = (p1 - low1) ** 2 + (high2 - p2) ** 2 - 2 * phi * (p1 - low1) * (high2 - p2)
     above = (high1 - p1) ** 2 + (p2 - low2) ** 2 - 2 * phi * (high1 - p1) * (p2 - low2)
     return p1 - p2 - float(np.sqrt(max(below, 0.0))), p1 - p2 + float(np.sqrt(max(above, 0.0)))
-
-
-def _wilson(successes: int, n: int, confidence: float) -> tuple[float, float]:
-    ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
 
 
 def _paired_correlation(both: int, first_only: int, second_only: int, neither: int) -> float:
