@@ -85,7 +85,7 @@ step_vllm() {
 # runs/dynamic-hold/ was the first one.
 step_hold() {
   coca-eval passkey --methods "$OUT/dynamic-hold/methods.yaml" --preset passkey --lengths 512..4k \
-    --samples "$PASSKEY_SAMPLES" --dynamic-rope hold "${DEV[@]}" --output "$OUT/dynamic-hold/passkey_hold_100.json"
+    --samples "$PASSKEY_SAMPLES" --dynamic-rope hold "${DEV[@]}" --output "$OUT/dynamic-hold/passkey_hold_${PASSKEY_SAMPLES}.json"
 }
 # The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
 # the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards

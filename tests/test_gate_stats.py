@@ -45,7 +45,7 @@ def test_paired_interval_matches_the_published_worked_example():
     assert (round(low, 4), round(high, 4)) == (-0.1186, -0.0046)
 
 
-def test_paired_interval_stays_inside_the_possible_range_and_is_never_empty():
+def test_paired_interval_stays_inside_the_possible_range_and_never_shrinks_to_a_point():
     """Near 0 and 1 (passkey's usual accuracies) the interval neither leaves [-1, 1] nor collapses to
     a point when no pair is discordant; swapping the two sides mirrors it."""
     low, high = paired_difference_interval(0, 98, 0, 2)  # 0.98 against 0.00

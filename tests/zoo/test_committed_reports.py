@@ -113,9 +113,11 @@ def test_table2_read_as_trained_shows_every_model_retrieving_and_ntk_coca_best_p
     assert alibi == sorted(alibi, reverse=True) and 0 < alibi[-1] < 0.5
 
 
-@pytest.mark.parametrize(("name", "samples"), [("passkey_hold.json", 20), ("passkey_hold_100.json", 100)])
+@pytest.mark.parametrize(
+    ("name", "samples", "gap"), [("passkey_hold.json", 20, 0.3), ("passkey_hold_100.json", 100, 0.2)]
+)
 def test_dynamic_ntk_held_through_the_answer_retrieves_inside_the_window_and_strict_trails_past_it(
-    name, samples
+    name, samples, gap
 ):
     """--dynamic-rope hold (512..4k, the 20-sample reading and the 100-sample one): every dynamic-NTK
     row retrieves at 512 (where the rescaling reading lost it), and CoCA-Strict trails CoCA-Slack at 1k
@@ -125,7 +127,7 @@ def test_dynamic_ntk_held_through_the_answer_retrieves_inside_the_window_and_str
     assert all(c.n == samples for c in run.cells) and len(run.cells) == 28
     assert all(passkey(run, m, 512) >= 0.95 for m in {c.method for c in run.cells})
     for factor in (2, 4, 8):
-        assert passkey(run, f"CoCA-Strict ntk-{factor}", 1024) + 0.2 <= passkey(
+        assert passkey(run, f"CoCA-Strict ntk-{factor}", 1024) + gap <= passkey(
             run, f"CoCA-Slack ntk-{factor}", 1024
         )
 
