@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
+from coca_eval.intervals import wilson_interval
+
 
 def resample_counts(n_items: int, n_boot: int, seed: int) -> np.ndarray:
     """``[n_boot, n_items]`` multiplicities of a with-replacement resample: one row per bootstrap draw.
@@ -126,8 +128,6 @@ def paired_difference_interval(
     pair is discordant, claiming certainty that 100 samples do not give. This one stays inside [-1, 1]
     and never shrinks to a point.
     """
-    from coca_eval.passkey.scoring import wilson_interval  # the one Wilson interval reports show
-
     n = both + first_only + second_only + neither
     first, second = both + first_only, both + second_only
     p1, p2 = first / n, second / n

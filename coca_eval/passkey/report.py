@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from coca_eval.intervals import wilson_interval
 from coca_eval.passkey.records import SampleRecord, records_of
 from coca_eval.results import Cell, Run
 
@@ -22,8 +23,6 @@ def protocol_line(run: Run) -> str:
 
 def interval(cell: Cell) -> tuple[float, float] | None:
     """The Wilson 95 % interval the cell recorded, else one from its value and n."""
-    from coca_eval.passkey.scoring import wilson_interval
-
     if "wilson95" in cell.detail:
         low, high = cell.detail["wilson95"]
         return float(low), float(high)

@@ -1,21 +1,15 @@
-"""Passkey scoring: the landmark rule (first integer equals the key), substring match, Wilson interval."""
+"""Passkey scoring: the landmark rule (first integer equals the key), substring match, accuracy."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scipy.stats import binomtest
-
+from coca_eval.intervals import wilson_interval
 from coca_eval.passkey.generation import first_integer
 
 
 def score_output(text: str, key: int) -> dict[str, bool]:
     return {"correct": first_integer(text) == key, "substring": str(key) in text}
-
-
-def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    ci = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
 
 
 def accuracy_detail(records: Sequence[dict]) -> dict:

@@ -25,7 +25,7 @@ class Recipe(BaseModel):
     Recipe v5: 3000 steps of 64 rows, a quarter of them passkey examples. Retrieval forms abruptly
     (answer digits from chance to 0.9 between steps 1250 and 1500 of this schedule); of ten schedules
     and mixes run side by side on a GPU, only this one taught it, and none with a tenth passkey rows,
-    with batches of 8 to 32, or within the 9.8M tokens recipe v4 trained on in 30 CPU minutes
+    with batches of 8 to 32, or within the 9.8M tokens recipe v4 trained on in 25 CPU minutes
     (``reports/zoo/README.md``, "Recipe v5"). 98M tokens is about 34 passes over the training books,
     so the in-window perplexity on held-out books is higher than v4's; on a 2-core CPU a model takes
     hours, on one GPU minutes."""

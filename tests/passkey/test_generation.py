@@ -1,9 +1,7 @@
 """The passkey stop rule and scoring (the hf decoder that follows them: tests/backends/test_hf_generation)."""
 
-import pytest
-
 from coca_eval.passkey.generation import answer_decided, first_integer
-from coca_eval.passkey.scoring import score_output, wilson_interval
+from coca_eval.passkey.scoring import score_output
 
 
 def test_stop_rule_and_scoring():
@@ -13,10 +11,3 @@ def test_stop_rule_and_scoring():
     assert first_integer("key is 012 and 99") == 12 and first_integer("none") is None
     assert score_output(" 54321. Remember", 54321) == {"correct": True, "substring": True}
     assert score_output(" 1 is not 54321", 54321) == {"correct": False, "substring": True}
-
-
-def test_wilson_interval_known_values():
-    low, high = wilson_interval(10, 10)
-    assert low == pytest.approx(0.7225, abs=1e-3) and high == pytest.approx(1.0)
-    low, high = wilson_interval(5, 10)
-    assert low == pytest.approx(0.2366, abs=1e-3) and high == pytest.approx(0.7634, abs=1e-3)

@@ -1,0 +1,27 @@
+"""The shared Wilson interval: published values, its edges, and that reports and the gate use this one."""
+
+import pytest
+
+from coca_eval.intervals import wilson_interval
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson_interval(10, 10)
+    assert low == pytest.approx(0.7225, abs=1e-3) and high == pytest.approx(1.0)
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-3) and high == pytest.approx(0.7634, abs=1e-3)
+
+
+def test_wilson_interval_keeps_a_width_at_the_edges_and_widens_with_confidence():
+    low, high = wilson_interval(0, 100)
+    assert low == pytest.approx(0.0, abs=1e-12) and high == pytest.approx(0.0370, abs=1e-3)
+    narrow = wilson_interval(30, 100, confidence=0.90)
+    wide = wilson_interval(30, 100, confidence=0.99)
+    assert wide[0] < narrow[0] < 0.30 < narrow[1] < wide[1]
+
+
+def test_passkey_reports_and_the_gate_share_one_interval():
+    from coca_eval.gate import stats
+    from coca_eval.passkey import report, scoring
+
+    assert scoring.wilson_interval is report.wilson_interval is stats.wilson_interval is wilson_interval
