@@ -9,8 +9,8 @@ from __future__ import annotations
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion: unlike the normal approximation it stays
-    inside [0, 1] and keeps a width at 0 of n and n of n, where passkey accuracies often sit."""
+    """Wilson score interval for a binomial proportion. Unlike the normal approximation it stays
+    inside [0, 1] and does not shrink to a point at 0 or n successes, where passkey accuracies often sit."""
     from scipy.stats import binomtest
 
     ci = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
