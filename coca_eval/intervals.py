@@ -1,11 +1,18 @@
-"""Confidence intervals shared by tasks, reports and the gate.
+"""The uncertainty of one run's cell, shared by the reports and the gate.
 
-A task-neutral home, so that the passkey report and the gate's paired interval read the very same
-Wilson interval without one package importing the other. scipy is imported when an interval is asked
-for, so importing this module stays as cheap as importing ``coca_eval``.
+Passkey accuracy gets a Wilson interval; perplexity, a micro-average over documents, gets a percentile
+bootstrap that resamples documents (tokens within a book are strongly correlated, documents are the
+independent units). The gate's paired comparisons (``coca_eval.gate.stats``) build on both, so they
+live here, in a task-neutral module, rather than in a task or in the gate: a report reads them without
+importing the gate, and the gate without importing a task. scipy is imported when an interval is
+asked for.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -15,3 +22,24 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
 
     ci = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
+
+
+def resample_counts(n_items: int, n_boot: int, seed: int) -> np.ndarray:
+    """``[n_boot, n_items]`` multiplicities of a with-replacement resample: one row per bootstrap draw.
+
+    Counts instead of index lists let every statistic that is a ratio of sums be one matrix product.
+    """
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=n_boot).astype(np.float64)
+
+
+def ppl_interval(
+    nll_sums: Sequence[float], tokens: Sequence[int], level: float = 0.95, n_boot: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of one run's micro-averaged PPL, resampling documents."""
+    nll, tok = np.asarray(nll_sums, dtype=np.float64), np.asarray(tokens, dtype=np.float64)
+    counts = resample_counts(len(nll), n_boot, seed)
+    draws = np.exp((counts @ nll) / (counts @ tok))
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(draws, [tail, 1.0 - tail])
+    return float(low), float(high)

@@ -1,8 +1,12 @@
-"""The shared Wilson interval: published values, its edges, and that reports and the gate use this one."""
+"""One run's cell intervals: Wilson (published values, edges) and the document bootstrap, and that
+reports and the gate use these very functions."""
 
+import math
+
+import numpy as np
 import pytest
 
-from coca_eval.intervals import wilson_interval
+from coca_eval.intervals import ppl_interval, wilson_interval
 
 
 def test_wilson_interval_known_values():
@@ -25,3 +29,16 @@ def test_passkey_reports_and_the_gate_share_one_interval():
     from coca_eval.passkey import report, scoring
 
     assert scoring.wilson_interval is report.wilson_interval is stats.wilson_interval is wilson_interval
+
+
+def test_ppl_interval_brackets_the_run_ppl():
+    nll, tokens = np.array([3000.0, 2600.0, 3300.0, 2900.0]), np.array([1000, 1000, 1100, 1000])
+    low, high = ppl_interval(nll, tokens)
+    point = math.exp(nll.sum() / tokens.sum())
+    assert math.exp(2.6) <= low < point < high <= math.exp(3.0)
+
+
+def test_the_perplexity_report_uses_this_bootstrap():
+    from coca_eval.ppl import report
+
+    assert report.ppl_interval is ppl_interval

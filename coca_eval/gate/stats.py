@@ -1,4 +1,5 @@
-"""The statistics behind the gate and the report's intervals.
+"""The statistics behind the gate: paired comparisons of two runs on the same documents or samples
+(one run's own intervals: :mod:`coca_eval.intervals`).
 
 Perplexity is a token micro-average, so a run's PPL is ``exp(sum NLL / sum tokens)`` over documents.
 Documents, not tokens, are the independent units (tokens within a book are strongly correlated), so
@@ -18,28 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
-from coca_eval.intervals import wilson_interval
-
-
-def resample_counts(n_items: int, n_boot: int, seed: int) -> np.ndarray:
-    """``[n_boot, n_items]`` multiplicities of a with-replacement resample: one row per bootstrap draw.
-
-    Counts instead of index lists let every statistic that is a ratio of sums be one matrix product.
-    """
-    rng = np.random.default_rng(seed)
-    return rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=n_boot).astype(np.float64)
-
-
-def ppl_interval(
-    nll_sums: Sequence[float], tokens: Sequence[int], level: float = 0.95, n_boot: int = 2000, seed: int = 0
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of one run's micro-averaged PPL, resampling documents."""
-    nll, tok = np.asarray(nll_sums, dtype=np.float64), np.asarray(tokens, dtype=np.float64)
-    counts = resample_counts(len(nll), n_boot, seed)
-    draws = np.exp((counts @ nll) / (counts @ tok))
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(draws, [tail, 1.0 - tail])
-    return float(low), float(high)
+from coca_eval.intervals import resample_counts, wilson_interval
 
 
 @dataclass(frozen=True)

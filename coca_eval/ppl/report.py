@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from coca_eval.intervals import ppl_interval
 from coca_eval.ppl.params import disjoint_lengths
 from coca_eval.ppl.records import DocPart, bits_per_byte, parts_of, word_perplexity
 from coca_eval.results import Cell, Run
@@ -43,8 +44,6 @@ def protocol_line(run: Run) -> str:
 
 def interval(cell: Cell) -> tuple[float, float] | None:
     """95 % document bootstrap of the micro-averaged PPL (None with fewer than two documents)."""
-    from coca_eval.gate.stats import ppl_interval
-
     docs = doc_parts(cell)
     if len(docs) > 1 and all(d.nll_sum is not None for d in docs):
         return ppl_interval([d.nll_sum for d in docs], [d.tokens for d in docs])
