@@ -27,9 +27,9 @@ DEV=(--device "${DEVICE:-cpu}")
 PPL_LONG=(--dataset zoo:outside:parts --num-docs 8 --doc-tokens 16384 --lengths 512..16k --stride 512)
 PASSKEY_SAMPLES=${PASSKEY_SAMPLES:-100}
 # The passkey preset (the CoCA paper's protocol: landmark prompt, stratified depths, seed 0, answers of
-# up to 64 tokens), not the zoo-passkey default (16 tokens): the journals in runs/shards/ are keyed by it.
+# up to 64 tokens), not the zoo-passkey default (16 tokens): the committed tables were read with it.
 # The zoo tokenizer's BOS (<|endoftext|>, the document separator every passkey example followed in
-# training) starts each prompt; runs/cold-start/ holds the tables read without it.
+# training) starts each prompt.
 PASSKEY=(--preset passkey --lengths 512..16k --samples "$PASSKEY_SAMPLES")
 
 step_bar() {
@@ -81,14 +81,13 @@ step_vllm() {
     --dynamic-rope hold "${DEV[@]}" --output "$OUT/vllm_dynamic_hold.json"
 }
 # Every dynamic-NTK row (Table 2's and Table 3's) with the prompt's scaling held through the answer, as
-# vLLM's engine does, at 512..4k (past 4k no row answers either way); the 20-sample reading beside it in
-# runs/dynamic-hold/ was the first one.
+# vLLM's engine does, at 512..4k (past 4k no row answers either way).
 step_hold() {
-  coca-eval passkey --methods "$OUT/dynamic-hold/methods.yaml" --preset passkey --lengths 512..4k \
+  coca-eval passkey --methods "$M/dynamic_hold.yaml" --preset passkey --lengths 512..4k \
     --samples "$PASSKEY_SAMPLES" --dynamic-rope hold "${DEV[@]}" --output "$OUT/dynamic-hold/passkey_hold_${PASSKEY_SAMPLES}.json"
 }
-# The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/), merged into
-# the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards
+# The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/, not committed),
+# merged into the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards
 # side by side on one GPU: `zoo_reports.sh shard_one table1 table2 3 8`; `shard_list` prints SHARDS),
 # `merge_shards` only merges.
 SHARDS=("table1 table2 8" "table4 table4 2" "finetune finetune 4" "table3 table3 6")  # methods table count
@@ -125,13 +124,8 @@ step_shards_table4() { want=table4 shards_of; }
 step_shards_finetune() { want=finetune shards_of; }
 step_shards_table3() { want=table3 shards_of; }
 step_shards() { for s in "${SHARDS[@]}"; do passkey_shards $s; done; }
-# A table's passkey run for its report: the merged 100-sample one once its shards are done, until then
-# the 20-sample reading as trained at 512..4k (runs/bos-reading/), never a reading of older weights.
-passkey_run() {
-  local f="$OUT/$1_passkey.json"
-  [ -f "$f" ] || { f="$OUT/bos-reading/$1_passkey.json"; echo "$1: shards not merged yet, rendering $f" >&2; }
-  echo "$f"
-}
+# A table's passkey run for its report: the merged 100-sample one (`shards` or the table's own step).
+passkey_run() { echo "$OUT/$1_passkey.json"; }
 step_report() { step_report_table1_2; step_report_table3; step_report_finetune; step_report_table4; step_report_prope; }
 step_report_table1_2() {
   coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \

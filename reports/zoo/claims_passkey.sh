@@ -18,7 +18,7 @@ pairs=(
   "finetune_passkey.json|zoo-rope|zoo-rope + CoCA"
   "finetune_passkey.json|zoo-rope + dynamic NTK|zoo-rope + dynamic NTK & CoCA"
   # dynamic NTK with the prompt's scaling held through the answer (--dynamic-rope hold, 100 samples,
-  # `bash scripts/zoo_reports.sh hold`; the 20-sample reading before it is runs/dynamic-hold/passkey_hold.json)
+  # `bash scripts/zoo_reports.sh hold`)
   "dynamic-hold/passkey_hold_100.json|CoCA-Slack ntk-2|CoCA-Strict ntk-2"
   "dynamic-hold/passkey_hold_100.json|CoCA-Slack ntk-4|CoCA-Strict ntk-4"
   "dynamic-hold/passkey_hold_100.json|CoCA-Slack ntk-8|CoCA-Strict ntk-8"

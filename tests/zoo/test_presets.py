@@ -67,7 +67,7 @@ def test_a_shipped_tokenizer_knows_the_document_start_but_does_not_add_it(name):
 def test_a_zoo_prompt_starts_with_the_document_start_under_auto():
     """The zoo presets declare that their training documents followed BOS: ``--bos auto`` (the default)
     puts it in front of their passkey prompts and not of another model's; their cells are keyed apart
-    from a reading without it (the committed cold-start journals: test_committed_reports)."""
+    from a reading without it."""
     from transformers import AutoTokenizer
 
     from coca_eval.methods import MethodSpec
