@@ -27,7 +27,10 @@ def journal_path_for(output: Path | None, task: str, identity: dict, tag: str | 
     filesystem and ranks of one torchrun never append to, or lock, one another's.
     """
     if output is not None:
-        return Path(output).with_suffix(f".{tag}.journal.jsonl" if tag else ".journal.jsonl")
+        output = Path(output)
+        if output.name.endswith(".json.gz"):  # run.json.gz: run.journal.jsonl, as for run.json
+            output = output.with_name(output.name[: -len(".gz")])
+        return output.with_suffix(f".{tag}.journal.jsonl" if tag else ".journal.jsonl")
     from coca_eval.assets import cache_dir
 
     base = Path(os.environ.get("COCA_EVAL_JOURNAL_DIR") or cache_dir() / "journals")

@@ -11,8 +11,10 @@ a corrupt or hand-edited results file is a one-line :class:`CocaEvalError`, not 
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
+import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -109,15 +111,39 @@ class Run(BaseModel):
         return json.dumps(self.model_dump(mode="json", by_alias=True), indent=2, allow_nan=False) + "\n"
 
 
+GZIP_SUFFIX = ".gz"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
 def save_run(run: Run, path: Path) -> None:
-    write_atomic(Path(path), run.to_json())
+    """A path ending in ``.gz`` (``run.json.gz``) is written gzip-compressed: runs that keep every
+    sample's answer (passkey, RULER) shrink about fivefold, which matters for results kept in git.
+    The compressed bytes carry no timestamp, so the same run gives the same file."""
+    path = Path(path)
+    text = run.to_json()
+    if path.name.endswith(GZIP_SUFFIX):
+        write_atomic(path, gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        write_atomic(path, text)
+
+
+def read_results_text(path: Path) -> str:
+    """A results file's JSON text, plain or gzip-compressed (told by its first bytes, not its name,
+    so a renamed file still reads). Raises ``OSError``/``UnicodeDecodeError`` like ``read_text``."""
+    data = Path(path).read_bytes()
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise OSError(f"damaged gzip data ({exc})") from None
+    return data.decode("utf-8")
 
 
 def load_run(path: Path) -> Run:
-    """Read and validate a results file; any problem is a one-line user error."""
+    """Read and validate a results file (plain or ``.gz``); any problem is a one-line user error."""
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_results_text(path))
     except FileNotFoundError:
         raise CocaEvalError(f"results file not found: {path}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -180,7 +206,7 @@ def check_overwrite(
         return
     hint = "pass --force to overwrite it or give another --output"
     try:
-        raw = json.loads(Path(output).read_text(encoding="utf-8"))
+        raw = json.loads(read_results_text(Path(output)))
         config = raw["config"] if raw.get("schema") in READABLE_SCHEMAS else None
         held = config.get("task"), config.get("params"), config.get("shard")
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal
+from coca_eval.results import read_results_text
 
 
 def source_journal(path: Path) -> Path:
@@ -48,7 +49,7 @@ def source_journal(path: Path) -> Path:
 
 def _recorded_journal(results: Path) -> Path | None:
     try:
-        recorded = json.loads(results.read_text())["config"]["journal"]
+        recorded = json.loads(read_results_text(results))["config"]["journal"]
     except (OSError, ValueError, KeyError, TypeError):
         raise CocaEvalError(f"--reuse {results}: not a coca-eval results file") from None
     return Path(recorded) if isinstance(recorded, str) else None

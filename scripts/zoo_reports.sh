@@ -43,25 +43,25 @@ step_bar() {
 # NTK & CoCA" is Table 3's CoCA-Slack ntk-4) are copied from Table 1's journal, not computed again.
 reuse_table1() { local j="$OUT/table1_ppl.journal.jsonl"; [ -f "$j" ] && echo "--reuse $j"; return 0; }
 step_table1() { coca-eval ppl --methods "$M/table1.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table1_ppl.json"; }
-step_table2() { coca-eval passkey --methods "$M/table1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table2_passkey.json"; }
+step_table2() { coca-eval passkey --methods "$M/table1.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table2_passkey.json.gz"; }
 step_table3() { step_table3_ppl; step_table3_passkey; }
 step_table3_ppl() {
   coca-eval ppl --methods "$M/table3.yaml" "${PPL_LONG[@]}" "${DEV[@]}" $(reuse_table1) --output "$OUT/table3_ppl.json"
 }
 step_table3_passkey() {
-  coca-eval passkey --methods "$M/table3.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table3_passkey.json"
+  coca-eval passkey --methods "$M/table3.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table3_passkey.json.gz"
 }
 step_finetune() { step_finetune_ppl; step_finetune_passkey; }
 step_finetune_ppl() {
   coca-eval ppl --methods "$M/finetune.yaml" "${PPL_LONG[@]}" "${DEV[@]}" $(reuse_table1) --output "$OUT/finetune_ppl.json"
 }
 step_finetune_passkey() {
-  coca-eval passkey --methods "$M/finetune.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/finetune_passkey.json"
+  coca-eval passkey --methods "$M/finetune.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/finetune_passkey.json.gz"
 }
 step_table4() { step_table4_ppl; step_table4_passkey; }
 step_table4_ppl() { coca-eval ppl --methods "$M/table4.yaml" "${PPL_LONG[@]}" "${DEV[@]}" --output "$OUT/table4_ppl.json"; }
 step_table4_passkey() {
-  coca-eval passkey --methods "$M/table4.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table4_passkey.json"
+  coca-eval passkey --methods "$M/table4.yaml" "${PASSKEY[@]}" "${DEV[@]}" --output "$OUT/table4_passkey.json.gz"
 }
 step_prope() {
   coca-eval ppl --methods "$M/prope.yaml" --dataset zoo:heldout:parts --num-docs 2 --doc-tokens 16384 \
@@ -84,7 +84,7 @@ step_vllm() {
 # vLLM's engine does, at 512..4k (past 4k no row answers either way).
 step_hold() {
   coca-eval passkey --methods "$M/dynamic_hold.yaml" --preset passkey --lengths 512..4k \
-    --samples "$PASSKEY_SAMPLES" --dynamic-rope hold "${DEV[@]}" --output "$OUT/dynamic-hold/passkey_hold_${PASSKEY_SAMPLES}.json"
+    --samples "$PASSKEY_SAMPLES" --dynamic-rope hold "${DEV[@]}" --output "$OUT/dynamic-hold/passkey_hold_${PASSKEY_SAMPLES}.json.gz"
 }
 # The passkey tables as --shard K/N jobs (each resumable from its journal in runs/shards/, not committed),
 # merged into the same runs/*_passkey.json the unsplit steps write. `shard_one` runs one shard (for running shards
@@ -99,9 +99,11 @@ unchanged_kept() {
   local file=$1 old; old=$(mktemp); shift
   [ -f "$file" ] && cp -p "$file" "$old"
   "$@"
-  if [ -s "$old" ] && python3 -c 'import json, sys
-a, b = (json.load(open(f))["cells"] for f in sys.argv[1:])
-sys.exit(a != b)' "$file" "$old"; then mv "$old" "$file"; fi
+  if [ -s "$old" ] && python3 -c 'import gzip, json, sys
+def cells(f):
+    data = open(f, "rb").read()
+    return json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)["cells"]
+sys.exit(cells(sys.argv[1]) != cells(sys.argv[2]))' "$file" "$old"; then mv "$old" "$file"; fi
   rm -f "$old"
 }
 step_shard_one() {  # methods-file table k n
@@ -111,7 +113,7 @@ step_shard_one() {  # methods-file table k n
 merge_table() {  # table n
   local files=()
   for k in $(seq 1 "$2"); do files+=("$(shard_file "$1" "$k" "$2")"); done
-  unchanged_kept "$OUT/$1_passkey.json" coca-eval merge "${files[@]}" --output "$OUT/$1_passkey.json"
+  unchanged_kept "$OUT/$1_passkey.json.gz" coca-eval merge "${files[@]}" --output "$OUT/$1_passkey.json.gz"
 }
 passkey_shards() {  # methods-file table shard-count
   for k in $(seq 1 "$3"); do step_shard_one "$1" "$2" "$k" "$3"; done
@@ -128,7 +130,7 @@ step_shards() { for s in "${SHARDS[@]}"; do passkey_shards $s; done; }
 passkey_run() { echo "$OUT/$1_passkey.json"; }
 step_report() { step_report_table1_2; step_report_table3; step_report_finetune; step_report_table4; step_report_prope; }
 step_report_table1_2() {
-  coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json" --paper table1 --paper table2 \
+  coca-eval report "$OUT/table1_ppl.json" "$OUT/table2_passkey.json.gz" --paper table1 --paper table2 \
     --intervals --format md --format csv --out reports/zoo/table1_2
 }
 step_report_table3() {

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
 import pytest
 
-from coca_eval.results import SCHEMA, Cell, Run, load_run, save_run
+from coca_eval.errors import CocaEvalError
+from coca_eval.results import SCHEMA, Cell, Run, check_overwrite, load_run, read_results_text, save_run
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = sorted(
     p
-    for p in [*ROOT.glob("reports/**/*.json"), *ROOT.glob("tests/**/*.json")]
-    if json.loads(p.read_text(encoding="utf-8")).get("schema", "").startswith("coca-eval/")
+    for pattern in ("*.json", "*.json.gz")
+    for p in [*ROOT.glob(f"reports/**/{pattern}"), *ROOT.glob(f"tests/**/{pattern}")]
+    if json.loads(read_results_text(p)).get("schema", "").startswith("coca-eval/")
 )
 
 
@@ -32,3 +35,54 @@ def test_new_runs_are_schema_2_with_device_dtype_and_dirty_flag(tmp_path):
 def test_committed_results_files_load(path):
     run = load_run(path)
     assert run.cells and run.settings.task is not None
+
+
+def _small_run() -> Run:
+    cells = [Cell(task="passkey", method="m", metric="accuracy", length=n, value=0.5, n=2) for n in (8, 16)]
+    return Run(config={"task": "passkey", "task_version": 1}, cells=cells)
+
+
+def test_a_gz_results_file_is_compressed_reproducible_and_reads_as_the_plain_one(tmp_path):
+    run = _small_run()
+    save_run(run, tmp_path / "r.json")
+    save_run(run, tmp_path / "r.json.gz")
+    compressed = (tmp_path / "r.json.gz").read_bytes()
+    assert compressed[:2] == b"\x1f\x8b"  # really gzip, not JSON under another name
+    assert gzip.decompress(compressed) == (tmp_path / "r.json").read_bytes()
+    assert load_run(tmp_path / "r.json.gz") == load_run(tmp_path / "r.json")
+    save_run(run, tmp_path / "again.json.gz")
+    assert (tmp_path / "again.json.gz").read_bytes() == compressed  # no timestamp in the gzip header
+
+
+def test_a_renamed_gz_file_still_reads_and_a_damaged_one_is_one_line(tmp_path):
+    save_run(_small_run(), tmp_path / "r.json.gz")
+    (tmp_path / "renamed.json").write_bytes((tmp_path / "r.json.gz").read_bytes())
+    assert len(load_run(tmp_path / "renamed.json").cells) == 2
+    (tmp_path / "cut.json.gz").write_bytes((tmp_path / "r.json.gz").read_bytes()[:-9])
+    with pytest.raises(CocaEvalError, match=r"cut.json.gz is not readable JSON: damaged gzip"):
+        load_run(tmp_path / "cut.json.gz")
+
+
+def test_overwrite_guard_reads_a_gz_output(tmp_path):
+    save_run(_small_run(), tmp_path / "r.json.gz")
+    check_overwrite(tmp_path / "r.json.gz", "passkey", None, force=False)  # same task: resumes
+    with pytest.raises(CocaEvalError, match="holds a passkey run, not ppl"):
+        check_overwrite(tmp_path / "r.json.gz", "ppl", None, force=False)
+
+
+@pytest.mark.parametrize("name", ["keys.json", "keys.json.gz"])
+def test_a_run_resumes_from_its_journal_plain_or_gz(name, tiny_llama_dir, tmp_path, capsys):
+    from coca_eval.cli import main
+
+    out = tmp_path / name
+    args = ["passkey", "--model", str(tiny_llama_dir), "--lengths", "400", "--samples", "2",
+            "--max-new-tokens", "4", "--output", str(out)]  # fmt: skip
+    main(args)
+    assert (tmp_path / "keys.journal.jsonl").exists()
+    assert (out.read_bytes()[:2] == b"\x1f\x8b") == name.endswith(".gz")
+    first = load_run(out)
+    assert [c.status for c in first.cells] == ["ok"]
+    capsys.readouterr()
+    main(args)
+    assert "loading" not in capsys.readouterr().err  # every cell came from the journal
+    assert load_run(out).cells == first.cells

@@ -61,6 +61,7 @@ def test_shards_without_output_have_distinct_cache_journals(tmp_path):
     assert journal_path_for(Path("r.json"), "ppl", identity, "shard-1-of-2") == Path(
         "r.shard-1-of-2.journal.jsonl"
     )
+    assert journal_path_for(Path("r.json.gz"), "ppl", identity) == Path("r.journal.jsonl")
 
 
 def test_a_killed_shard_resumes_from_its_journal(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from coca_eval.results import Cell, load_run
+from coca_eval.results import Cell, load_run, read_results_text
 
 ZOO = Path(__file__).resolve().parents[2] / "reports" / "zoo"
 RUNS = ZOO / "runs"
@@ -25,19 +25,19 @@ COMMITTED = [
     "bar_heldout_ppl.json",
     "bar_train_ppl.json",
     "table1_ppl.json",
-    "table2_passkey.json",
+    "table2_passkey.json.gz",
     "table3_ppl.json",
-    "table3_passkey.json",
+    "table3_passkey.json.gz",
     "prope_heldout_ppl.json",
     "prope_outside_ppl.json",
     "finetune_ppl.json",
-    "finetune_passkey.json",
+    "finetune_passkey.json.gz",
     "table4_ppl.json",
-    "table4_passkey.json",
+    "table4_passkey.json.gz",
     "vllm_ppl.json",
     "vllm_passkey.json",
     "vllm_dynamic_hold.json",
-    "dynamic-hold/passkey_hold_100.json",
+    "dynamic-hold/passkey_hold_100.json.gz",
 ]
 
 
@@ -87,7 +87,7 @@ def test_dynamic_ntk_held_through_the_answer_retrieves_inside_the_window_and_str
     """--dynamic-rope hold (512..4k, 100 samples): every dynamic-NTK row retrieves at 512 (where the
     rescaling reading lost it), and CoCA-Strict trails CoCA-Slack at 1k by at least 0.2 under every
     factor."""
-    run = load_run(RUNS / "dynamic-hold" / "passkey_hold_100.json")
+    run = load_run(RUNS / "dynamic-hold" / "passkey_hold_100.json.gz")
     assert run.config["params"]["dynamic_rope"] == "hold"
     assert all(c.n == 100 for c in run.cells) and len(run.cells) == 28
     assert all(passkey(run, m, 512) >= 0.95 for m in {c.method for c in run.cells})
@@ -100,8 +100,8 @@ def test_dynamic_ntk_held_through_the_answer_retrieves_inside_the_window_and_str
 def test_the_claims_quote_the_gate_on_the_100_sample_held_reading():
     claims = (ZOO / "claims_passkey.md").read_text()
     assert (
-        "| dynamic-hold/passkey_hold_100.json | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 1024 | 0.54 | 0.01 |"
-        in claims
+        "| dynamic-hold/passkey_hold_100.json.gz | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 1024 "
+        "| 0.54 | 0.01 |" in claims
     )
 
 
@@ -109,7 +109,7 @@ def test_table2_read_as_trained_with_100_samples_to_16k():
     """Table 2 as the README reads it (100 samples, 512..16k, the document-start token in front): the
     plain rows retrieve at 512 and RoFormer, CoCA and p-RoPE nothing past it; dynamic NTK & CoCA beats
     dynamic NTK at 1k, with the gate's p in claims_passkey.md; ALiBi fades with length."""
-    run = load_run(RUNS / "table2_passkey.json")
+    run = load_run(RUNS / "table2_passkey.json.gz")
     assert "bos" not in run.config["params"]  # auto: the zoo presets put <|endoftext|> in front
     for m in ("ALiBi", "RoFormer", "RoFormer + CoCA", "NoPE", "p-RoPE (p=0.75)"):
         assert passkey(run, m, 512) >= 0.9, m
@@ -120,14 +120,15 @@ def test_table2_read_as_trained_with_100_samples_to_16k():
     alibi = [passkey(run, "ALiBi", 512 * 2**k) for k in range(6)]
     assert alibi == sorted(alibi, reverse=True) and alibi[-1] < 0.1
     claims = (ZOO / "claims_passkey.md").read_text()
-    assert "| table2_passkey.json | RoFormer + dynamic NTK → RoFormer + dynamic NTK & CoCA | 1024 |" in claims
+    pair = "RoFormer + dynamic NTK → RoFormer + dynamic NTK & CoCA"
+    assert f"| table2_passkey.json.gz | {pair} | 1024 |" in claims
 
 
 def test_table3_read_as_trained_with_100_samples_shows_slack_retrieving_and_strict_not():
     """Table 3 as the README reads it (100 samples, 512..16k, dynamic NTK): CoCA-Slack retrieves at
     512 and 1k under every factor, CoCA-Strict answers at most one prompt anywhere, nothing answers
     past 4k, and claims_passkey.md carries the gate's Strict-against-Slack rows."""
-    run = load_run(RUNS / "table3_passkey.json")
+    run = load_run(RUNS / "table3_passkey.json.gz")
     lengths = [512 * 2**k for k in range(6)]
     for factor in (2, 4, 8):
         slack, strict = f"CoCA-Slack ntk-{factor}", f"CoCA-Strict ntk-{factor}"
@@ -136,20 +137,20 @@ def test_table3_read_as_trained_with_100_samples_shows_slack_retrieving_and_stri
         assert passkey(run, slack, 8192) == passkey(run, slack, 16384) == 0, slack
     assert passkey(run, "CoCA-Slack ntk-2", 512) >= 0.9
     claims = (ZOO / "claims_passkey.md").read_text()
-    assert "| table3_passkey.json | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 512 | 0.96 | 0.00 |" in claims
+    assert "| table3_passkey.json.gz | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 512 | 0.96 | 0.00 |" in claims
 
 
 def test_the_fine_tunes_read_as_trained_retrieve_nothing_where_their_base_does():
     """The fine-tuning rows and Table 4 (100 samples, 512..16k): zoo-rope retrieves at 512 as in
     Table 2, and every fine-tune (CoCA, PI, CoCA & PI; plain and with dynamic NTK) answers none of its
     600 prompts; the gate's row for zoo-rope against its CoCA fine-tune is in claims_passkey.md."""
-    finetune, table4 = load_run(RUNS / "finetune_passkey.json"), load_run(RUNS / "table4_passkey.json")
-    table2 = load_run(RUNS / "table2_passkey.json")
+    finetune, table4 = load_run(RUNS / "finetune_passkey.json.gz"), load_run(RUNS / "table4_passkey.json.gz")
+    table2 = load_run(RUNS / "table2_passkey.json.gz")
     assert passkey(finetune, "zoo-rope", 512) == passkey(table2, "RoFormer", 512) >= 0.9
     tuned = [c for c in finetune.cells if "CoCA" in c.method] + list(table4.cells)
     assert len(tuned) == 24 and all(c.value == 0 for c in tuned)
     claims = (ZOO / "claims_passkey.md").read_text()
-    assert "| finetune_passkey.json | zoo-rope → zoo-rope + CoCA | 512 | 0.98 | 0.00 |" in claims
+    assert "| finetune_passkey.json.gz | zoo-rope → zoo-rope + CoCA | 512 | 0.98 | 0.00 |" in claims
 
 
 def test_the_committed_table3_shows_the_readme_picture():
@@ -234,10 +235,10 @@ def test_read_as_trained_every_vllm_answer_is_hfs(name, cells):
 @pytest.mark.parametrize(
     ("name", "methods_file"),
     [
-        ("table2_passkey.json", "table1"),
-        ("table3_passkey.json", "table3"),
-        ("table4_passkey.json", "table4"),
-        ("finetune_passkey.json", "finetune"),
+        ("table2_passkey.json.gz", "table1"),
+        ("table3_passkey.json.gz", "table3"),
+        ("table4_passkey.json.gz", "table4"),
+        ("finetune_passkey.json.gz", "finetune"),
     ],
 )
 def test_a_merged_passkey_table_has_every_row_at_every_length_with_100_answers(name, methods_file):
@@ -265,15 +266,15 @@ def test_the_report_script_asks_for_the_protocol_of_the_committed_passkey_tables
     expected = {**make_passkey_params(values).identity()}
     expected["lengths"] = list(expected["lengths"])
     for table in ("table2", "table3", "table4", "finetune"):
-        assert load_run(RUNS / f"{table}_passkey.json").config["params"] == expected, table
+        assert load_run(RUNS / f"{table}_passkey.json.gz").config["params"] == expected, table
 
 
 @functools.cache
 def _committed_runs_by_stamp() -> dict[tuple[str, str], Path]:
     """Every committed results file under runs/, keyed by (file name, creation time)."""
     runs = {}
-    for path in RUNS.rglob("*.json"):
-        created = json.loads(path.read_text()).get("created")
+    for path in [*RUNS.rglob("*.json"), *RUNS.rglob("*.json.gz")]:
+        created = json.loads(read_results_text(path)).get("created")
         if created:
             runs[(path.name, created)] = path
     return runs
@@ -284,7 +285,7 @@ def test_a_rendered_report_names_only_committed_runs(report):
     """Each run a rendered report lists (file name and creation time) is a committed run: a report
     left behind by a run that was recomputed (new weights, a new protocol) fails here until rendered
     again."""
-    listed = re.findall(r"^- `([\w.-]+\.json): \w+ run of (\S+),", report.read_text(), flags=re.M)
+    listed = re.findall(r"^- `([\w.-]+\.json(?:\.gz)?): \w+ run of (\S+),", report.read_text(), flags=re.M)
     assert listed, report
     committed = _committed_runs_by_stamp()
     assert [run for run in listed if tuple(run) not in committed] == []
