@@ -68,7 +68,6 @@ def evaluate(
     cell loop, the run record.
     """
     from coca_eval.backends.options import check_backends, check_device
-    from coca_eval.models.presets import model_fingerprint
     from coca_eval.models.rope import check_rope_patches
 
     spec = TASKS.get(task) if isinstance(task, str) else task
@@ -80,13 +79,28 @@ def evaluate(
         raise CocaEvalError(f"task {spec.name!r} cannot be split over processes (its spec has no combine)")
     check_overwrite(output, spec.name, params.identity(), runtime.force, runtime.share.config())
     check_device(runtime.device, methods)
-    weights = {m.model: model_fingerprint(m.model) for m in methods}  # fails fast on a missing model
+    weights = weights_fingerprints(methods)  # fails fast on a missing model
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
     path = journal_path_for(output, spec.name, identity, runtime.share.journal_tag)
     with Journal(path, runtime.wait, _say(runtime.console)) as journal:  # one run per journal
         return _run_locked(spec, methods, params, output, runtime, journal, weights, options)
+
+
+def weights_fingerprints(methods: Sequence[Any]) -> dict[str, str]:
+    """Each model's fingerprint (journal keys and the run record carry it). A model that only backends
+    without weights use is not looked up: a plug-in's ``some/model`` is no hub id to resolve."""
+    from coca_eval.backends.registry import BACKENDS
+    from coca_eval.models.presets import model_fingerprint
+
+    weights: dict[str, str] = {}
+    for method in methods:
+        if BACKENDS.get(method.backend).needs_weights:
+            weights[method.model] = model_fingerprint(method.model)
+        else:
+            weights.setdefault(method.model, f"no weights (backend {method.backend})")
+    return weights
 
 
 def _run_locked(spec, methods, params, output, runtime, journal, weights, options) -> Run:

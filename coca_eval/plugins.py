@@ -8,16 +8,33 @@ A distribution declares, in its ``pyproject.toml``::
 and ``register()`` adds its entries (``TASKS.add(...)``, ``BACKENDS.add(...)``, ...). An entry point may
 also name a module, whose import does the registering. Plug-ins load once, on the first lookup in any
 registry, so an installed plug-in costs nothing until a registry is asked for.
+
+A plug-in that registers a name already taken (a built-in command such as ``zoo``, another plug-in's
+task) is refused: everything it registered is taken out again, one line on stderr names it, and every
+other command keeps working. Built-in entries are loaded before any plug-in runs, so a plug-in can
+never shadow one, whatever order the registries are first asked in.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
 from importlib.metadata import EntryPoint, entry_points
 
 from coca_eval.errors import CocaEvalError
 
 GROUP = "coca_eval.plugins"
-_state = {"loaded": False}
+# The modules holding the core's registries: imported (with their built-in entries) before any plug-in
+# runs, so each plug-in's additions can be told apart from built-ins and undone if it is refused.
+REGISTRY_MODULES = (
+    "coca_eval.taskspec",
+    "coca_eval.backends.registry",
+    "coca_eval.models.rope",
+    "coca_eval.models.presets",
+    "coca_eval.passkey.templates",
+    "coca_eval.cli.group",
+)
+_state = {"loaded": False, "loading": False}
 
 
 def plugin_entry_points() -> list[EntryPoint]:
@@ -30,21 +47,45 @@ def load_plugins() -> list[str]:
 
     A broken plug-in is a one-line error naming it, not a traceback from deep inside a registry.
     """
+    from coca_eval.registry import REGISTRIES, DuplicateEntry
+
     if _state["loaded"]:
         return []
     _state["loaded"] = True
+    points = plugin_entry_points()
+    if points:
+        for module in REGISTRY_MODULES:
+            importlib.import_module(module)
+        for registry in list(REGISTRIES):
+            registry.load_builtins()
     loaded = []
-    for point in plugin_entry_points():
+    for point in points:
+        before = {registry: registry.snapshot() for registry in REGISTRIES}
+        _state["loading"] = True
         try:
             target = point.load()
             if callable(target):
                 target()
+        except DuplicateEntry as exc:
+            for registry, names in before.items():
+                registry.restore(names)
+            print(
+                f"coca-eval: warning: plug-in {point.name!r} ({point.value}) refused: {exc}", file=sys.stderr
+            )
+            continue
         except CocaEvalError:
             raise
         except Exception as exc:
             raise CocaEvalError(f"plug-in {point.name!r} ({point.value}) failed to load: {exc}") from None
+        finally:
+            _state["loading"] = False
         loaded.append(point.name)
     return loaded
+
+
+def loading_plugins() -> bool:
+    """Whether a plug-in is registering its entries right now."""
+    return _state["loading"]
 
 
 def reset_plugins() -> None:

@@ -17,6 +17,10 @@ from coca_eval.errors import CocaEvalError
 T = TypeVar("T")
 
 
+class DuplicateEntry(ValueError):
+    """A name that a registry already holds for another entry (a plug-in that takes it is refused)."""
+
+
 def resolve(target: str) -> Any:
     """The object a lazy ``"package.module:attr"`` reference names (imported now, not before)."""
     module_name, _, attr = target.partition(":")
@@ -37,12 +41,32 @@ class Registry(Generic[T]):
         self.builtins = list(builtins)  # modules that fill it; another package appends its own
         self.first = tuple(first)  # names listed first, in this order, whichever module was imported first
         self._loaded = False
+        REGISTRIES.append(self)
 
     def add(self, name: str, entry: T) -> T:
+        from coca_eval.plugins import loading_plugins
+
+        if loading_plugins() and not self._loaded:
+            self._ensure_loaded()  # the built-in names first, so a plug-in can never take one of them
         if name in self._entries and self._entries[name] is not entry:
-            raise ValueError(f"{self.kind} {name!r} is already registered")
+            raise DuplicateEntry(f"{self.kind} {name!r} is already registered")
         self._entries[name] = entry
         return entry
+
+    def load_builtins(self) -> None:
+        """Import the modules that fill this registry (plug-ins then cannot take their names)."""
+        if not self._loaded:
+            self._loaded = True
+            for module in self.builtins:
+                importlib.import_module(module)
+
+    def snapshot(self) -> set[str]:
+        return set(self._entries)
+
+    def restore(self, names: set[str]) -> None:
+        """Drop every entry added since :meth:`snapshot` returned ``names`` (a refused plug-in's)."""
+        for name in [name for name in self._entries if name not in names]:
+            del self._entries[name]
 
     def remove(self, name: str) -> T:
         """Take an entry out again (a test's temporary task, a plug-in being replaced)."""
@@ -55,9 +79,7 @@ class Registry(Generic[T]):
     def _ensure_loaded(self) -> None:
         if self._loaded:
             return
-        self._loaded = True
-        for module in self.builtins:
-            importlib.import_module(module)
+        self.load_builtins()
         from coca_eval.plugins import load_plugins
 
         load_plugins()
@@ -87,6 +109,9 @@ class Registry(Generic[T]):
         """Sorted by name (listings); :meth:`names` keeps registration order (choice lists)."""
         self._ensure_loaded()
         return sorted(self._entries.items())
+
+
+REGISTRIES: list[Registry] = []  # every registry made so far, for plug-in loading to check and undo
 
 
 def lazy(target: str) -> Callable[..., Any]:

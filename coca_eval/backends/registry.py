@@ -27,11 +27,14 @@ class BackendRequest:
 @dataclass(frozen=True)
 class BackendEntry:
     """``loader(method, request)`` returns a loaded backend; ``check(methods, engine)`` fails fast
-    (before any model loads) when the backend cannot work here."""
+    (before any model loads) when the backend cannot work here. ``needs_weights=False`` says the
+    backend never reads ``--model`` as weights (a plug-in's rule-based backend, say), so no run looks the
+    model up, on disk or on the hub, to fingerprint it."""
 
     loader: str
     description: str
     check: Callable[[Sequence[Any], Any], None] | None = field(default=None, compare=False)
+    needs_weights: bool = True
 
     def load(self, method: Any, request: BackendRequest) -> Any:
         return resolve(self.loader)(method, request)

@@ -1,7 +1,9 @@
 """Options whose left-out value comes from a preset (``tasks/*.yaml``), and the values in force.
 
 ``--help`` shows each such option's preset value, and messages can say where a value came from, so
-a user who gave no ``--lengths`` still knows which lengths ran and why.
+a user who gave no ``--lengths`` still knows which lengths ran and why. ``--preset`` is eager, so in
+``coca-eval ppl --preset pg19 --help`` it is read before ``--help`` prints, and the help shows pg19's
+values; without it (or with it after ``--help``) the help shows the command's default preset.
 """
 
 from __future__ import annotations
@@ -25,12 +27,37 @@ def preset_default(preset: str, task: str, key: str) -> str | None:
     return f"preset {preset}: {shown}"
 
 
+class PresetValuedOption(click.Option):
+    """An option whose help shows the value of the preset in force (``--preset`` given before
+    ``--help``, else the command's default preset)."""
+
+    def __init__(self, *args, preset: str, task: str, key: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.preset, self.task, self.key = preset, task, key
+
+    def get_help_record(self, ctx: click.Context):
+        preset = ctx.params.get("preset") or self.preset
+        self.show_default = preset_default(preset, self.task, self.key) or False
+        return super().get_help_record(ctx)
+
+
+def preset_choice_option(preset: str):
+    """The ``--preset`` option, eager so that a ``--help`` after it shows that preset's values."""
+    return click.option(
+        "--preset",
+        default=preset,
+        show_default=True,
+        is_eager=True,
+        help="Task preset (see `coca-eval tasks`).",
+    )
+
+
 def preset_option_factory(preset: str, task: str):
     """``option(*names, key=..., **kwargs)``: a click option whose value, when left out, comes from
-    ``preset``'s ``key``; ``--help`` shows which."""
+    ``preset``'s ``key`` (or the ``--preset`` given's); ``--help`` shows which."""
 
     def option(*names: str, key: str, **kwargs):
-        return click.option(*names, show_default=preset_default(preset, task, key) or False, **kwargs)
+        return click.option(*names, cls=PresetValuedOption, preset=preset, task=task, key=key, **kwargs)
 
     return option
 

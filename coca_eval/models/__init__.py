@@ -1,5 +1,9 @@
 """Model presets, rope patches, the position-scheme decoders (CoCA, p-RoPE, ALiBi) and the vLLM plug-in.
 
+Importing this package registers the model types ``coca_llama``, ``coca_gpt_neox``, ``prope_llama`` and
+``alibi_llama`` with transformers' Auto classes, without importing transformers or torch itself: at once
+when transformers is already imported, else the moment it is (:mod:`coca_eval.models.registration`).
+
 Shape legend. Every tensor line in ``models/`` and ``backends/`` carries a shape comment such as
 ``# (b, h, n, d)``, written with these names (parentheses, one name per axis):
 
@@ -24,3 +28,7 @@ max_pos   positions a rotary cos/sin cache covers
 ``h*d`` is two axes flattened into one, ``3d`` three head-dimension slices side by side, ``x | y`` either
 axis depending on the tensor or the case, ``...`` any leading axes, and a number is an exact size.
 """
+
+from coca_eval.models.registration import register_when_transformers_loads
+
+register_when_transformers_loads()

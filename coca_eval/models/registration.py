@@ -1,7 +1,9 @@
 """Custom transformers model types, registered with the Auto classes only when something loads a model.
 
 ``import coca_eval`` must stay free of torch and transformers (``coca-eval --help``, ``report`` and
-``gate`` never run a model), so nothing registers at import. Every place that hands a directory to
+``gate`` never run a model), so nothing registers at its import. ``import coca_eval.models`` (the
+documented way for users) registers every type through :func:`register_when_transformers_loads`: at
+once when transformers is already imported, else when it is. Every place that hands a directory to
 transformers' Auto classes (the hf backend, the local tokenizer/config side of vllm and openai,
 ``convert``, the vLLM plug-in, OpenCompass's model wrapper) calls :func:`register_model_types` first.
 
@@ -10,6 +12,11 @@ whose function registers its config and model classes (idempotently).
 """
 
 from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+import warnings
 
 from coca_eval.registry import resolve
 
@@ -27,3 +34,44 @@ def register_model_types() -> None:
         if target not in _done:
             resolve(target)()
             _done.add(target)
+
+
+class _RegisterAfterImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``transformers`` with the other finders and, once it has run, registers the model types.
+
+    ``import coca_eval.models`` must not import transformers itself: ``coca-eval --help`` and ``models``
+    import this package (presets, rope patches) and stay free of torch. So the import only promises the
+    registration; it happens when the program imports transformers, before it can ask an Auto class.
+    """
+
+    def __init__(self) -> None:
+        self._loader: importlib.abc.Loader | None = None
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "transformers" or self._loader is not None:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        self._loader, spec.loader = spec.loader, self
+        return spec
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        module.__spec__.loader = module.__loader__ = self._loader
+        self._loader.exec_module(module)
+        try:
+            register_model_types()
+        except Exception as exc:  # a broken install must not break `import transformers` itself
+            warnings.warn(f"coca-eval could not register its model types: {exc}", stacklevel=2)
+
+
+def register_when_transformers_loads() -> None:
+    """Register every model type now if transformers is imported, else the moment it is."""
+    if "transformers" in sys.modules:
+        register_model_types()
+    elif not any(isinstance(finder, _RegisterAfterImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterAfterImport())

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from coca_eval.cli.options import RegistryChoice, method_options
-from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.passkey.params import BOS_CHOICES, DYNAMIC_ROPE_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
 
@@ -17,7 +17,7 @@ _preset_option = preset_option_factory(PRESET, "passkey")
 
 
 @click.command()
-@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@preset_choice_option(PRESET)
 @_preset_option("--lengths", key="lengths", help="Prompt lengths in tokens: 512..32k, 512,1024 or 1k..8k.")
 @_preset_option("--samples", key="samples", type=int, help="Samples per length (the paper uses 100).")
 @_preset_option(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from coca_eval.cli.options import method_options
-from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.ppl.params import BOS_CHOICES, MODES
 
 PRESET = "zoo"
@@ -14,7 +14,7 @@ _preset_option = preset_option_factory(PRESET, "ppl")
 
 
 @click.command()
-@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@preset_choice_option(PRESET)
 @_preset_option(
     "--dataset",
     key="dataset",

@@ -1,0 +1,42 @@
+"""``--help`` shows each preset-valued option's value from the preset in force: the command's default
+preset, or the ``--preset`` given before ``--help`` (docs/running.md says exactly this)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from coca_eval.cli import cli
+
+
+def shown(args: list[str]) -> str:
+    result = CliRunner().invoke(cli, args, terminal_width=400)
+    assert result.exit_code == 0, result.output
+    return re.sub(r"\s+", " ", result.output)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected", "absent"),
+    [
+        (["ppl", "--help"], ["(preset zoo: 2)", "(preset zoo: 512..4k)"], "(preset pg19:"),
+        (
+            ["ppl", "--preset", "pg19", "--help"],
+            ["(preset pg19: 100)", "(preset pg19: 512..32k)"],
+            "(preset zoo:",
+        ),
+        (["ppl", "--preset", "embedded", "--help"], ["(preset embedded: 4)"], "(preset zoo:"),
+        (["passkey", "--help"], ["(preset zoo-passkey: 25)", "(preset zoo-passkey: 16)"], "(preset passkey:"),
+        (["passkey", "--preset", "passkey", "--help"], ["(preset passkey: 100)"], "(preset zoo-passkey:"),
+    ],
+)
+def test_help_shows_the_values_of_the_preset_in_force(args, expected, absent):
+    text = shown(args)
+    for value in expected:
+        assert value in text
+    assert absent not in text
+
+
+def test_a_preset_after_help_leaves_the_default_presets_values():
+    assert "(preset zoo: 2)" in shown(["ppl", "--help", "--preset", "pg19"])

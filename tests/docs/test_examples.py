@@ -1,0 +1,105 @@
+"""Docs that cannot lie: every bash and Python example of README.md and docs/*.md runs here, offline,
+in a temporary directory (nothing lands in the checkout), unless its first line says what it needs
+that this machine lacks, and then the block must really use that (see ``doc_blocks``).
+
+``coca-eval``, ``python`` and ``torchrun`` in an example are this checkout's, through small scripts on
+``PATH``, exactly as ``.venv/bin`` provides them after ``scripts/install.sh``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from doc_blocks import NEEDS, ROOT, Block, blocks, examples, files_of, pages
+
+SETUP = "bash scripts/install.sh && .venv/bin/coca-eval ppl --stride 512"
+TESTS = 'bash scripts/install.sh dev && .venv/bin/python -m pytest -m "not slow"'
+TIMEOUT_S = 900
+
+
+def runnable(block: Block):
+    marks = [pytest.mark.slow] if block.mark and block.mark[0] == "slow" else []
+    return pytest.param(block, id=block.name, marks=marks)
+
+
+RUNNABLE = [runnable(b) for b in examples() if b.mark is None or b.mark[0] == "slow"]
+MARKED = [pytest.param(b, id=b.name) for b in examples() if b.mark and b.mark[0] in ("needs", "run by")]
+WRITTEN = [pytest.param(b, id=b.name) for b in examples() if b.mark and b.mark[0] == "file"]
+
+
+def shims(directory: Path) -> dict[str, str]:
+    """An environment whose ``coca-eval``, ``python`` and ``torchrun`` are this checkout's."""
+    directory.mkdir()
+    for name, module in (
+        ("coca-eval", "-m coca_eval"),
+        ("python", ""),
+        ("torchrun", "-m torch.distributed.run"),
+    ):
+        script = directory / name
+        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" {module} "$@"\n')
+        script.chmod(0o755)
+    path = os.pathsep.join([str(directory), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+
+
+@pytest.mark.parametrize("block", RUNNABLE)
+def test_the_example_runs(block: Block, tmp_path: Path):
+    work = tmp_path / "work"
+    work.mkdir()
+    for relative, content in files_of(block.page, before_line=block.line).items():
+        (work / relative).parent.mkdir(parents=True, exist_ok=True)
+        (work / relative).write_text(content)
+    script = work / ("example.sh" if block.language == "bash" else "example.py")
+    script.write_text(block.body)
+    command = (
+        ["bash", "-eo", "pipefail", str(script)]
+        if block.language == "bash"
+        else [sys.executable, str(script)]
+    )
+    result = subprocess.run(
+        command, cwd=work, env=shims(tmp_path / "bin"), capture_output=True, text=True, timeout=TIMEOUT_S
+    )
+    assert result.returncode == 0, f"{block.name} failed:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("block", MARKED)
+def test_a_marked_example_really_needs_what_it_names(block: Block):
+    kind, value = block.mark
+    if kind == "run by":
+        test_file = ROOT / value.split()[0]
+        assert test_file.is_file() and block.page in test_file.read_text(), (
+            f"{test_file} does not run {block.page}"
+        )
+        return
+    assert block.needs, f"{block.name}: '# needs:' names nothing"
+    for need in block.needs:
+        assert need in NEEDS, f"{block.name}: unknown need {need!r} (known: {', '.join(NEEDS)})"
+        assert re.search(NEEDS[need], block.body), f"{block.name} is marked '{need}' but uses nothing of it"
+
+
+@pytest.mark.parametrize("block", WRITTEN)
+def test_a_file_block_of_python_compiles(block: Block):
+    if block.language == "python":
+        compile(block.body, block.name, "exec")
+
+
+def test_every_fence_names_its_language():
+    """A bare fence would slip past the runner; ``text`` says a block is no example."""
+    bare = [b.name for page in pages() for b in blocks(page) if not b.language]
+    assert bare == []
+
+
+def test_there_are_examples_that_run_by_default():
+    assert len([p for p in RUNNABLE if not p.marks]) >= 5
+
+
+def test_the_readme_setup_commands_are_the_ones_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    assert SETUP in readme and TESTS in readme
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert TESTS in ci, ".ci/run must run the README's test command verbatim"

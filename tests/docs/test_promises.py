@@ -1,0 +1,129 @@
+"""Sentences of the README and the docs that were once false, each held against what the code does.
+
+Behaviour that other tests already pin is named where it lives: a damaged journal line
+(tests/faults/test_journal_damage.py), ``--help`` and ``--preset`` (tests/cli/test_preset_options.py),
+the model types (tests/models/test_registration.py), plug-ins (tests/test_plugins.py and
+tests/docs/test_plugin_example.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from doc_blocks import ROOT
+
+from coca_eval.methods import make_method
+from coca_eval.presets import get_preset
+
+
+def page(name: str) -> str:
+    """A page with its line breaks folded, so a sentence reads the same wherever it wraps."""
+    return re.sub(r"\s+", " ", (ROOT / name).read_text())
+
+
+def every_page() -> dict[str, str]:
+    return {
+        str(p.relative_to(ROOT)): page(str(p.relative_to(ROOT)))
+        for p in [ROOT / "README.md", *ROOT.glob("docs/*.md")]
+    }
+
+
+def test_the_default_presets_are_the_ones_the_docs_name():
+    from coca_eval.passkey.cli import PRESET as PASSKEY
+    from coca_eval.ppl.cli import PRESET as PPL
+
+    assert (PPL, PASSKEY) == ("zoo", "zoo-passkey")
+    assert "The default preset is `zoo` for `ppl` and `zoo-passkey` for `passkey`" in page("docs/running.md")
+    assert "the preset `zoo`, the default of `coca-eval ppl`" in page("README.md")
+    for name, text in every_page().items():
+        assert not re.search(r"default preset is `embedded`|on the embedded default", text), name
+
+
+def test_a_bare_passkey_run_is_described_by_its_preset():
+    params = get_preset("zoo-passkey", task="passkey").params
+    assert (params["samples"], params["max_new_tokens"]) == (25, 16)
+    assert (
+        "runs the preset `zoo-passkey`: 512..4k, 25 samples per length, greedy answers of up to 16 tokens"
+        in (page("README.md"))
+    )
+    paper = get_preset("passkey", task="passkey").params
+    assert (paper["samples"], paper["max_new_tokens"]) == (100, 64)
+    assert "`--preset passkey` is the paper's protocol (512..32k, 100 samples, up to 64 tokens)" in page(
+        "README.md"
+    )
+    for name, text in every_page().items():
+        assert "`--max-new-tokens` (64)" not in text, name
+
+
+def test_delta_vs_names_the_label_a_hub_model_gets():
+    label = make_method("meta-llama/Llama-2-7b-hf", "none", None, "float32", "hf").label
+    readme = page("README.md")
+    assert "--model meta-llama/Llama-2-7b-hf" in readme
+    assert re.findall(r'--delta-vs "([^"]+)"', readme) == [label]
+    assert f"`--model meta-llama/Llama-2-7b-hf` row is labelled `{label}`" in page("docs/reports.md")
+
+
+def test_no_page_says_a_damaged_journal_stops_the_run():
+    """The journal's design (coca_eval/journal.py): a damaged line is skipped with a warning and its work
+    redone; tests/faults/test_journal_damage.py checks the behaviour."""
+    assert "Any other unreadable line is skipped with a warning naming the journal and the line" in page(
+        "docs/results.md"
+    )
+    for name, text in every_page().items():
+        assert not re.search(r"corrupt journal[^.]*exit code 2", text), name
+
+
+def test_the_gpu_benchmarks_are_said_to_be_unrun_exactly_while_they_are():
+    recorded = {p.name for p in (ROOT / "reports" / "benchmarks").glob("*.md")}
+    unrun = {"coca_bench_cuda.md", "ppl_gpu_bench.md"}.isdisjoint(recorded)
+    said = (
+        "the CUDA ones (`coca_bench.py --device cuda`, `ppl_gpu_bench.py`, `vllm_bench.py --device cuda`) "
+        "have not been run yet"
+    )
+    assert (said in page("docs/development.md")) == unrun
+
+
+def test_the_models_page_says_what_the_import_registers():
+    text = page("docs/models.md")
+    assert "Importing `coca_eval.models` registers all four model types" in text
+    assert "`import coca_eval` alone registers nothing" in text
+    for name, content in every_page().items():
+        assert "Importing `coca_eval` registers" not in content, name
+
+
+ARGS = ["ppl", "--model", "zoo-rope", "--lengths", "512", "--num-docs", "2", "--doc-tokens", "1024"]
+
+
+def cells(path: Path) -> list[tuple]:
+    run = json.loads(path.read_text())
+    return [(c["method"], c["length"], c["value"], c["detail"]["docs"]) for c in run["cells"]]
+
+
+@pytest.mark.slow
+@pytest.mark.torchrun
+def test_torchrun_equals_one_process_with_one_thread(tmp_path):
+    """docs/many-machines.md: torchrun's ranks run with OMP_NUM_THREADS=1, so a CPU torchrun run equals a
+    one-process run with OMP_NUM_THREADS=1, to the last digit of every document's NLL sum."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    env.pop("OMP_NUM_THREADS", None)
+    launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
+    ranks = subprocess.run(
+        [*launch, "-m", "coca_eval", *ARGS, "--output", "ranks.json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert ranks.returncode == 0, ranks.stderr[-3000:]
+    single = subprocess.run(
+        [sys.executable, "-m", "coca_eval", *ARGS, "--output", "one.json"],
+        cwd=tmp_path, env={**env, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert single.returncode == 0, single.stderr[-3000:]
+    assert cells(tmp_path / "ranks.json") == cells(tmp_path / "one.json")
+    assert "OMP_NUM_THREADS=1` (its default with more than one process per node)" in page(
+        "docs/many-machines.md"
+    )
