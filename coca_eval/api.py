@@ -81,12 +81,22 @@ def evaluate(
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
+    data = data_of(params)
+    runtime.share.agree({"task": spec.name, "task_version": spec.version, **identity, "data": data})
     path = journal_path_for(output, spec.name, identity, runtime.share.journal_tag)
     with Journal(path, runtime.wait, _say(runtime.console)) as journal:  # one run per journal
-        return _run_locked(spec, methods, params, output, runtime, journal, weights, options)
+        return _run_locked(spec, methods, params, output, runtime, journal, weights, options, data)
 
 
-def _run_locked(spec, methods, params, output, runtime, journal, weights, options) -> Run:
+def data_of(params: Any) -> str | None:
+    """The fingerprint of the documents a task reads (None for a task that generates its inputs)."""
+    from coca_eval.data.sources import data_fingerprint
+
+    dataset = getattr(params, "dataset", None)
+    return data_fingerprint(dataset) if isinstance(dataset, str) else None
+
+
+def _run_locked(spec, methods, params, output, runtime, journal, weights, options, data=None) -> Run:
     """The body of :func:`evaluate` while it holds the journal's lock (the output is written under it,
     so a second run cannot interleave its cells or results with ours)."""
     from coca_eval.backends.options import load_backend
@@ -113,6 +123,8 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
             runtime.share,
         )  # fmt: skip
     config = run_config(spec, methods, params, journal, weights, runtime, options, backend_notes)
+    if data is not None:
+        config["data"] = data  # what merge checks shards against
     dtypes = {m.label: m.dtype for m in methods}
     cells = [c.model_copy(update={"device": runtime.device, "dtype": dtypes.get(c.method)}) for c in cells]
     run = Run(**code_provenance(), config=config, cells=cells)

@@ -42,10 +42,11 @@ def load_shard(path: Path) -> ShardFile:
     return ShardFile(Path(path), run, partition)
 
 
-def differences(a: dict, b: dict) -> list[str]:
-    """The identity fields in which two shard configs differ (parameters by name)."""
+def differences(a: dict, b: dict, keys: Sequence[str] = IDENTITY) -> list[str]:
+    """The identity fields in which two shard configs (or two ranks' run identities) differ
+    (parameters by name)."""
     named = []
-    for key in IDENTITY:
+    for key in keys:
         ours, theirs = a.get(key), b.get(key)
         if ours == theirs:
             continue
@@ -89,10 +90,11 @@ def merge_shard_files(paths: Sequence[Path]) -> Run:
     check_one_run(shards)
     slots = collect((shard.path, shard.run) for shard in shards)
     check_complete(slots, shards[0].partition.count)
+    cells = [form_cell(slot) for slot in slots]
     dirty = [s.run.git_dirty for s in shards if s.run.git_dirty is not None]
     return Run(
         git=shards[0].run.git,
         git_dirty=any(dirty) if dirty else None,
         config=merged_config(shards),
-        cells=[form_cell(slot) for slot in slots],
+        cells=cells,
     )
