@@ -91,6 +91,7 @@ def merge_shard_files(paths: Sequence[Path]) -> Run:
     slots = collect((shard.path, shard.run) for shard in shards)
     check_complete(slots, shards[0].partition.count)
     cells = [form_cell(slot) for slot in slots]
+    check_same_data(shards)
     dirty = [s.run.git_dirty for s in shards if s.run.git_dirty is not None]
     return Run(
         git=shards[0].run.git,
@@ -98,3 +99,16 @@ def merge_shard_files(paths: Sequence[Path]) -> Run:
         config=merged_config(shards),
         cells=cells,
     )
+
+
+def check_same_data(shards: Sequence[ShardFile]) -> None:
+    """The dataset fingerprints the shards recorded (``config.data``: content, not path or mtime)
+    agree. Checked after the cells, whose document hashes name the documents that differ; files of
+    older versions record none and are not compared."""
+    recorded = [(s.path, s.run.config.get("data")) for s in shards if s.run.config.get("data") is not None]
+    for path, data in recorded[1:]:
+        if data != recorded[0][1]:
+            raise CocaEvalError(
+                f"{recorded[0][0]} and {path} read different data ({recorded[0][1]} vs {data}): "
+                "the shards must read one version of the dataset"
+            )

@@ -7,6 +7,7 @@ units a split run divides (``--shard``, torchrun); :func:`combine_cell` forms a 
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
@@ -69,6 +70,15 @@ def _doc_part(doc: TokenDoc, scores: TokenScores, text: str) -> dict[str, Any]:
     return part.model_dump(exclude=set() if problem else {"error"})
 
 
+DOCUMENT_HASHES = "document_hashes"  # context: every document's token hash, so processes that read
+# other versions of the data cannot form one cell (merge and the torchrun gather compare contexts)
+
+
+def _ids_hash(ids) -> str:
+    """The hash of a document's scored token ids (what its NLL is a number about)."""
+    return hashlib.sha256(np.asarray(ids, dtype=np.int64).tobytes()).hexdigest()[:16]
+
+
 def typed_parts(parts: list[dict]) -> list[DocPart]:
     """The parts as :class:`DocPart`; a forged or damaged one (a shard file, another rank) is one line."""
     typed = []
@@ -92,6 +102,7 @@ def combine_cell(base: dict, parts: list[dict], context: dict) -> Cell:
     one with an infinite NLL makes it ``inf``. ``n`` counts every scored token either way."""
     typed = typed_parts(parts)
     tokens = sum(p.tokens for p in typed)
+    context = {key: value for key, value in context.items() if key != DOCUMENT_HASHES}  # checked already
     detail = {"docs": parts, **context}
     base = {**base, "n": tokens}
     failed = [p for p in typed if p.error is not None]
@@ -209,6 +220,7 @@ class PplTask:
             "mode": self.params.mode,
             "bos": policy,
             "doc_tokens": self.params.doc_tokens,
+            DOCUMENT_HASHES: {doc.doc_id: _ids_hash(doc.ids) for doc in docs},
         }
         return self.share.cell(base, parts, len(docs), context, combine_cell)
 
