@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from coca_eval.backends.options import EngineOptions
 from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
-from coca_eval.journal import Journal, cell_key
+from coca_eval.journal import Journal, cell_key, exclusive_lock
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
 from coca_eval.provenance import code_provenance
@@ -84,8 +85,27 @@ def evaluate(
     data = data_of(params)
     runtime.share.agree({"task": spec.name, "task_version": spec.version, **identity, "data": data})
     path = journal_path_for(output, spec.name, identity, runtime.share.journal_tag)
-    with Journal(path, runtime.wait, _say(runtime.console)) as journal:  # one run per journal
+    journal = Journal(path, runtime.wait, _say(runtime.console))  # one run per journal
+    with journal, _output_lock(output, spec.name, params, runtime):
         return _run_locked(spec, methods, params, output, runtime, journal, weights, options, data)
+
+
+@contextmanager
+def _output_lock(output: Path | None, task: str, params: Any, runtime: Runtime) -> Iterator[None]:
+    """One writer per ``--output``. A plain run holds it already: its journal lock is the output's
+    (``<output>.journal.jsonl.lock``). A shard writes its own journal, so it takes that lock as well,
+    or two shards given one ``--output`` would both print "written" and the last would win."""
+    if output is None or runtime.share.whole or not runtime.share.leads:
+        yield
+        return
+    plain = journal_path_for(output, task, {})
+    lock = plain.with_name(plain.name + ".lock")
+    fd = exclusive_lock(lock, f"output {output}", "being written", runtime.wait, _say(runtime.console))
+    try:  # a run waited for may have written its own results there meanwhile
+        check_overwrite(output, task, params.identity(), runtime.force, runtime.share.config())
+        yield
+    finally:
+        os.close(fd)
 
 
 def data_of(params: Any) -> str | None:
