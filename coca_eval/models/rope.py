@@ -157,7 +157,7 @@ def check_rope_patches(methods: Iterable[Any]) -> None:
         if method.rope.kind == "none" or not (directory / "config.json").is_file():
             continue
         try:
-            config = AutoConfig.from_pretrained(directory)
+            config = AutoConfig.from_pretrained(directory, trust_remote_code=False)
         except (OSError, ValueError, KeyError):
             continue  # loading reports it, in the backend's own words
         apply_rope_patch(config, method.rope)
