@@ -3,9 +3,12 @@ invocation writes.
 
 Each check is a one-line refusal: every file is a shard of the same run (task, task version,
 parameters, weights, methods and N agree); no unit comes twice with different parts; every unit of
-every cell is present (a missing shard is named with its units). Each cell is then formed from the
-union of its parts by the task's ``combine`` hook, the function an unsplit run calls itself, so the
-merged cells equal that run's. A cell that ran out of memory (or failed) in a shard stays so.
+every cell is present (a missing shard is named with its units); the shards read the same data (ppl's
+per-document token hashes name the documents that differ, then ``config.data``, the dataset's content
+fingerprint, must agree); a forged part (a negative count, a NaN sum, a string) forms no cell. Each
+cell is then formed from the union of its parts by the task's ``combine`` hook, the function an
+unsplit run calls itself, so the merged cells equal that run's. A cell that ran out of memory (or
+failed) in a shard stays so.
 """
 
 from __future__ import annotations
