@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from coca_eval.backends.options import EngineOptions
 from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
-from coca_eval.journal import Journal, cell_key
+from coca_eval.journal import Journal, cell_key, exclusive_lock
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
 from coca_eval.provenance import code_provenance
@@ -83,9 +84,12 @@ def evaluate(
     check_backends(methods, runtime.engine)
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
+    data = data_of(params)
+    runtime.share.agree({"task": spec.name, "task_version": spec.version, **identity, "data": data})
     path = journal_path_for(output, spec.name, identity, runtime.share.journal_tag)
-    with Journal(path, runtime.wait, _say(runtime.console)) as journal:  # one run per journal
-        return _run_locked(spec, methods, params, output, runtime, journal, weights, options)
+    journal = Journal(path, runtime.wait, _say(runtime.console))  # one run per journal
+    with journal, _output_lock(output, spec.name, params, runtime):
+        return _run_locked(spec, methods, params, output, runtime, journal, weights, options, data)
 
 
 def weights_fingerprints(methods: Sequence[Any]) -> dict[str, str]:
@@ -103,7 +107,33 @@ def weights_fingerprints(methods: Sequence[Any]) -> dict[str, str]:
     return weights
 
 
-def _run_locked(spec, methods, params, output, runtime, journal, weights, options) -> Run:
+@contextmanager
+def _output_lock(output: Path | None, task: str, params: Any, runtime: Runtime) -> Iterator[None]:
+    """One writer per ``--output``. A plain run holds it already: its journal lock is the output's
+    (``<output>.journal.jsonl.lock``). A shard writes its own journal, so it takes that lock as well,
+    or two shards given one ``--output`` would both print "written" and the last would win."""
+    if output is None or runtime.share.whole or not runtime.share.leads:
+        yield
+        return
+    plain = journal_path_for(output, task, {})
+    lock = plain.with_name(plain.name + ".lock")
+    fd = exclusive_lock(lock, f"output {output}", "being written", runtime.wait, _say(runtime.console))
+    try:  # a run waited for may have written its own results there meanwhile
+        check_overwrite(output, task, params.identity(), runtime.force, runtime.share.config())
+        yield
+    finally:
+        os.close(fd)
+
+
+def data_of(params: Any) -> str | None:
+    """The fingerprint of the documents a task reads (None for a task that generates its inputs)."""
+    from coca_eval.data.sources import data_fingerprint
+
+    dataset = getattr(params, "dataset", None)
+    return data_fingerprint(dataset) if isinstance(dataset, str) else None
+
+
+def _run_locked(spec, methods, params, output, runtime, journal, weights, options, data=None) -> Run:
     """The body of :func:`evaluate` while it holds the journal's lock (the output is written under it,
     so a second run cannot interleave its cells or results with ours)."""
     from coca_eval.backends.options import load_backend
@@ -130,6 +160,8 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
             runtime.share,
         )  # fmt: skip
     config = run_config(spec, methods, params, journal, weights, runtime, options, backend_notes)
+    if data is not None:
+        config["data"] = data  # what merge checks shards against
     dtypes = {m.label: m.dtype for m in methods}
     cells = [c.model_copy(update={"device": runtime.device, "dtype": dtypes.get(c.method)}) for c in cells]
     run = Run(**code_provenance(), config=config, cells=cells)

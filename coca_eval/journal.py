@@ -50,6 +50,36 @@ def _holder(fd: int) -> str:
     return os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
 
 
+def exclusive_lock(
+    lock_path: Path, name: str, doing: str, wait: bool, on_wait: Callable[[str], None] | None
+) -> int:
+    """Take an exclusive ``flock`` on ``lock_path`` and write who holds it; the descriptor comes back
+    (closing it releases the lock, as the kernel does when the process dies). A busy lock is refused
+    in one line naming the holder (``{name} is {doing} by another coca-eval run``), or with ``wait``
+    reported once through ``on_wait`` and waited for."""
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise CocaEvalError(f"cannot lock {name}: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        in_use = f"{name} is {doing} by another coca-eval run ({_holder(fd)})"
+        if not wait:
+            os.close(fd)
+            advice = "wait for it to finish (or give --wait) or give another --output"
+            raise CocaEvalError(f"{in_use}; {advice}") from None
+        if on_wait is not None:
+            on_wait(f"{in_use}; waiting for it to finish")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    os.ftruncate(fd, 0)
+    # at offset 0: a waiter's read of the holder's line moved its file offset
+    os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(), 0)
+    return fd
+
+
 class Journal:
     """Finished cells and parts, loaded from ``path`` and appended to as work completes."""
 
@@ -84,29 +114,8 @@ class Journal:
         return self.path.with_name(self.path.name + ".lock")
 
     def _lock(self, wait: bool, on_wait: Callable[[str], None] | None) -> None:
-        """Take the run's exclusive lock, then say who holds it. A busy lock is refused, or with
-        ``wait`` reported once through ``on_wait`` and waited for."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError as exc:
-            raise CocaEvalError(f"cannot lock journal {self.path}: {exc.strerror}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            in_use = f"journal {self.path} is in use by another coca-eval run ({_holder(fd)})"
-            if not wait:
-                os.close(fd)
-                advice = "wait for it to finish (or give --wait) or give another --output"
-                raise CocaEvalError(f"{in_use}; {advice}") from None
-            if on_wait is not None:
-                on_wait(f"{in_use}; waiting for it to finish")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        os.ftruncate(fd, 0)
-        # at offset 0: a waiter's read of the holder's line moved its file offset
-        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(), 0)
-        self._lock_fd = fd
+        """Take the run's exclusive lock (see :func:`exclusive_lock`)."""
+        self._lock_fd = exclusive_lock(self.lock_path, f"journal {self.path}", "in use", wait, on_wait)
 
     def close(self) -> None:
         """Release the lock (closing the descriptor drops the flock); the journal stays readable."""

@@ -180,7 +180,7 @@ def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | N
     hf_logging.disable_progress_bar()
     path, fingerprint = resolve_model(method.model)
     try:
-        config = AutoConfig.from_pretrained(path)
+        config = AutoConfig.from_pretrained(path, trust_remote_code=False)  # never custom code
         trained = getattr(config.get_text_config(), "max_position_embeddings", None)
         config = apply_rope_patch(config, method.rope)
         model = AutoModelForCausalLM.from_pretrained(
@@ -189,8 +189,9 @@ def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | N
             dtype=_DTYPES[method.dtype],
             attn_implementation="sdpa",
             device_map=device_map,
+            trust_remote_code=False,
         )
-        tokenizer = AutoTokenizer.from_pretrained(path)
+        tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     except (OSError, ValueError, KeyError) as exc:
         raise CocaEvalError(f"cannot load model {method.model!r}: {str(exc).splitlines()[0]}") from None
     if device_map is None:

@@ -37,8 +37,8 @@ def load_local_side(model: str) -> LocalModelSide:
     register_model_types()
     path, fingerprint = resolve_model(model)
     try:
-        config = AutoConfig.from_pretrained(path)
-        tokenizer = AutoTokenizer.from_pretrained(path)
+        config = AutoConfig.from_pretrained(path, trust_remote_code=False)
+        tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     except (OSError, ValueError, KeyError) as exc:
         raise CocaEvalError(f"cannot load model {model!r}: {str(exc).splitlines()[0]}") from None
     return LocalModelSide(path, fingerprint, tokenizer, config)

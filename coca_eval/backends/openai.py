@@ -69,12 +69,14 @@ class OpenAIBackend(TokenizerMixin):
     def close(self) -> None:
         self.pool.close()
 
-    def _ids_of(self, choice: Choice) -> list[int]:
+    def _ids_of(self, choice: Choice, server: str) -> list[int]:
         if choice.token_ids is not None:  # vLLM's return_token_ids
-            return list(choice.token_ids)
+            return _in_vocabulary(list(choice.token_ids), len(self.tokenizer), server)
         tokens = choice.logprobs.tokens if choice.logprobs else None
         if tokens and all(_TOKEN_ID.match(t) for t in tokens):
-            return [int(_TOKEN_ID.match(t).group(1)) for t in tokens]
+            return _in_vocabulary(
+                [int(_TOKEN_ID.match(t).group(1)) for t in tokens], len(self.tokenizer), server
+            )
         return self.encode(choice.text or "")
 
     def generate_greedy(
@@ -95,7 +97,7 @@ class OpenAIBackend(TokenizerMixin):
 
         eos = eos_ids(None, self.tokenizer)
 
-        def send(server: Server, rows: range) -> list[Choice]:
+        def send(server: Server, rows: range) -> list[tuple[Choice, str]]:
             payload = {
                 "model": server.model,
                 "prompt": [list(map(int, prompts[i])) for i in rows],
@@ -105,11 +107,11 @@ class OpenAIBackend(TokenizerMixin):
                 "return_tokens_as_token_ids": True,
                 "return_token_ids": True,
             }
-            return server.client.complete(payload)
+            return [(choice, server.client.base_url) for choice in server.client.complete(payload)]
 
         for rows, choices in self.pool.map(send, len(prompts), BATCH):
-            for i, choice in zip(rows, choices, strict=True):
-                on_done(i, cut_at_stop(self._ids_of(choice), eos, max_new_tokens, self.decode))
+            for i, (choice, url) in zip(rows, choices, strict=True):
+                on_done(i, cut_at_stop(self._ids_of(choice, url), eos, max_new_tokens, self.decode))
         return False
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
@@ -130,8 +132,22 @@ class OpenAIBackend(TokenizerMixin):
         return torch.tensor(nll, dtype=torch.float64)  # (b, s)
 
 
+def _in_vocabulary(ids: list[int], vocabulary: int, server: str) -> list[int]:
+    """Generated token ids, refused in one line when one is no token of the local tokenizer (a server
+    serving other weights than ``--model``): decoded, it would be a wrong answer, not an error."""
+    outside = [token for token in ids if not 0 <= token < vocabulary]
+    if outside:
+        raise CocaEvalError(
+            f"server {server} answered token id {outside[0]}, outside the vocabulary of {vocabulary} "
+            "tokens of --model: does it serve the same weights?"
+        )
+    return ids
+
+
 def _prompt_nll(choice: Choice, scored: slice, prompt_tokens: int, server: str) -> list[float]:
-    """Minus the echoed log-probs at ``scored``; a server that leaves any out cannot score."""
+    """Minus the echoed log-probs at ``scored``; a server that leaves any out cannot score. Values that
+    are no log-prob (NaN, above 0) pass through as they are: the ppl task makes them an ``error`` cell
+    with the reason before anything is journaled as a number (:func:`coca_eval.ppl.records.score_problem`)."""
     logprobs = choice.logprobs.token_logprobs if choice.logprobs else None
     if not logprobs:
         raise CocaEvalError(f"server {server} returns no prompt log-probs (echo+logprobs)")

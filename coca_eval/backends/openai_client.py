@@ -8,6 +8,8 @@
   server restarting, a queue full), so a request is retried ``RETRIES`` times, waiting 1, 2, 4 s (or
   the server's ``Retry-After``, up to a minute). A refused connection is not retried: nothing
   listens there, and waiting would only delay the one-line error.
+* Redirects. Followed within the server's own scheme, host and port only, so credentials never reach
+  another host (:class:`_SameOriginRedirects`).
 * Replies. A body that is not JSON is reported as such; shapes are checked by
   :mod:`coca_eval.backends.openai_replies`.
 """
@@ -19,6 +21,7 @@ import json
 import os
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 
@@ -54,6 +57,32 @@ def _wait(seconds: float) -> None:
     time.sleep(seconds)
 
 
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, parts.hostname, parts.port or default
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to the server's own scheme, host and port. urllib copies every header,
+    ``Authorization`` included, to wherever a 3xx points; a redirect elsewhere (another host, or https
+    down to http) is refused in one line naming the server that sent it and where it pointed."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        target = urllib.parse.urljoin(req.full_url, newurl)
+        if _origin(target) != _origin(req.full_url):
+            parts = urllib.parse.urlsplit(target)
+            shown = f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
+            raise CocaEvalError(
+                f"server {self.server} redirected ({code}) to {shown}, another host or scheme: credentials "
+                "are never sent there; give --base-url the address that answers"
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
 class CompletionsClient:
     """Minimal JSON client for a completions server; ``sleep`` is injectable so tests need not wait."""
 
@@ -74,6 +103,7 @@ class CompletionsClient:
         if authorization:
             self._headers["Authorization"] = authorization
         self._secrets = [s for s in (api_key, *self.url.secrets()) if s]
+        self._opener = urllib.request.build_opener(_SameOriginRedirects(self.base_url))
         self._key_note = (
             f"${key_env} is {'set' if api_key else 'unset'}; --api-key-env names another variable"
         )
@@ -98,7 +128,7 @@ class CompletionsClient:
         request = urllib.request.Request(self.url.request_url(path), data=data, headers=self._headers)
         dropped = f"server {self.base_url} timed out or dropped the connection on {path}"
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
+            with self._opener.open(request, timeout=timeout) as response:
                 return response.read()
         except urllib.error.HTTPError as exc:
             raise self._http_error(exc, path) from None

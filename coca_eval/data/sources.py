@@ -50,6 +50,26 @@ def source_fingerprint(source: str) -> str:
     return "local:" + hashlib.sha256(json.dumps(stats).encode()).hexdigest()[:16]
 
 
+def data_fingerprint(source: str) -> str:
+    """What the documents are, for checks that processes of one run read the same data (torchrun
+    ranks, ``--shard`` jobs on other machines): local files by name and content (a copy elsewhere,
+    with another mtime, is the same data; an edited one is not); named datasets by their name."""
+    path = Path(source).expanduser()
+    if source in ("embedded", "pg19") or source.startswith(("hf:", "zoo:")) or not path.exists():
+        return source
+    digest = hashlib.sha256()
+    for file in _local_files(path):
+        digest.update(str(file.relative_to(path) if path.is_dir() else file.name).encode() + b"\0")
+        try:
+            with open(file, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError as exc:
+            raise CocaEvalError(f"cannot read dataset file {file}: {exc.strerror}") from None
+        digest.update(b"\0")
+    return "sha256:" + digest.hexdigest()[:16]
+
+
 def load_documents(source: str, text_field: str = "text") -> list[Document]:
     check_source(source)
     if source == "embedded":

@@ -3,9 +3,12 @@ invocation writes.
 
 Each check is a one-line refusal: every file is a shard of the same run (task, task version,
 parameters, weights, methods and N agree); no unit comes twice with different parts; every unit of
-every cell is present (a missing shard is named with its units). Each cell is then formed from the
-union of its parts by the task's ``combine`` hook, the function an unsplit run calls itself, so the
-merged cells equal that run's. A cell that ran out of memory (or failed) in a shard stays so.
+every cell is present (a missing shard is named with its units); the shards read the same data (ppl's
+per-document token hashes name the documents that differ, then ``config.data``, the dataset's content
+fingerprint, must agree); a forged part (a negative count, a NaN sum, a string) forms no cell. Each
+cell is then formed from the union of its parts by the task's ``combine`` hook, the function an
+unsplit run calls itself, so the merged cells equal that run's. A cell that ran out of memory (or
+failed) in a shard stays so.
 """
 
 from __future__ import annotations
@@ -42,10 +45,11 @@ def load_shard(path: Path) -> ShardFile:
     return ShardFile(Path(path), run, partition)
 
 
-def differences(a: dict, b: dict) -> list[str]:
-    """The identity fields in which two shard configs differ (parameters by name)."""
+def differences(a: dict, b: dict, keys: Sequence[str] = IDENTITY) -> list[str]:
+    """The identity fields in which two shard configs (or two ranks' run identities) differ
+    (parameters by name)."""
     named = []
-    for key in IDENTITY:
+    for key in keys:
         ours, theirs = a.get(key), b.get(key)
         if ours == theirs:
             continue
@@ -89,10 +93,25 @@ def merge_shard_files(paths: Sequence[Path]) -> Run:
     check_one_run(shards)
     slots = collect((shard.path, shard.run) for shard in shards)
     check_complete(slots, shards[0].partition.count)
+    cells = [form_cell(slot) for slot in slots]
+    check_same_data(shards)
     dirty = [s.run.git_dirty for s in shards if s.run.git_dirty is not None]
     return Run(
         git=shards[0].run.git,
         git_dirty=any(dirty) if dirty else None,
         config=merged_config(shards),
-        cells=[form_cell(slot) for slot in slots],
+        cells=cells,
     )
+
+
+def check_same_data(shards: Sequence[ShardFile]) -> None:
+    """The dataset fingerprints the shards recorded (``config.data``: content, not path or mtime)
+    agree. Checked after the cells, whose document hashes name the documents that differ; files of
+    older versions record none and are not compared."""
+    recorded = [(s.path, s.run.config.get("data")) for s in shards if s.run.config.get("data") is not None]
+    for path, data in recorded[1:]:
+        if data != recorded[0][1]:
+            raise CocaEvalError(
+                f"{recorded[0][0]} and {path} read different data ({recorded[0][1]} vs {data}): "
+                "the shards must read one version of the dataset"
+            )

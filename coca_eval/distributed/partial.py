@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from coca_eval.distributed.partition import Partition
 from coca_eval.errors import CocaEvalError
@@ -23,9 +23,16 @@ class PartialDetail(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     shard: str
-    units: int = Field(ge=0)
+    units: int = Field(ge=1)
     parts: dict[int, dict[str, Any]]
     context: dict[str, Any]
+
+    @model_validator(mode="after")
+    def _parts_are_units(self) -> PartialDetail:
+        outside = sorted(unit for unit in self.parts if not 0 <= unit < self.units)
+        if outside:
+            raise ValueError(f"part {outside[0]} is not one of the cell's {self.units} units")
+        return self
 
 
 def partial_cell(base: dict, parts: dict[int, dict], units: int, context: dict, partition: Partition) -> Cell:
@@ -61,6 +68,16 @@ def merge_contexts(contexts: list[dict[str, Any]]) -> dict[str, Any]:
                 continue
             if isinstance(value, bool) and isinstance(merged[key], bool):
                 merged[key] = merged[key] or value
+            elif isinstance(value, dict) and isinstance(merged[key], dict):
+                names = differing_keys(merged[key], value)
+                raise CocaEvalError(f"the processes read different data: {key} differ for {names}")
             else:
                 raise CocaEvalError(f"the shards disagree on {key}: {merged[key]!r} and {value!r}")
     return merged
+
+
+def differing_keys(ours: dict, theirs: dict, shown: int = 4) -> str:
+    """The entries in which two dicts differ, by name: ``'doc3', 'doc7' (and 2 more)``."""
+    differ = sorted(str(k) for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+    more = f" (and {len(differ) - shown} more)" if len(differ) > shown else ""
+    return ", ".join(map(repr, differ[:shown])) + more

@@ -59,6 +59,10 @@ class Share:
         """The journaled cell this process may reuse without loading a model."""
         return journal.finished(key)
 
+    def agree(self, identity: dict[str, Any]) -> None:
+        """Refuse to start unless every process that forms this run's cells together runs the same
+        ``identity`` (task, parameters, methods, weights, data); one process agrees with itself."""
+
     def cell(self, base: dict, parts: dict[int, dict], units: int, context: dict, combine: Combine) -> Cell:
         """The cell of ``units`` units from this process's ``parts`` (here: all of them)."""
         return combine(base, in_order(parts, units), context)

@@ -7,7 +7,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coca_eval.distributed.partial import merge_contexts, partial_detail
+from pydantic import ValidationError
+
+from coca_eval.distributed.partial import differing_keys, merge_contexts, partial_detail
 from coca_eval.distributed.partition import Partition
 from coca_eval.errors import CocaEvalError
 from coca_eval.results import Cell, Run
@@ -21,6 +23,7 @@ class Slot:
     """One cell of the run as the shards hold it: the union of their parts, or a failed cell."""
 
     cell: Cell  # the first shard's cell: where the merged cell's fields come from
+    source: Path | None = None  # the file of the first partial cell (named when another disagrees)
     units: int = 0
     parts: dict[int, tuple[Path, dict]] = field(default_factory=dict)  # unit -> (file, part)
     contexts: list[dict] = field(default_factory=list)
@@ -52,7 +55,9 @@ def add_cell(slot: Slot, cell: Cell, path: Path) -> None:
     detail = partial_detail(cell, str(path))
     if slot.contexts and detail.units != slot.units:
         raise CocaEvalError(f"{path}: {slot.name} has {detail.units} units, other shards {slot.units}")
-    slot.units = detail.units
+    if slot.contexts:
+        _check_same_documents(slot, detail.context, path)
+    slot.units, slot.source = detail.units, slot.source or path
     slot.contexts.append(detail.context)
     for unit, part in detail.parts.items():
         held = slot.parts.get(unit)
@@ -60,6 +65,18 @@ def add_cell(slot: Slot, cell: Cell, path: Path) -> None:
             raise CocaEvalError(f"{slot.name} unit {unit} differs between {held[0]} and {path}; "
                                 "give one file per shard")  # fmt: skip
         slot.parts[unit] = (path, part)
+
+
+def _check_same_documents(slot: Slot, context: dict, path: Path) -> None:
+    """A context entry that maps units to their data (ppl's document hashes) must agree between the
+    files: shards that read other versions of a dataset would form a number that matches neither."""
+    for key, theirs in context.items():
+        ours = slot.contexts[0].get(key)
+        if isinstance(theirs, dict) and isinstance(ours, dict) and theirs != ours:
+            raise CocaEvalError(
+                f"{slot.source} and {path} read different data: {slot.name} {key} differ for "
+                f"{differing_keys(ours, theirs)}"
+            )
 
 
 def check_complete(slots: Sequence[Slot], count: int) -> None:
@@ -97,5 +114,9 @@ def form_cell(slot: Slot) -> Cell:
         raise CocaEvalError(f"task {slot.cell.task!r} has no combine hook: its shards cannot be merged")
     base = slot.cell.model_dump(include={"task", "method", "metric", "length", "dataset"})
     parts = [slot.parts[unit][1] for unit in range(slot.units)]
-    cell = combine(base, parts, merge_contexts(slot.contexts))
+    try:
+        cell = combine(base, parts, merge_contexts(slot.contexts))
+    except (ValidationError, ValueError, TypeError, KeyError, AttributeError) as exc:  # forged parts
+        reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise CocaEvalError(f"{slot.name}: the shards' parts do not form a cell: {reason}") from None
     return cell.model_copy(update={"device": slot.cell.device, "dtype": slot.cell.dtype})

@@ -12,11 +12,16 @@ leaves the others waiting:
   it recomputes nothing, but its peers gather with it once more instead of skipping ahead);
 - a rank that runs out of memory still joins the gather, with its failure, so the cell is ``oom``
   on every rank.
+
+Before any of that, every rank gathers every rank's run identity (task, parameters, methods, weights,
+data fingerprint) and refuses a mismatch in one line (:meth:`RankShare.agree`): ranks started with
+another seed or other lengths would otherwise count a document twice or wait in a gather forever.
 """
 
 from __future__ import annotations
 
 import atexit
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +29,7 @@ from typing import Any
 from coca_eval.distributed.partial import merge_contexts
 from coca_eval.distributed.partition import Partition
 from coca_eval.distributed.share import Combine, Share, in_order
+from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal
 from coca_eval.results import Cell
 
@@ -72,6 +78,22 @@ class RankShare(Share):
     def finished(self, journal: Journal, key: str) -> Cell | None:
         mine = journal.finished(key)
         return mine if all(all_gather(mine is not None)) else None
+
+    def agree(self, identity: dict[str, Any]) -> None:
+        """Every rank's run identity, compared with rank 0's on every rank: ranks started with another
+        seed or other lengths would count documents twice or wait forever in a gather of a cell
+        their peer never computes. Each rank refuses in the same one line."""
+        from coca_eval.distributed.merge import differences
+
+        plain = json.loads(json.dumps(identity, sort_keys=True, default=str))
+        gathered = all_gather(plain)
+        for rank, theirs in enumerate(gathered[1:], start=1):
+            named = differences(gathered[0], theirs, sorted(set(gathered[0]) | set(theirs)))
+            if named:
+                raise CocaEvalError(
+                    f"torchrun rank {rank} runs another run than rank 0: {', '.join(named)} differ; "
+                    "start every rank with the same command, weights and data"
+                )
 
     def cell(self, base: dict, parts: dict[int, dict], units: int, context: dict, combine: Combine) -> Cell:
         gathered = all_gather((parts, context))

@@ -127,7 +127,12 @@ def _load_and_save(src: Path, out: Path, config: Any, key_mapping: dict[str, str
     register_model_types()
     try:
         model, info = AutoModelForCausalLM.from_pretrained(
-            src, config=config, dtype="auto", key_mapping=key_mapping, output_loading_info=True
+            src,
+            config=config,
+            dtype="auto",
+            key_mapping=key_mapping,
+            output_loading_info=True,
+            trust_remote_code=False,
         )
     except (OSError, ValueError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -126,9 +126,9 @@ def _convert(gguf: Path, out: Path, src: GgufSource) -> None:
 
     try:
         with _offline_and_quiet():
-            tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, trust_remote_code=False)
             model = AutoModelForCausalLM.from_pretrained(
-                gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+                gguf.parent, gguf_file=gguf.name, dtype=torch.float32, trust_remote_code=False
             )
     except (ImportError, OSError, ValueError) as exc:  # e.g. a missing optional dependency such as accelerate
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -149,7 +149,7 @@ def _check_bos(out: Path, src: GgufSource) -> None:
     """Gemma scores garbage without ``<bos>`` and SmolLM2 never saw one, so the saved tokenizer must agree."""
     from transformers import AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(out)
+    tok = AutoTokenizer.from_pretrained(out, trust_remote_code=False)
     adds_bos = tok("hi").input_ids[0] == tok.bos_token_id
     if adds_bos != src.adds_bos:
         name = src.display_name

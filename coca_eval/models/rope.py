@@ -146,18 +146,35 @@ def apply_rope_patch(config: Any, patch: RopePatch) -> Any:
 
 def check_rope_patches(methods: Iterable[Any]) -> None:
     """Refuse, before any model loads, a patch that cannot apply (``--rope dynamic:2`` on an ALiBi model),
-    for local checkpoints whose config reads without weights; others are checked when they load."""
+    for every row whose config reads without weights (local checkpoints, the zoo's shipped presets);
+    others are checked when they load."""
     from transformers import AutoConfig
 
     from coca_eval.models.registration import register_model_types
 
     register_model_types()  # the project's own model types (ALiBi among them) must read as what they are
     for method in methods:
-        directory = Path(method.model).expanduser()
-        if method.rope.kind == "none" or not (directory / "config.json").is_file():
+        directory = _config_dir(method.model)
+        if method.rope.kind == "none" or directory is None:
             continue
         try:
-            config = AutoConfig.from_pretrained(directory)
+            config = AutoConfig.from_pretrained(directory, trust_remote_code=False)
         except (OSError, ValueError, KeyError):
             continue  # loading reports it, in the backend's own words
-        apply_rope_patch(config, method.rope)
+        try:
+            apply_rope_patch(config, method.rope)
+        except CocaEvalError as exc:
+            raise CocaEvalError(f"{method.label} ({method.model}): {exc}") from None
+
+
+def _config_dir(model: str) -> Path | None:
+    """Where a method's ``config.json`` already is on disk: a local checkpoint, or the shipped copy of a
+    zoo preset (``--model zoo-alibi``); presets that would be converted or downloaded first are checked
+    when they load."""
+    from coca_eval.models.presets import MODEL_PRESETS
+    from coca_eval.zoo.shipped import shipped_dir
+
+    if model in MODEL_PRESETS:  # a preset name wins over a directory of that name, as when loading
+        return shipped_dir(model)
+    directory = Path(model).expanduser()
+    return directory if (directory / "config.json").is_file() else None

@@ -47,7 +47,7 @@ class CocaEvalModel(BaseModel):
 
             register_model_types()
             self.backend = None
-            self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(path)[0])
+            self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(path)[0], trust_remote_code=False)
         else:
             self.backend = load_hf_backend(self.method, device)
             self.tokenizer = self.backend.tokenizer

@@ -22,7 +22,7 @@ class _TokenizerOnly:
 
         from coca_eval.backends.tokenizers import tokenizer_adds_bos
 
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
         self.bos_token_id = self.tokenizer.bos_token_id
         self.adds_bos = tokenizer_adds_bos(self.tokenizer)
 

@@ -2,11 +2,16 @@
 
 Windows of the same shape are stacked into batches of ``batch_size`` (no padding, so batching cannot
 change which tokens a position attends to). Sums are kept in float64.
+
+Which tokens were scored is a mask of its own (:class:`TokenScores`), never a NaN in the values: a
+model that overflows gives NaN scores, and those must stay visible as failures, not read as "not
+scored" (which would drop them from the sum and the token count alike).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import groupby
 
 import numpy as np
@@ -14,6 +19,24 @@ import torch
 
 from coca_eval.backends.base import ScoringBackend
 from coca_eval.ppl.windows import Window
+
+
+@dataclass(frozen=True)
+class TokenScores:
+    """Per-token NLL of one document: ``nll[j]`` is meaningful where ``scored[j]`` (0.0 elsewhere)."""
+
+    nll: np.ndarray  # float64 (T,)
+    scored: np.ndarray  # bool (T,)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The scored tokens' NLLs, in document order (non-finite ones included)."""
+        return self.nll[self.scored]
+
+    @property
+    def positions(self) -> np.ndarray:
+        """The document positions of :attr:`values`."""
+        return np.flatnonzero(self.scored)
 
 
 def _shape(window: Window) -> tuple[int, int, int]:
@@ -44,16 +67,17 @@ def score_tokens(
     plan: Sequence[Window],
     batch_size: int = 1,
     on_windows: Callable[[int], None] | None = None,
-) -> np.ndarray:
-    """Per-token NLL of one document: ``out[j]`` for every scored ``j``, NaN where nothing scores it."""
+) -> TokenScores:
+    """Per-token NLL of one document for every token the plan scores, with the mask of those tokens."""
     if any(w.bos for w in plan) and backend.bos_token_id is None:
         raise ValueError("the plan asks for BOS but the tokenizer has none")
-    out = np.full(len(ids), np.nan)
+    out, scored = np.zeros(len(ids)), np.zeros(len(ids), dtype=bool)
     for batch in _batches(plan, max(1, batch_size)):
         input_ids, targets = _inputs(ids, batch, backend.bos_token_id)
         nll = backend.score(input_ids, batch[0].first_logit, targets).numpy()  # [B, n]
         for w, row in zip(batch, nll, strict=False):
             out[w.score_from : w.score_to] = row
+            scored[w.score_from : w.score_to] = True
         if on_windows is not None:
             on_windows(len(batch))
-    return out
+    return TokenScores(out, scored)

@@ -7,10 +7,12 @@ units a split run divides (``--shard``, torchrun); :func:`combine_cell` forms a 
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from coca_eval.backends.base import ScoringBackend
 from coca_eval.data.sampling import TokenDoc, sample_documents
@@ -19,9 +21,9 @@ from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.ppl.engine import score_tokens
+from coca_eval.ppl.engine import TokenScores, score_tokens
 from coca_eval.ppl.params import PplParams
-from coca_eval.ppl.records import DocPart, bits_per_byte, word_perplexity
+from coca_eval.ppl.records import DocPart, bits_per_byte, exp_or_inf, score_problem, word_perplexity
 from coca_eval.ppl.spec import PPL_TASK_VERSION
 from coca_eval.ppl.windows import plan_windows
 from coca_eval.progress import CellProgress
@@ -50,47 +52,103 @@ def ppl_cell_key(method: MethodSpec, weights: str, params: PplParams, length: in
     return cell_key(identity)
 
 
-def _doc_part(doc: TokenDoc, nll: np.ndarray, text: str) -> dict[str, Any]:
+def _doc_part(doc: TokenDoc, scores: TokenScores, text: str) -> dict[str, Any]:
     """The document's record; ``text`` (its kept tokens decoded) gives the byte and word counts that
-    bits per byte and word perplexity divide by."""
-    scored = nll[~np.isnan(nll)]
-    total = float(scored.sum())
+    bits per byte and word perplexity divide by. Every scored token counts, whatever its score: a NaN
+    or a log-prob above 0 makes the record an error (with the reason), never a shorter sum."""
+    values = scores.values
+    problem = score_problem(values, scores.positions)
+    total = float(values.sum()) if problem is None else math.nan
     part = DocPart(
         doc_id=doc.doc_id,
         nll_sum=total if math.isfinite(total) else None,
-        tokens=int(scored.size),
+        tokens=int(values.size),
         bytes=len(text.encode("utf-8")),
         words=len(text.split()),
+        error=problem,
     )
-    return part.model_dump()
+    return part.model_dump(exclude=set() if problem else {"error"})
+
+
+DOCUMENT_HASHES = "document_hashes"  # context: every document's token hash, so processes that read
+# other versions of the data cannot form one cell (merge and the torchrun gather compare contexts)
+
+
+def _ids_hash(ids) -> str:
+    """The hash of a document's scored token ids (what its NLL is a number about)."""
+    return hashlib.sha256(np.asarray(ids, dtype=np.int64).tobytes()).hexdigest()[:16]
+
+
+def typed_parts(parts: list[dict]) -> list[DocPart]:
+    """The parts as :class:`DocPart`; a forged or damaged one (a shard file, another rank) is one line."""
+    typed = []
+    for index, part in enumerate(parts):
+        try:
+            typed.append(DocPart.model_validate(part))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "the part"
+            name = part.get("doc_id", f"unit {index}") if isinstance(part, dict) else f"unit {index}"
+            raise CocaEvalError(f"document {name!r}: invalid part at {where}: {first['msg']}") from None
+    return typed
 
 
 def combine_cell(base: dict, parts: list[dict], context: dict) -> Cell:
     """The cell from every document's part (in document order) and the ``context`` its windows were
     scored under (``stride``, ``mode``, ``bos``, ``doc_tokens``): the spec's ``combine``, so a merged
-    or gathered cell is made by this same code without a model."""
-    typed = [DocPart.model_validate(p) for p in parts]
+    or gathered cell is made by this same code without a model.
+
+    A document whose scores are no number (NaN, a log-prob above 0) makes the cell ``error``, naming it;
+    one with an infinite NLL makes it ``inf``. ``n`` counts every scored token either way."""
+    typed = typed_parts(parts)
     tokens = sum(p.tokens for p in typed)
+    context = {key: value for key, value in context.items() if key != DOCUMENT_HASHES}  # checked already
     detail = {"docs": parts, **context}
     base = {**base, "n": tokens}
+    failed = [p for p in typed if p.error is not None]
+    if failed:
+        detail["error"] = (
+            f"{len(failed)} of {len(typed)} documents have no valid score; "
+            f"{failed[0].doc_id}: {failed[0].error}"
+        )
+        return Cell(**base, status="error", detail=detail)
     if any(p.nll_sum is None for p in typed):
         return Cell(**base, status="inf", detail=detail)
     nll = sum(p.nll_sum for p in typed)
-    per_doc = [math.exp(p.nll_sum / p.tokens) for p in typed]
+    per_doc = [exp_or_inf(p.nll_sum / p.tokens) for p in typed]
     detail["ppl_macro"] = float(np.mean(per_doc)) if all(map(math.isfinite, per_doc)) else None
     detail["nll_per_token"] = nll / tokens
     detail["bits_per_byte"] = bits_per_byte(typed)  # tokenizer-independent (lm-eval's numbers)
     detail["word_perplexity"] = word_perplexity(typed)
-    value = math.exp(nll / tokens) if nll / tokens < 700 else math.inf
+    value = exp_or_inf(nll / tokens)
     if not math.isfinite(value):
         return Cell(**base, status="inf", detail=detail)
     return Cell(**base, value=value, detail=detail)
 
 
-def _parts_of_these_docs(parts: dict[str, dict], docs: list[TokenDoc]) -> dict[str, dict]:
-    """Journaled parts whose index and document id both match (a part of another document is redone)."""
-    ids = {str(i): doc.doc_id for i, doc in enumerate(docs)}
-    return {i: part for i, part in parts.items() if i in ids and part.get("doc_id") == ids[i]}
+def _parts_of_these_docs(parts: dict[str, dict], docs: list[TokenDoc], plans) -> dict[str, dict]:
+    """Journaled parts whose index and document id both match (a part of another document is redone),
+    that count every token the plan scores and hold a number: an error part (a server that answered
+    NaN) and a part an older version journaled with NaN scores dropped (fewer tokens, or ``tokens: 0``)
+    are scored again."""
+    scored = {str(i): sum(w.n_scored for w in plan) for i, plan in enumerate(plans)}
+    return {
+        i: part
+        for i, part in parts.items()
+        if i in scored and _same_doc(part, docs[int(i)]) and _holds_a_number(part, scored[i])
+    }
+
+
+def _same_doc(part: dict | None, doc: TokenDoc) -> bool:
+    return isinstance(part, dict) and part.get("doc_id") == doc.doc_id
+
+
+def _holds_a_number(part: dict, tokens: int) -> bool:
+    try:
+        typed = DocPart.model_validate(part)
+    except ValidationError:
+        return False
+    return typed.error is None and typed.tokens == tokens
 
 
 class PplTask:
@@ -141,15 +199,20 @@ class PplTask:
             plans = [plan_windows(len(d.ids), length, stride, policy, self.params.mode) for d in docs]
         except ValueError as exc:
             raise CocaEvalError(str(exc)) from None
-        finished = _parts_of_these_docs(self.journal.parts.get(key, {}), docs)
+        journaled = self.journal.parts.get(key, {})
+        finished = _parts_of_these_docs(journaled, docs, plans)
         mine = self.share.owned(len(docs))
+        again = [i for i in mine if _same_doc(journaled.get(str(i)), docs[i]) and str(i) not in finished]
+        if again:
+            self.progress.log(f"{method.label} @ {length}: scoring {len(again)} journaled document(s) again "
+                              "(their journaled scores are no number)")  # fmt: skip
         done = sum(len(plans[i]) for i in mine if str(i) in finished)
         self.progress.start_cell(f"{method.label} @ {length}", sum(len(plans[i]) for i in mine), done)
         for i in mine:
             if str(i) not in finished:
-                nll = score_tokens(backend, docs[i].ids, plans[i], self.batch_size, self.progress.advance)
+                scores = score_tokens(backend, docs[i].ids, plans[i], self.batch_size, self.progress.advance)
                 text = backend.tokenizer.decode(docs[i].ids, skip_special_tokens=True)
-                self.journal.record_part(key, str(i), _doc_part(docs[i], nll, text))
+                self.journal.record_part(key, str(i), _doc_part(docs[i], scores, text))
         parts = {i: self.journal.parts[key][str(i)] for i in mine}
         base = dict(task="ppl", method=method.label, metric="ppl", length=length, dataset=self.dataset)
         context = {
@@ -157,6 +220,7 @@ class PplTask:
             "mode": self.params.mode,
             "bos": policy,
             "doc_tokens": self.params.doc_tokens,
+            DOCUMENT_HASHES: {doc.doc_id: _ids_hash(doc.ids) for doc in docs},
         }
         return self.share.cell(base, parts, len(docs), context, combine_cell)
 

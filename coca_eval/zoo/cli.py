@@ -63,7 +63,8 @@ def probe(model: str, dataset: str, passage: int, window: int) -> None:
 
     register_model_types()
     path = resolve_model(model)[0]
-    tokenizer, lm = AutoTokenizer.from_pretrained(path), AutoModelForCausalLM.from_pretrained(path)
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    lm = AutoModelForCausalLM.from_pretrained(path, trust_remote_code=False)
     table = Table("document", "first reading loss", "repeat loss", "PPL alone", "PPL one back", "PPL window")
     for doc in load_documents(dataset):
         ids = tokenizer(doc.text)["input_ids"]

@@ -98,7 +98,7 @@ def finetune(spec: FineTuneSpec, run_dir: Path, base_dir: Path, data, device: st
     stream = TrainingStream(spec.recipe, data.tokenizer, data.train_texts)
     with tempfile.TemporaryDirectory() as tmp:
         start = starting_checkpoint(spec, base_dir, Path(tmp))
-        model = AutoModelForCausalLM.from_pretrained(start, dtype=torch.float32)
+        model = AutoModelForCausalLM.from_pretrained(start, dtype=torch.float32, trust_remote_code=False)
     model.to(resolve_device(device))
     spent, log, before = 0.0, [], 0
     for index, stage in enumerate(spec.stages):

@@ -31,7 +31,7 @@ def ship(model_dir: Path, dest: Path) -> Path:
     meta_path = model_dir / "zoo.json"
     if not meta_path.is_file():
         raise CocaEvalError(f"{model_dir} is not a trained zoo model (no zoo.json)")
-    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32, trust_remote_code=False)
     largest = max(p.abs().max().item() for p in model.parameters())
     if largest > FP16_MAX:
         raise CocaEvalError(f"{model_dir}: a weight of {largest:g} does not fit in float16")

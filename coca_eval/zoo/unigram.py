@@ -35,7 +35,7 @@ def main() -> None:
     model_dir = shipped_dir("zoo-rope")
     if model_dir is None:
         raise SystemExit("zoo-rope ships no trained weights (and so no tokenizer) in this install")
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, trust_remote_code=False)
     train = [d.text for d in load_split("train")]
     for split in ("heldout", "outside"):
         ppl = unigram_perplexity(tokenizer, train, [d.text for d in load_split(split)])

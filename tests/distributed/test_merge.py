@@ -28,7 +28,9 @@ def test_three_shards_merge_to_the_unsplit_run(task, task_runs):
 def test_ppl_merge_keeps_the_bos_policy_and_every_document(task_runs, tmp_path):
     whole, paths = task_runs("ppl")
     first = load_run(paths[0]).cells[0]
-    assert first.detail["context"] == {"stride": 16, "mode": "sliding", "bos": "never", "doc_tokens": 128}
+    context = dict(first.detail["context"])
+    assert sorted(context.pop("document_hashes")) == sorted(whole.config["documents"])  # every document's
+    assert context == {"stride": 16, "mode": "sliding", "bos": "never", "doc_tokens": 128}
     merged = merge_shard_files(list(reversed(paths)))  # the order of the files does not matter
     assert cells_without_place(merged) == cells_without_place(whole)
     assert merged.config["documents"] == whole.config["documents"]

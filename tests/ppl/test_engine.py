@@ -47,24 +47,24 @@ def test_engine_equals_brute_force(backend, ids, length, stride, policy):
     plan = plan_windows(len(ids), length, stride, policy)
     ours = score_tokens(backend, ids, plan, batch_size=3)
     brute = brute_force_nll(backend.model, ids, length, stride, policy, backend.bos_token_id)
-    np.testing.assert_array_equal(np.isnan(ours), np.isnan(brute))
-    np.testing.assert_allclose(ours[~np.isnan(ours)], brute[~np.isnan(brute)], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(ours.scored, ~np.isnan(brute))
+    np.testing.assert_allclose(ours.values, brute[~np.isnan(brute)], rtol=1e-5, atol=1e-5)
 
 
 def test_disjoint_equals_lm_eval_rolling(backend, ids):
     length = 16
     ours = score_tokens(backend, ids, plan_windows(len(ids), length, length, "first"))
     peer = lm_eval_rolling_nll(backend.model, ids, backend.bos_token_id, length)
-    assert not np.isnan(ours).any()
-    np.testing.assert_allclose(ours, peer, rtol=1e-5, atol=1e-5)
+    assert ours.scored.all()
+    np.testing.assert_allclose(ours.nll, peer, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize(("length", "stride"), [(16, 4), (20, 7)])
 def test_strided_equals_hf_guide_definition(backend, ids, length, stride):
     ours = score_tokens(backend, ids, plan_windows(len(ids), length, stride, "never"))
     guide_ppl, exact_ppl, n_scored = hf_guide_loop(backend.model, ids, length, stride)
-    assert n_scored == np.count_nonzero(~np.isnan(ours)) == len(ids) - 1
-    assert math.exp(np.nanmean(ours)) == pytest.approx(exact_ppl, rel=1e-6)
+    assert n_scored == np.count_nonzero(ours.scored) == len(ids) - 1
+    assert math.exp(np.mean(ours.values)) == pytest.approx(exact_ppl, rel=1e-6)
     # the guide's own number weights later windows by (scored - 1): close, not equal
     assert guide_ppl == pytest.approx(exact_ppl, rel=2e-2)
 
@@ -76,4 +76,5 @@ def test_batch_size_changes_nothing(backend, ids, length, stride, policy):
     plan = plan_windows(len(ids), length, stride, policy)
     single = score_tokens(backend, ids, plan, batch_size=1)
     batched = score_tokens(backend, ids, plan, batch_size=8)
-    np.testing.assert_allclose(batched, single, rtol=0, atol=1e-5, equal_nan=True)
+    np.testing.assert_array_equal(batched.scored, single.scored)
+    np.testing.assert_allclose(batched.values, single.values, rtol=0, atol=1e-5)
