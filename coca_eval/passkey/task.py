@@ -10,6 +10,7 @@ from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
+from coca_eval.passkey.generation import passkey_stop
 from coca_eval.passkey.params import PasskeyParams
 from coca_eval.passkey.prompts import PasskeyPrompt, PasskeySample, PromptBuilder, draw_samples, parse_depths
 from coca_eval.passkey.scoring import accuracy_detail, score_output
@@ -116,7 +117,7 @@ class PasskeyTask:
         reused = backend.generate_greedy(
             [prompts[i].ids for i in todo],
             [prompts[i].shared_prefix for i in todo],
-            self.params.max_new_tokens,
+            passkey_stop(self.params.max_new_tokens),
             record,
             self.prefix_reuse,
             hold_dynamic_rope=self.params.dynamic_rope == "hold",
