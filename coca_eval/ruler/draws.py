@@ -1,0 +1,37 @@
+"""What a task family hands the prompt builder for one sample: the template's fields, the references,
+and a function that fills the context to an exact token budget.
+
+A family draws everything random about a sample first (keys, values, chains, words, the question),
+because the question's length decides how many tokens the context gets; the builder then asks the
+family for exactly that many.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Context:
+    """``ids`` is exactly the budget asked for; the first ``shared`` of them are the same for every
+    sample of the task and length (haystack before the first needle), for KV-cache reuse."""
+
+    ids: list[int]
+    shared: int = 0
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
+class Draw:
+    """One sample's random content.
+
+    ``lead`` goes before the task's template (vt's and cwe's worked example, as RULER puts it);
+    ``prefix_shared`` says whether the text before the context is the same for every sample.
+    """
+
+    fields: dict[str, str | int]
+    answers: tuple[str, ...]
+    fill: Callable[[int], Context]
+    lead: str = ""
+    prefix_shared: bool = True
