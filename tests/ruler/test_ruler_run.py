@@ -81,3 +81,21 @@ def test_a_length_below_the_fixed_parts_is_an_error_cell(tmp_path):
     short, fine = sorted(run.cells, key=lambda c: c.length)
     assert short.status == "error" and "too short" in short.detail["error"]
     assert fine.status == "ok" and fine.value == 100.0
+
+
+def test_shards_merge_into_the_whole_runs_cells(tmp_path):
+    from coca_eval.distributed.merge import merge_shard_files
+    from coca_eval.distributed.partition import parse_shard
+    from coca_eval.distributed.share import ShardShare
+
+    params = make_ruler_params({"tasks": "niah_single_1,niah_multivalue", "lengths": "600", "samples": 5,
+                                "chat_template": "none", "seed": 3})  # fmt: skip
+    method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
+    whole = evaluate("ruler", [method], params, tmp_path / "whole.json", Runtime())
+    for k in (1, 2):
+        share = ShardShare(parse_shard(f"{k}/2"))
+        shard = evaluate("ruler", [method], params, tmp_path / f"s{k}.json", Runtime(share=share))
+        assert all(c.status == "partial" for c in shard.cells)
+    merged = merge_shard_files([tmp_path / "s1.json", tmp_path / "s2.json"])
+    strip = lambda cells: [c.model_dump(exclude={"device", "dtype"}) for c in cells]  # noqa: E731
+    assert strip(merged.cells) == strip(whole.cells)
