@@ -94,23 +94,38 @@ def check_prompt(tokenizer, builder, task: RulerTask, length: int, sample) -> No
     text = decoded(tokenizer, sample.ids)
     answer_prefix = task.wording(task.answer_prefix).split("{")[0].strip()
     assert answer_prefix in text[-300:]
-    if builder.chat is not None:
-        assert sample.ids[: len(builder.head)] == builder.head
-        assert builder.chat.tail == sample.ids[-len(builder.chat.tail) - 40 :][: len(builder.chat.tail)] or (
-            _contains(sample.ids, builder.chat.tail)
-        )
+    if builder.chat is not None:  # head first, the tail right before the answer prefix opens the answer
+        head, tail = builder.chat.head, builder.chat.tail
+        assert sample.ids[: len(head)] == head and sample.ids.count(head[-1]) >= 1
+        after_tail = _last_index(sample.ids, tail) + len(tail)
+        assert decoded(tokenizer, sample.ids[after_tail:]).strip().startswith(answer_prefix)
+        user = decoded(tokenizer, sample.ids[len(head) : after_tail - len(tail)])
+        assert user.rstrip().endswith(("?", "."))  # the question closes the user turn
+    if tokenizer.bos_token_id is not None and tokenizer("a").input_ids[0] == tokenizer.bos_token_id:
+        assert sample.ids[0] == tokenizer.bos_token_id and sample.ids[1] != tokenizer.bos_token_id
     CHECKS[task.family](task, text, sample)
 
 
-def _contains(ids: list[int], part: list[int]) -> bool:
-    return any(ids[i : i + len(part)] == part for i in range(len(ids) - len(part), -1, -1))
+def _last_index(ids: list[int], part: list[int]) -> int:
+    return next(i for i in range(len(ids) - len(part), -1, -1) if ids[i : i + len(part)] == part)
 
 
+CHAT = {"zoo": "simple", "smollm2": "auto", "gemma3": "gemma"}  # SmolLM2-Instruct brings its own
+
+
+def chat_option(tokenizer_name: str, templates) -> str:
+    return "auto" if CHAT[tokenizer_name] == "auto" else str(templates[CHAT[tokenizer_name]])
+
+
+@pytest.mark.parametrize("chat", [False, True], ids=["base", "chat"])
 @pytest.mark.parametrize("task_name", SYNTHETIC)
-def test_exact_length_prompts_hold_what_the_task_plants(ruler_tokenizer, tokenizer_name, task_name):
+def test_exact_length_prompts_hold_what_the_task_plants(
+    ruler_tokenizer, tokenizer_name, task_name, chat, chat_templates
+):
     tokenizer = ruler_tokenizer(tokenizer_name)
     task = RULER_TASKS.get(task_name)
-    builder = make_builder(tokenizer)
+    builder = make_builder(tokenizer, chat_option(tokenizer_name, chat_templates) if chat else "none")
+    assert (builder.chat is not None) == chat
     for length in LENGTHS[tokenizer_name]:
         samples = builder.build(task_name, length, SAMPLES, seed=3)
         assert [s.index for s in samples] == list(range(SAMPLES))
@@ -143,7 +158,10 @@ def test_noise_haystack_is_shared_before_the_first_needle(ruler_tokenizer):
     assert all(0 <= d <= 1 for d in depths) and len(set(depths)) == 4
 
 
-def test_a_length_shorter_than_the_fixed_parts_is_refused_with_the_reason(ruler_tokenizer):
+def test_a_length_shorter_than_the_fixed_parts_is_refused_with_the_reason(ruler_tokenizer, chat_templates):
+    chat = make_builder(ruler_tokenizer("zoo"), str(chat_templates["simple"]))
+    with pytest.raises(CocaEvalError, match=r"answer prefix and chat template take \d+ tokens; the context"):
+        chat.build("niah_single_1", 100, 1, seed=0)
     builder = make_builder(ruler_tokenizer("zoo"))
     with pytest.raises(
         CocaEvalError, match=r"length 60 is too short for RULER task niah_single_1: .* take \d+"
