@@ -84,7 +84,8 @@ class RulerPromptBuilder:
         rng = random.Random(f"coca-eval-ruler:{seed}:{task.name}:{length}:{index}")
         draw: Draw = resolve(FAMILIES[task.family])(task, rng, self, length)
         before, after = task.wording(task.template).split("{context}")
-        prefix = self.encode(draw.lead + before.format(**draw.fields))
+        # a space before the context belongs to the context's first piece (fwe's words carry their own)
+        prefix = self.encode(draw.lead + before.format(**draw.fields).rstrip(" "))
         answer_prefix = task.wording(task.answer_prefix).format(**draw.fields)
         if self.chat is None:
             suffix = self.pieces.fresh(after.format(**draw.fields) + answer_prefix)
@@ -99,8 +100,8 @@ class RulerPromptBuilder:
         except TooShort as short:
             raise CocaEvalError(
                 f"length {length} is too short for RULER task {task.name}: the template, question, answer "
-                f"prefix{' and chat template' if self.chat else ''} take {fixed} tokens and "
-                f"{short.what} need {short.needed} more"
+                f"prefix{' and chat template' if self.chat else ''} take {fixed} tokens; "
+                f"{short.what}: {short.needed} more needed"
             ) from None
         ids = self.head + prefix + context.ids + suffix
         if len(ids) != length or len(context.ids) != length - fixed:

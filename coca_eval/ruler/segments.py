@@ -24,7 +24,7 @@ class TooShort(Exception):
     """A fill cannot fit its fixed content (needles, chains, required words) in the tokens it was given."""
 
     def __init__(self, needed: int, what: str) -> None:
-        super().__init__(f"{what} need {needed} tokens")
+        super().__init__(f"{what}: {needed} tokens needed")
         self.needed, self.what = needed, what
 
 
@@ -93,13 +93,3 @@ def insert(stream: Stream, inserts: list[tuple[float, list[int]]]) -> tuple[list
         out += inserts[i][1]
     out += stream.ids[done:]
     return out, starts
-
-
-def common_prefix(a: list[int], b: list[int]) -> int:
-    """Length of the longest common prefix of two token lists."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

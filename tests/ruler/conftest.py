@@ -52,11 +52,21 @@ def ruler_tokenizer():
     return get
 
 
+# A plain turn format for the zoo's tokenizer, which has no chat tokens.
+SIMPLE_TEMPLATE = (
+    "{% for m in messages %}### {{ m['role'] }}:\n{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}### assistant:\n{% endif %}"
+)
+
+
 @pytest.fixture(scope="session")
-def gemma_template_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("chat") / "gemma.jinja"
-    path.write_text(GEMMA_TEMPLATE, encoding="utf-8")
-    return path
+def chat_templates(tmp_path_factory) -> dict[str, Path]:
+    """Template files by name: ``gemma`` and ``simple``."""
+    folder = tmp_path_factory.mktemp("chat")
+    paths = {"gemma": folder / "gemma.jinja", "simple": folder / "simple.jinja"}
+    paths["gemma"].write_text(GEMMA_TEMPLATE, encoding="utf-8")
+    paths["simple"].write_text(SIMPLE_TEMPLATE, encoding="utf-8")
+    return paths
 
 
 @pytest.fixture(

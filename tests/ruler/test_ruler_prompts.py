@@ -4,6 +4,7 @@ holding what the task plants the number of times it plants it; same seed, same p
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -13,9 +14,11 @@ from coca_eval.ruler.prompts import RulerPromptBuilder
 from coca_eval.ruler.scoring import score_sample
 from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
 
-LENGTHS = (1024, 2048, 4096)
+# Both of cwe's settings (below and from 4096 tokens). The zoo's 512-token vocabulary spends about 2.5
+# times the tokens of the real ones on the same text, so its lengths are longer.
+LENGTHS = {"zoo": (2048, 3000, 8192), "smollm2": (1024, 2048, 4096), "gemma3": (1024, 2048, 4096)}
 SAMPLES = 2
-NIAH_TASKS = [n for n in RULER_TASKS.names() if n.startswith("niah")]
+SYNTHETIC = [n for n in RULER_TASKS.names() if not n.startswith("qa")]
 
 
 def encoder(tokenizer):
@@ -45,7 +48,45 @@ def check_niah(task: RulerTask, text: str, sample) -> None:
     assert sample.detail["haystack"] in ("noise", "needle") or task.haystack == "essay"
 
 
-CHECKS = {"niah": check_niah}
+def check_vt(task: RulerTask, text: str, sample) -> None:
+    assert text.count("Memorize and track the chain(s)") == 2  # the worked example, then the task
+    main = text[text.rindex("Memorize and track") :]
+    value = re.search(r"assigned the value (\d+) in the text above", main).group(1)
+    names = sample.answers
+    assert len(names) == task.hops + 1 and len(set(names)) == len(names)
+    assert main.count(f"VAR {names[0]} = {value}") == 1
+    for a, b in zip(names, names[1:], strict=False):
+        assert main.count(f"VAR {b} = VAR {a} ") == 1
+    assert len(re.findall(r"VAR [A-Z]{5} = ", main)) == task.chains * (task.hops + 1)
+    assert sample.detail["depths"] == sorted(sample.detail["depths"])
+
+
+def check_cwe(task: RulerTask, text: str, sample) -> None:
+    assert text.count("Below is a numbered list of words") == 2  # the worked example, then the task
+    listed = text[text.rindex("Below is a numbered list") :].split("\n")[1]
+    items = re.split(r"(?:^| )\d+\. ", re.sub(r" \d+\.?$", "", listed.rstrip()))[
+        1:
+    ]  # the list may end mid-item
+    assert re.match(r"1\. ", listed)
+    counts = Counter(items)
+    repeats, once = sample.detail["repeats"]
+    assert len(sample.answers) == task.common_words
+    assert all(counts[w] == repeats for w in sample.answers)
+    assert max(c for w, c in counts.items() if w not in sample.answers) <= once
+    assert len(counts) >= sample.detail["distinct_words"]
+
+
+def check_fwe(task: RulerTask, text: str, sample) -> None:
+    coded = text[text.index("coded words. ") + len("coded words. ") : text.rindex("\nQuestion:")]
+    counts = Counter(coded.split())
+    expected = sample.detail["counts"]
+    assert [counts[w] for w in sample.answers] == expected and expected == sorted(expected, reverse=True)
+    others = [c for w, c in counts.items() if w not in sample.answers and not w.startswith(".")]
+    assert max(others) < expected[-1]
+    assert counts["..."] > expected[0]
+
+
+CHECKS = {"niah": check_niah, "vt": check_vt, "cwe": check_cwe, "fwe": check_fwe}
 
 
 def check_prompt(tokenizer, builder, task: RulerTask, length: int, sample) -> None:
@@ -53,24 +94,39 @@ def check_prompt(tokenizer, builder, task: RulerTask, length: int, sample) -> No
     text = decoded(tokenizer, sample.ids)
     answer_prefix = task.wording(task.answer_prefix).split("{")[0].strip()
     assert answer_prefix in text[-300:]
-    if builder.chat is not None:
-        assert sample.ids[: len(builder.head)] == builder.head
-        assert builder.chat.tail == sample.ids[-len(builder.chat.tail) - 40 :][: len(builder.chat.tail)] or (
-            _contains(sample.ids, builder.chat.tail)
-        )
+    if builder.chat is not None:  # head first, the tail right before the answer prefix opens the answer
+        head, tail = builder.chat.head, builder.chat.tail
+        assert sample.ids[: len(head)] == head and sample.ids.count(head[-1]) >= 1
+        after_tail = _last_index(sample.ids, tail) + len(tail)
+        assert decoded(tokenizer, sample.ids[after_tail:]).strip().startswith(answer_prefix)
+        user = decoded(tokenizer, sample.ids[len(head) : after_tail - len(tail)])
+        assert user.rstrip().endswith(("?", "."))  # the question closes the user turn
+    if tokenizer.bos_token_id is not None and tokenizer("a").input_ids[0] == tokenizer.bos_token_id:
+        assert sample.ids[0] == tokenizer.bos_token_id and sample.ids[1] != tokenizer.bos_token_id
     CHECKS[task.family](task, text, sample)
 
 
-def _contains(ids: list[int], part: list[int]) -> bool:
-    return any(ids[i : i + len(part)] == part for i in range(len(ids) - len(part), -1, -1))
+def _last_index(ids: list[int], part: list[int]) -> int:
+    return next(i for i in range(len(ids) - len(part), -1, -1) if ids[i : i + len(part)] == part)
 
 
-@pytest.mark.parametrize("task_name", NIAH_TASKS)
-def test_exact_length_prompts_hold_what_the_task_plants(ruler_tokenizer, tokenizer_name, task_name):
+CHAT = {"zoo": "simple", "smollm2": "auto", "gemma3": "gemma"}  # SmolLM2-Instruct brings its own
+
+
+def chat_option(tokenizer_name: str, templates) -> str:
+    return "auto" if CHAT[tokenizer_name] == "auto" else str(templates[CHAT[tokenizer_name]])
+
+
+@pytest.mark.parametrize("chat", [False, True], ids=["base", "chat"])
+@pytest.mark.parametrize("task_name", SYNTHETIC)
+def test_exact_length_prompts_hold_what_the_task_plants(
+    ruler_tokenizer, tokenizer_name, task_name, chat, chat_templates
+):
     tokenizer = ruler_tokenizer(tokenizer_name)
     task = RULER_TASKS.get(task_name)
-    builder = make_builder(tokenizer)
-    for length in LENGTHS:
+    builder = make_builder(tokenizer, chat_option(tokenizer_name, chat_templates) if chat else "none")
+    assert (builder.chat is not None) == chat
+    for length in LENGTHS[tokenizer_name]:
         samples = builder.build(task_name, length, SAMPLES, seed=3)
         assert [s.index for s in samples] == list(range(SAMPLES))
         for sample in samples:
@@ -102,11 +158,62 @@ def test_noise_haystack_is_shared_before_the_first_needle(ruler_tokenizer):
     assert all(0 <= d <= 1 for d in depths) and len(set(depths)) == 4
 
 
-def test_a_length_shorter_than_the_fixed_parts_is_refused_with_the_reason(ruler_tokenizer):
+def test_a_length_shorter_than_the_fixed_parts_is_refused_with_the_reason(ruler_tokenizer, chat_templates):
+    chat = make_builder(ruler_tokenizer("zoo"), str(chat_templates["simple"]))
+    with pytest.raises(CocaEvalError, match=r"answer prefix and chat template take \d+ tokens; the context"):
+        chat.build("niah_single_1", 100, 1, seed=0)
     builder = make_builder(ruler_tokenizer("zoo"))
     with pytest.raises(
         CocaEvalError, match=r"length 60 is too short for RULER task niah_single_1: .* take \d+"
     ):
         builder.build("niah_single_1", 60, 1, seed=0)
-    with pytest.raises(CocaEvalError, match=r"niah_multivalue: .*4 needle\(s\)"):
+    with pytest.raises(
+        CocaEvalError, match=r"niah_multivalue: .*4 needle\(s\) and one haystack token: \d+ more needed"
+    ):
         builder.build("niah_multivalue", 200, 1, seed=0)
+
+
+def test_essay_haystack_defaults_to_the_books_and_takes_a_file_or_directory(ruler_tokenizer, tmp_path):
+    tokenizer = ruler_tokenizer("zoo")
+    books = make_builder(tokenizer).build("niah_single_2", 2048, 1, seed=0)[0]
+    assert books.detail["haystack"] == "books" and "Alice" in decoded(tokenizer, books.ids)
+    prose = "The ship sailed at dawn. Nobody saw it leave! Was it ever seen again? The harbour kept quiet. "
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "a.txt").write_text(prose * 40, encoding="utf-8")
+    (tmp_path / "dir" / "skip.md").write_text("Not read.", encoding="utf-8")
+    for path in (tmp_path / "dir" / "a.txt", tmp_path / "dir"):
+        sample = make_builder(tokenizer, haystack=str(path)).build("niah_single_2", 2048, 1, seed=0)[0]
+        text = decoded(tokenizer, sample.ids)
+        assert sample.detail["haystack"].startswith(f"{path} (sha256 ")
+        assert "Nobody saw it leave! Was it ever seen again?" in text and "Not read" not in text
+        assert len(sample.ids) == 2048 and text.count(sample.answers[0]) == 1
+
+
+def test_a_haystack_path_without_text_is_refused(ruler_tokenizer, tmp_path):
+    tokenizer = ruler_tokenizer("zoo")
+    (tmp_path / "empty.txt").write_text(" \n\n ", encoding="utf-8")
+    (tmp_path / "nodocs").mkdir()
+    for path, reason in (
+        (tmp_path / "empty.txt", "has no text"),
+        (tmp_path / "nodocs", "has no text"),
+        (tmp_path / "missing", "haystack not found"),
+    ):
+        with pytest.raises(CocaEvalError, match=reason):
+            make_builder(tokenizer, haystack=str(path)).build("niah_single_2", 2048, 1, seed=0)
+    # tasks that do not read the essay haystack never look at it
+    assert make_builder(tokenizer, haystack=str(tmp_path / "missing")).build("niah_single_1", 2048, 1, 0)
+
+
+@pytest.mark.parametrize(
+    ("task", "length", "reason"),
+    [
+        ("vt", 400, "take \\d+ tokens; the context: 1 more needed"),
+        ("cwe", 600, "take \\d+ tokens; 10 common words x 6: \\d+ more needed"),
+        ("fwe", 150, "coded words whose top three are clear: \\d+ more needed"),
+    ],
+)
+def test_too_short_for_each_family_says_what_does_not_fit(ruler_tokenizer, task, length, reason):
+    with pytest.raises(
+        CocaEvalError, match=f"length {length} is too short for RULER task {task}: .*{reason}"
+    ):
+        make_builder(ruler_tokenizer("smollm2")).build(task, length, 1, seed=0)
