@@ -2,7 +2,8 @@
 
 ``PLANTED`` maps a prompt's token ids to its references; :func:`record_planted` fills it by wrapping
 the prompt builder, so the double never parses a prompt. ``MODE`` says what it answers: ``planted``
-(every reference, comma-separated), ``empty`` (nothing) or ``fail_after`` (raise after that many
+(every reference, space-separated: the zoo's tokenizer spells
+five of vt's variable names in 28 of its 30-token budget), ``empty`` (nothing) or ``fail_after`` (raise after that many
 answers, to interrupt a run). It loads only the tokenizer of a model directory or preset.
 """
 
@@ -54,7 +55,7 @@ class ScriptedBackend:
         for i, prompt in enumerate(prompts):
             if MODE["fail_after"] is not None and MODE["answered"] >= MODE["fail_after"]:
                 raise Interrupted("killed")
-            text = " " + ", ".join(PLANTED[tuple(prompt)]) if MODE["answer"] == "planted" else ""
+            text = " " + " ".join(PLANTED[tuple(prompt)]) if MODE["answer"] == "planted" else ""
             on_done(i, self.encode(text)[: stop.max_new_tokens])
             MODE["answered"] += 1
         return False

@@ -49,14 +49,14 @@ def _implemented(tasks):
 
 def test_planted_answers_score_100_and_empty_answers_0(tmp_path):
     tasks = _implemented(OFFLINE_TASKS)
-    run = _run(tmp_path, tasks)
+    run = _run(tmp_path, tasks, lengths="1500,2048")  # cwe's word list needs more than 1k zoo tokens
     assert {c.dataset for c in run.cells} == set(tasks)
     assert len(run.cells) == 2 * len(tasks)
     assert all(c.status == "ok" and c.value == 100.0 and c.n == 2 for c in run.cells), [
-        (c.dataset, c.length, c.status, c.value, c.detail.get("error")) for c in run.cells
+        (c.dataset, c.length, c.status, c.value, c.detail.get("error")) for c in run.cells if c.value != 100
     ]
     MODE["answer"] = "empty"
-    empty = _run(tmp_path, tasks, name="empty.json", samples=3)  # other samples: another journal key
+    empty = _run(tmp_path, tasks, lengths="1500,2048", name="empty.json")
     assert all(c.status == "ok" and c.value == 0.0 for c in empty.cells)
     sample = empty.cells[0].detail["samples"][0]
     assert sample["output"] == "" and sample["found"] == [False] * len(sample["answers"])
@@ -64,12 +64,12 @@ def test_planted_answers_score_100_and_empty_answers_0(tmp_path):
 
 def test_a_killed_run_resumes_to_the_same_cells(tmp_path):
     tasks = _implemented(["niah_single_1", "niah_multikey_2", "vt"])
-    whole = _run(tmp_path, tasks, name="whole.json")
+    whole = _run(tmp_path, tasks, lengths="900,1200", name="whole.json")
     MODE.update(fail_after=3, answered=0)
     with pytest.raises(Interrupted):
-        _run(tmp_path, tasks, name="resumed.json")
+        _run(tmp_path, tasks, lengths="900,1200", name="resumed.json")
     MODE.update(fail_after=None, answered=0)
-    resumed = _run(tmp_path, tasks, name="resumed.json")
+    resumed = _run(tmp_path, tasks, lengths="900,1200", name="resumed.json")
     assert MODE["answered"] == 2 * 2 * len(tasks) - 3  # only what the journal did not hold
     strip = lambda cells: [c.model_dump(exclude={"detail"}) for c in cells]  # noqa: E731
     assert strip(resumed.cells) == strip(whole.cells)
