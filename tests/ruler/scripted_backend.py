@@ -2,9 +2,9 @@
 
 ``PLANTED`` maps a prompt's token ids to its references; :func:`record_planted` fills it by wrapping
 the prompt builder, so the double never parses a prompt. ``MODE`` says what it answers: ``planted``
-(every reference, space-separated: the zoo's tokenizer spells
-five of vt's variable names in 28 of its 30-token budget), ``empty`` (nothing) or ``fail_after`` (raise after that many
-answers, to interrupt a run). It loads only the tokenizer of a model directory or preset.
+(every reference, space-separated: the zoo's tokenizer spells five of vt's variable names in 28 of its
+30-token budget), ``empty`` (nothing) or ``fail_after`` (raise after that many answers, to interrupt a
+run). It loads only the tokenizer of a model directory or preset.
 """
 
 from __future__ import annotations
