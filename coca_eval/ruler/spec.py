@@ -36,7 +36,7 @@ register_task(
             interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
             units_note="samples for RULER",
             tables=lazy("coca_eval.ruler.report:ruler_tables"),
-            plots=lambda cells, context: [],  # RULER has no single metric-vs-length plot
+            plots=lazy("coca_eval.ruler.plots:plot_hook"),
         ),
         gate=GateHooks(
             test=lazy("coca_eval.ruler.gate:paired_test"),

@@ -48,6 +48,23 @@ def test_the_report_shows_rulers_tables(tmp_path):
     ]
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert "Effective (95 % bound)" in markdown and "niah_multiquery" in markdown
+    assert [stem for stem, _ in output.plots] == ["ruler_depth_heatmap_zoo"]
+
+
+def test_the_heat_map_counts_every_needle_at_its_depth():
+    from coca_eval.results import Cell
+    from coca_eval.ruler.plots import depth_matrix, needles_by_task
+
+    samples = [
+        {"index": 0, "answers": ["1", "2"], "score": 0.5, "found": [True, False], "depths": [0.05, 0.95]},
+        {"index": 1, "answers": ["3"], "score": 1.0, "found": [True], "depths": [0.9]},
+    ]
+    cell = Cell(task="ruler", method="m", metric="score", length=512, dataset="niah_multivalue", value=75.0,
+                n=2, detail={"samples": samples})  # fmt: skip
+    needles = needles_by_task([cell], "m")
+    assert needles == {"niah_multivalue": [(512, 0.05, True), (512, 0.95, False), (512, 0.9, True)]}
+    matrix = depth_matrix(needles["niah_multivalue"], [512], 2)
+    assert matrix[0, 0] == 1.0 and matrix[1, 0] == 0.5
 
 
 def test_the_gate_pairs_samples_per_task_cell(tmp_path):
