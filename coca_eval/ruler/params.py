@@ -101,3 +101,14 @@ def make_ruler_params(values: dict[str, Any]) -> RulerParams:
             raise CocaEvalError(f"{option} {value}: no such file or directory")
     check_chat_template(params.chat_template)
     return params
+
+
+def check_methods(params: RulerParams, methods) -> None:
+    """Refuse, before any model loads, what a backend cannot run as hf does: vLLM's engine holds the
+    prompt's dynamic NTK base through the answer, where transformers rescales it per generated token."""
+    for method in methods:
+        if method.backend == "vllm" and method.rope.kind == "dynamic":
+            raise CocaEvalError(
+                f"{method.label}: --backend vllm holds dynamic rope at the prompt's scaling through the "
+                "answer, which RULER on hf does not; use --backend hf for dynamic rope patches"
+            )
