@@ -95,17 +95,19 @@ class RulerRunner:
     ) -> Cell:
         task = RULER_TASKS.get(dataset)
         base = dict(task="ruler", method=method.label, metric=RULER_METRIC, length=length, dataset=dataset)
+        name = f"{method.label} {dataset} @ {length}"
         reason = too_long(getattr(backend, "position_limit", None), length, task.answer_budget)
-        if reason:
-            return Cell(**base, status="error", detail={"error": reason})
         try:
+            if reason is not None:
+                raise CocaEvalError(reason)
             samples = state.builder.build(dataset, length, self.params.samples, self.params.seed)
-        except CocaEvalError as exc:  # the fixed parts exceed this length: this cell's problem only
+        except CocaEvalError as exc:  # the fixed parts or the answer do not fit: this cell's problem only
+            self.progress.start_cell(f"{name} [red]error", 0)
             return Cell(**base, status="error", detail={"error": str(exc)})
         done = self._journaled(key, samples)
         mine = self.share.owned(len(samples))
         todo = [i for i in mine if str(i) not in done]
-        self.progress.start_cell(f"{method.label} {dataset} @ {length}", len(mine), len(mine) - len(todo))
+        self.progress.start_cell(name, len(mine), len(mine) - len(todo))
 
         def record(position: int, tokens: list[int]) -> None:
             sample = samples[todo[position]]
