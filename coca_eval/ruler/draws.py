@@ -12,6 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
+@dataclass(frozen=True)
+class SampleKey:
+    """Which sample a family draws: its random generator is seeded from all of these."""
+
+    seed: int
+    length: int
+    index: int
+
+
 @dataclass
 class Context:
     """``ids`` is exactly the budget asked for; the first ``shared`` of them are the same for every

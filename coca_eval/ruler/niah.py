@@ -13,7 +13,7 @@ import random
 import uuid
 from collections.abc import Iterator
 
-from coca_eval.ruler.draws import Context, Draw
+from coca_eval.ruler.draws import Context, Draw, SampleKey
 from coca_eval.ruler.haystacks import noise_pieces
 from coca_eval.ruler.segments import TooShort, insert, take
 from coca_eval.ruler.tasks import NIAH_NEEDLE, NOISE_TEXT, RulerTask
@@ -46,7 +46,7 @@ def needle_text(task: RulerTask, key: str, value: str) -> str:
     return NIAH_NEEDLE.format(type_needle_v=task.value_type, key=key, value=value)
 
 
-def draw_niah(task: RulerTask, rng: random.Random, kit, length: int) -> Draw:
+def draw_niah(task: RulerTask, rng: random.Random, kit, key: SampleKey) -> Draw:
     taken: set[str] = set()
     n_keys = max(task.keys, task.queries)
     keys = _distinct(task.key_type, rng, n_keys, taken)

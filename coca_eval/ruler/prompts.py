@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from coca_eval.chat import ChatFrame
 from coca_eval.errors import CocaEvalError
 from coca_eval.registry import resolve
-from coca_eval.ruler.draws import Draw
+from coca_eval.ruler.draws import Draw, SampleKey
 from coca_eval.ruler.haystacks import BOOKS, Essay, load_essay
+from coca_eval.ruler.qa_data import QaSet, load_qa
 from coca_eval.ruler.segments import Encode, Pieces, TooShort
 from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
 
@@ -73,6 +74,9 @@ class RulerPromptBuilder:
     def essay(self) -> Essay:
         return load_essay(self.haystack)
 
+    def qa_set(self, dataset: str) -> QaSet:
+        return load_qa(dataset, self.qa_data)
+
     def haystack_name(self, task: RulerTask) -> str:
         return self.essay().name if task.haystack == "essay" else task.haystack
 
@@ -82,7 +86,7 @@ class RulerPromptBuilder:
 
     def build_one(self, task: RulerTask, length: int, index: int, seed: int) -> RulerSample:
         rng = random.Random(f"coca-eval-ruler:{seed}:{task.name}:{length}:{index}")
-        draw: Draw = resolve(FAMILIES[task.family])(task, rng, self, length)
+        draw: Draw = resolve(FAMILIES[task.family])(task, rng, self, SampleKey(seed, length, index))
         before, after = task.wording(task.template).split("{context}")
         # a space before the context belongs to the context's first piece (fwe's words carry their own)
         prefix = self.encode(draw.lead + before.format(**draw.fields).rstrip(" "))

@@ -18,7 +18,7 @@ from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
 # times the tokens of the real ones on the same text, so its lengths are longer.
 LENGTHS = {"zoo": (2048, 3000, 8192), "smollm2": (1024, 2048, 4096), "gemma3": (1024, 2048, 4096)}
 SAMPLES = 2
-SYNTHETIC = [n for n in RULER_TASKS.names() if not n.startswith("qa")]
+ALL_TASKS = RULER_TASKS.names()
 
 
 def encoder(tokenizer):
@@ -86,7 +86,17 @@ def check_fwe(task: RulerTask, text: str, sample) -> None:
     assert counts["..."] > expected[0]
 
 
-CHECKS = {"niah": check_niah, "vt": check_vt, "cwe": check_cwe, "fwe": check_fwe}
+def check_qa(task: RulerTask, text: str, sample) -> None:
+    numbers = [int(n) for n in re.findall(r"Document (\d+):\n", text)]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= sample.detail["documents"]
+    assert text.count("Question: ") == 1 and text.rstrip().endswith("Answer:")
+    gold = 1 if task.dataset == "squad" else 4  # the test files' gold documents per question
+    assert len(sample.detail["depths"]) == gold
+    assert all(text.count(answer) >= 1 for answer in sample.answers[:1])
+    assert sample.detail["haystack"].startswith(("SQuAD v2 (", "HotpotQA ("))
+
+
+CHECKS = {"niah": check_niah, "vt": check_vt, "cwe": check_cwe, "fwe": check_fwe, "qa": check_qa}
 
 
 def check_prompt(tokenizer, builder, task: RulerTask, length: int, sample) -> None:
@@ -118,13 +128,14 @@ def chat_option(tokenizer_name: str, templates) -> str:
 
 
 @pytest.mark.parametrize("chat", [False, True], ids=["base", "chat"])
-@pytest.mark.parametrize("task_name", SYNTHETIC)
+@pytest.mark.parametrize("task_name", ALL_TASKS)
 def test_exact_length_prompts_hold_what_the_task_plants(
-    ruler_tokenizer, tokenizer_name, task_name, chat, chat_templates
+    ruler_tokenizer, tokenizer_name, task_name, chat, chat_templates, qa_dir
 ):
     tokenizer = ruler_tokenizer(tokenizer_name)
     task = RULER_TASKS.get(task_name)
-    builder = make_builder(tokenizer, chat_option(tokenizer_name, chat_templates) if chat else "none")
+    option = chat_option(tokenizer_name, chat_templates) if chat else "none"
+    builder = make_builder(tokenizer, option, qa_data=str(qa_dir))
     assert (builder.chat is not None) == chat
     for length in LENGTHS[tokenizer_name]:
         samples = builder.build(task_name, length, SAMPLES, seed=3)
@@ -204,6 +215,7 @@ def test_a_haystack_path_without_text_is_refused(ruler_tokenizer, tmp_path):
     assert make_builder(tokenizer, haystack=str(tmp_path / "missing")).build("niah_single_1", 2048, 1, 0)
 
 
+@pytest.mark.realmodel
 @pytest.mark.parametrize(
     ("task", "length", "reason"),
     [
