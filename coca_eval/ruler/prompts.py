@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from coca_eval.chat import ChatFrame
 from coca_eval.errors import CocaEvalError
 from coca_eval.registry import resolve
-from coca_eval.ruler.draws import Draw, SampleKey
+from coca_eval.ruler.draws import Context, Draw, SampleKey
 from coca_eval.ruler.haystacks import BOOKS, Essay, load_essay
 from coca_eval.ruler.qa_data import QaSet, load_qa
 from coca_eval.ruler.segments import Encode, Pieces, TooShort
@@ -38,6 +38,11 @@ class RulerSample:
     # samples agree on the shorter of their two shared prefixes, so a cache of the longest serves all.
     shared_prefix: int
     detail: dict  # JSON-safe: haystack, needle depths, ...
+    # For text APIs: the tokens that are text (with a chat template the user's message, else the whole
+    # prompt after BOS, answer prefix included) and the answer prefix as text (with a chat template the
+    # assistant turn opens with it).
+    text_span: tuple[int, int] = (0, 0)
+    answer_prefix: str = ""
 
 
 FAMILIES = {  # imported on first use: QA loads `datasets`, the others need nothing heavy
@@ -47,6 +52,18 @@ FAMILIES = {  # imported on first use: QA loads `datasets`, the others need noth
     "fwe": "coca_eval.ruler.frequent_words:draw_fwe",
     "qa": "coca_eval.ruler.qa:draw_qa",
 }
+
+
+def check_sources(
+    tasks: list[str] | tuple[str, ...], haystack: str = BOOKS, qa_data: str | None = None
+) -> None:
+    """Load what the tasks will read (the essay haystack, the QA sets) now, so a bad ``--haystack`` or
+    ``--qa-data`` is a one-line error before any model loads. Both stay cached for the builder."""
+    specs = [RULER_TASKS.get(name) for name in tasks]
+    if any(t.haystack == "essay" for t in specs):
+        load_essay(haystack)
+    for dataset in dict.fromkeys(t.dataset for t in specs if t.family == "qa"):
+        load_qa(dataset, qa_data)
 
 
 class RulerPromptBuilder:
@@ -67,8 +84,8 @@ class RulerPromptBuilder:
         self.encode, self.chat = encode, chat
         self.pieces = Pieces(encode)
         head = list(chat.head) if chat else []
-        bos = [bos_id] if bos_id is not None and head[:1] != [bos_id] else []
-        self.head = bos + head
+        self._bos = [bos_id] if bos_id is not None and head[:1] != [bos_id] else []
+        self.head = self._bos + head
         self.haystack, self.qa_data = haystack, qa_data
 
     def essay(self) -> Essay:
@@ -85,6 +102,7 @@ class RulerPromptBuilder:
         return [self.build_one(spec, length, i, seed) for i in range(samples)]
 
     def build_one(self, task: RulerTask, length: int, index: int, seed: int) -> RulerSample:
+        """Sample ``index`` of ``task`` at ``length``; the same arguments always give the same sample."""
         rng = random.Random(f"coca-eval-ruler:{seed}:{task.name}:{length}:{index}")
         draw: Draw = resolve(FAMILIES[task.family])(task, rng, self, SampleKey(seed, length, index))
         before, after = task.wording(task.template).split("{context}")
@@ -92,23 +110,30 @@ class RulerPromptBuilder:
         prefix = self.encode(draw.lead + before.format(**draw.fields).rstrip(" "))
         answer_prefix = task.wording(task.answer_prefix).format(**draw.fields)
         if self.chat is None:
-            suffix = self.pieces.fresh(after.format(**draw.fields) + answer_prefix)
+            question = self.pieces.fresh(after.format(**draw.fields) + answer_prefix)
+            suffix = question
         else:
+            answer_prefix = answer_prefix.lstrip()
             question = self.pieces.fresh(after.format(**draw.fields))
-            suffix = question + list(self.chat.tail) + self.encode(answer_prefix.lstrip())
+            suffix = question + list(self.chat.tail) + self.encode(answer_prefix)
         fixed = len(self.head) + len(prefix) + len(suffix)
+        context = self._fill(task, draw, length, fixed)
+        ids = self.head + prefix + context.ids + suffix
+        if len(ids) != length or len(context.ids) != length - fixed:
+            raise AssertionError(f"built {len(ids)} tokens for {task.name} at length {length}")
+        shared = len(self.head) + (len(prefix) + context.shared if draw.prefix_shared else 0)
+        start = len(self.head) if self.chat else len(self.head) - len(self._bos)
+        span = (start, len(self.head) + len(prefix) + len(context.ids) + len(question))
+        return RulerSample(task.name, index, ids, draw.answers, shared, context.detail, span, answer_prefix)
+
+    def _fill(self, task: RulerTask, draw: Draw, length: int, fixed: int) -> Context:
         try:
             if length - fixed < 1:
                 raise TooShort(1, "the context")
-            context = draw.fill(length - fixed)
+            return draw.fill(length - fixed)
         except TooShort as short:
             raise CocaEvalError(
                 f"length {length} is too short for RULER task {task.name}: the template, question, answer "
                 f"prefix{' and chat template' if self.chat else ''} take {fixed} tokens; "
                 f"{short.what}: {short.needed} more needed"
             ) from None
-        ids = self.head + prefix + context.ids + suffix
-        if len(ids) != length or len(context.ids) != length - fixed:
-            raise AssertionError(f"built {len(ids)} tokens for {task.name} at length {length}")
-        shared = len(self.head) + (len(prefix) + context.shared if draw.prefix_shared else 0)
-        return RulerSample(task.name, index, ids, draw.answers, shared, context.detail)

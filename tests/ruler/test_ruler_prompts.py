@@ -229,3 +229,33 @@ def test_too_short_for_each_family_says_what_does_not_fit(ruler_tokenizer, task,
         CocaEvalError, match=f"length {length} is too short for RULER task {task}: .*{reason}"
     ):
         make_builder(ruler_tokenizer("smollm2")).build(task, length, 1, seed=0)
+
+
+@pytest.mark.parametrize("chat", [False, True], ids=["base", "chat"])
+def test_text_span_and_answer_prefix_for_text_apis(ruler_tokenizer, chat_templates, chat):
+    tokenizer = ruler_tokenizer("zoo")
+    builder = make_builder(tokenizer, str(chat_templates["simple"]) if chat else "none")
+    sample = builder.build("niah_single_1", 2048, 1, seed=0)[0]
+    start, end = sample.text_span
+    text = decoded(tokenizer, sample.ids[start:end])
+    assert text.startswith("A special magic number is hidden")
+    query = re.search(r"special magic number for (\S+) mentioned", text).group(1)
+    prefix = f"The special magic number for {query} mentioned in the provided text is"
+    assert sample.answer_prefix == (prefix if chat else " " + prefix)  # RULER appends it after a space
+    if chat:
+        assert text.endswith("mentioned in the provided text?") and start == len(builder.chat.head)
+        assert decoded(tokenizer, sample.ids[end:]) == "\n### assistant:\n" + sample.answer_prefix
+    else:
+        assert (start, end) == (0, 2048) and text.endswith("provided text?" + sample.answer_prefix)
+
+
+def test_check_sources_fails_fast_on_what_the_tasks_would_read(tmp_path, qa_dir):
+    from coca_eval.ruler.prompts import check_sources
+
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    with pytest.raises(CocaEvalError, match="has no text"):
+        check_sources(["niah_single_1", "niah_single_2"], str(tmp_path / "empty.txt"))
+    with pytest.raises(CocaEvalError, match="QA data not found"):
+        check_sources(["qa_2"], qa_data=str(tmp_path / "none"))
+    check_sources(["niah_single_1", "vt"], str(tmp_path / "empty.txt"), str(tmp_path / "none"))  # not read
+    check_sources(["qa_1", "qa_2"], qa_data=str(qa_dir))
