@@ -19,6 +19,7 @@ class SampleKey:
     seed: int
     length: int
     index: int
+    attempt: int = 0  # a redraw's number (see ``Draw.redraw``)
 
 
 @dataclass
@@ -36,7 +37,8 @@ class Draw:
     """One sample's random content.
 
     ``lead`` goes before the task's template (vt's and cwe's worked example, as RULER puts it);
-    ``prefix_shared`` says whether the text before the context is the same for every sample.
+    ``prefix_shared`` says whether the text before the context is the same for every sample; ``redraw``
+    that another draw may fit where this one does not (the builder then draws again).
     """
 
     fields: dict[str, str | int]
@@ -44,3 +46,4 @@ class Draw:
     fill: Callable[[int], Context]
     lead: str = ""
     prefix_shared: bool = True
+    redraw: bool = False

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from coca_eval.chat import ChatFrame
 from coca_eval.errors import CocaEvalError
 from coca_eval.registry import resolve
-from coca_eval.ruler.draws import Context, Draw, SampleKey
+from coca_eval.ruler.draws import Draw, SampleKey
 from coca_eval.ruler.haystacks import BOOKS, Essay, load_essay
 from coca_eval.ruler.qa_data import QaSet, load_qa
 from coca_eval.ruler.segments import Encode, Pieces, TooShort
@@ -45,6 +45,7 @@ class RulerSample:
     answer_prefix: str = ""
 
 
+REDRAWS = 50  # further draws for a family whose draw may not fit (QA questions with long gold documents)
 FAMILIES = {  # imported on first use: QA loads `datasets`, the others need nothing heavy
     "niah": "coca_eval.ruler.niah:draw_niah",
     "vt": "coca_eval.ruler.variable_tracking:draw_vt",
@@ -102,9 +103,30 @@ class RulerPromptBuilder:
         return [self.build_one(spec, length, i, seed) for i in range(samples)]
 
     def build_one(self, task: RulerTask, length: int, index: int, seed: int) -> RulerSample:
-        """Sample ``index`` of ``task`` at ``length``; the same arguments always give the same sample."""
-        rng = random.Random(f"coca-eval-ruler:{seed}:{task.name}:{length}:{index}")
-        draw: Draw = resolve(FAMILIES[task.family])(task, rng, self, SampleKey(seed, length, index))
+        """Sample ``index`` of ``task`` at ``length``; the same arguments always give the same sample.
+
+        A family whose draw may be redrawn (QA: another question's gold documents may fit where this
+        one's do not) gets up to :data:`REDRAWS` further draws; the sample records how many it took.
+        """
+        family = resolve(FAMILIES[task.family])
+        for attempt in range(REDRAWS + 1):
+            tag = f":{attempt}" if attempt else ""
+            rng = random.Random(f"coca-eval-ruler:{seed}:{task.name}:{length}:{index}{tag}")
+            draw: Draw = family(task, rng, self, SampleKey(seed, length, index, attempt))
+            try:
+                return self._assemble(task, draw, length, index, attempt)
+            except TooShort as short:
+                if not draw.redraw or attempt == REDRAWS:
+                    fixed = length if short.fixed is None else short.fixed
+                    raise CocaEvalError(
+                        f"length {length} is too short for RULER task {task.name}: the template, question, "
+                        f"answer prefix{' and chat template' if self.chat else ''} take {fixed} tokens; "
+                        f"{short.what}: {short.needed} more needed"
+                        + (f" (and for {REDRAWS} other draws)" if draw.redraw else "")
+                    ) from None
+        raise AssertionError("unreachable")
+
+    def _assemble(self, task: RulerTask, draw: Draw, length: int, index: int, attempt: int) -> RulerSample:
         before, after = task.wording(task.template).split("{context}")
         # a space before the context belongs to the context's first piece (fwe's words carry their own)
         prefix = self.encode(draw.lead + before.format(**draw.fields).rstrip(" "))
@@ -117,23 +139,18 @@ class RulerPromptBuilder:
             question = self.pieces.fresh(after.format(**draw.fields))
             suffix = question + list(self.chat.tail) + self.encode(answer_prefix)
         fixed = len(self.head) + len(prefix) + len(suffix)
-        context = self._fill(task, draw, length, fixed)
+        try:
+            if length - fixed < 1:
+                raise TooShort(1, "the context")
+            context = draw.fill(length - fixed)
+        except TooShort as short:
+            short.fixed = fixed
+            raise
         ids = self.head + prefix + context.ids + suffix
         if len(ids) != length or len(context.ids) != length - fixed:
             raise AssertionError(f"built {len(ids)} tokens for {task.name} at length {length}")
         shared = len(self.head) + (len(prefix) + context.shared if draw.prefix_shared else 0)
         start = len(self.head) if self.chat else len(self.head) - len(self._bos)
         span = (start, len(self.head) + len(prefix) + len(context.ids) + len(question))
-        return RulerSample(task.name, index, ids, draw.answers, shared, context.detail, span, answer_prefix)
-
-    def _fill(self, task: RulerTask, draw: Draw, length: int, fixed: int) -> Context:
-        try:
-            if length - fixed < 1:
-                raise TooShort(1, "the context")
-            return draw.fill(length - fixed)
-        except TooShort as short:
-            raise CocaEvalError(
-                f"length {length} is too short for RULER task {task.name}: the template, question, answer "
-                f"prefix{' and chat template' if self.chat else ''} take {fixed} tokens; "
-                f"{short.what}: {short.needed} more needed"
-            ) from None
+        detail = {**context.detail, "redraws": attempt} if draw.redraw else context.detail
+        return RulerSample(task.name, index, ids, draw.answers, shared, detail, span, answer_prefix)

@@ -5,7 +5,9 @@ documents of the set, as many as fit; shuffled and written ``Document i:\\n...``
 between. RULER counts documents by tokenising the prompt again and again; we tokenise each document and
 each ``Document i:`` header once and add up, and fill the tokens left over with one more distractor
 document cut to the token, so the prompt is exactly N. Questions are taken in an order fixed by the
-seed, the same at every length (RULER takes them in file order).
+seed, the same at every length (RULER takes them in file order); where a question's gold documents
+alone do not fit, a random other one is drawn, and the sample records how many draws it took (RULER's
+prompts would exceed the length instead).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ def question_order(qa: QaSet, seed: int, task: str) -> list[int]:
 def draw_qa(task: RulerTask, rng: random.Random, kit, key: SampleKey) -> Draw:
     qa = kit.qa_set(task.dataset)
     order = question_order(qa, key.seed, task.name)
-    question = qa.questions[order[key.index % len(order)]]
+    position = key.index % len(order) if key.attempt == 0 else rng.randrange(len(order))
+    question = qa.questions[order[position]]
     related = list(question.related)
     rng.shuffle(related)
     fill_rng = random.Random(rng.getrandbits(64))
@@ -67,7 +70,7 @@ def draw_qa(task: RulerTask, rng: random.Random, kit, key: SampleKey) -> Draw:
         depths = [round(starts[g] / budget, 4) for g in question.gold]
         return Context(ids, 0, {"haystack": qa.name, "documents": len(chosen), "depths": depths})
 
-    return Draw({"query": question.query}, question.answers, fill)
+    return Draw({"query": question.query}, question.answers, fill, redraw=True)
 
 
 def _distractors(qa: QaSet, question, related: list[int], rng: random.Random):

@@ -26,6 +26,7 @@ class TooShort(Exception):
     def __init__(self, needed: int, what: str) -> None:
         super().__init__(f"{what}: {needed} tokens needed")
         self.needed, self.what = needed, what
+        self.fixed: int | None = None  # the prompt's other tokens, set by the builder
 
 
 class Pieces:

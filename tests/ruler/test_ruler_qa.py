@@ -128,3 +128,27 @@ def test_questions_follow_the_seed_and_are_the_same_at_every_length(ruler_tokeni
     assert [s.answers for s in b.build("qa_2", 2048, 5, seed=2)] != at[2048]
     first, again = b.build("qa_2", 2048, 2, seed=1), builder(tokenizer, folder).build("qa_2", 2048, 2, seed=1)
     assert first == again
+
+
+def test_a_question_whose_gold_documents_do_not_fit_is_redrawn_and_recorded(ruler_tokenizer, tmp_path):
+    tokenizer = ruler_tokenizer("zoo")
+    rows = hotpot_json(questions=30)
+    for i, row in enumerate(rows):  # every other question's gold documents are three times as long
+        if i % 2:
+            row["context"] = [[t, s * 3] for t, s in row["context"]]
+    (tmp_path / "hotpot.json").write_text(json.dumps(rows), encoding="utf-8")
+    long_gold = {row["answer"] for i, row in enumerate(rows) if i % 2}
+    b = builder(tokenizer, str(tmp_path / "hotpot.json"))
+    drawn = {}
+    for n in (900, 3000):  # gold documents take about 400 or 900 of the zoo's tokens
+        samples = b.build("qa_2", n, 12, seed=0)
+        assert all(len(s.ids) == n for s in samples)
+        drawn[n] = [(s.answers[0], s.detail["redraws"]) for s in samples]
+    assert all(r == 0 for _, r in drawn[3000]) and any(a in long_gold for a, _ in drawn[3000])
+    assert all(a not in long_gold for a, _ in drawn[900]) and any(r > 0 for _, r in drawn[900])
+    for (wide, _), narrow in zip(drawn[3000], drawn[900], strict=True):  # short questions stay in place
+        assert wide in long_gold or narrow == (wide, 0)
+    with pytest.raises(
+        CocaEvalError, match=r"qa_2: .*gold document\(s\): \d+ more needed \(and for 50 other"
+    ):
+        b.build("qa_2", 400, 1, seed=0)
