@@ -10,6 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from coca_eval.ruler.haystacks import Essay
+    from coca_eval.ruler.qa_data import QaSet
+    from coca_eval.ruler.segments import Encode, Pieces
+    from coca_eval.ruler.tasks import RulerTask
+
+
+class Kit(Protocol):
+    """What a family may use of the prompt builder: its tokenizer's pieces and the data it reads."""
+
+    encode: Encode
+    pieces: Pieces
+
+    def essay(self) -> Essay: ...
+
+    def haystack_name(self, task: RulerTask) -> str: ...
+
+    def qa_set(self, dataset: str) -> QaSet: ...
 
 
 @dataclass(frozen=True)

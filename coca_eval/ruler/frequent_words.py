@@ -18,7 +18,7 @@ import string
 
 import numpy as np
 
-from coca_eval.ruler.draws import Context, Draw, SampleKey
+from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
 from coca_eval.ruler.segments import TooShort
 from coca_eval.ruler.tasks import RulerTask
 
@@ -44,7 +44,7 @@ def zipf_counts(n: int, size: int, alpha: float) -> np.ndarray:
     return np.floor(n * ranks**-alpha / zeta(alpha)).astype(np.int64)
 
 
-def draw_fwe(task: RulerTask, rng: random.Random, kit, key: SampleKey) -> Draw:
+def draw_fwe(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> Draw:
     size = max(ANSWERS + 2, (key.length - task.answer_budget) // TOKENS_PER_WORD_TYPE)
     vocab = vocabulary(rng, size, task.coded_word_length)
     answers = tuple(vocab[1 : 1 + ANSWERS])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from coca_eval.ruler.draws import Context, Draw, SampleKey
+from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
 from coca_eval.ruler.qa_data import QaSet
 from coca_eval.ruler.segments import TooShort
 from coca_eval.ruler.tasks import QA_DOCUMENT, RulerTask
@@ -26,7 +26,7 @@ def question_order(qa: QaSet, seed: int, task: str) -> list[int]:
     return order
 
 
-def draw_qa(task: RulerTask, rng: random.Random, kit, key: SampleKey) -> Draw:
+def draw_qa(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> Draw:
     qa = kit.qa_set(task.dataset)
     order = question_order(qa, key.seed, task.name)
     position = key.index % len(order) if key.attempt == 0 else rng.randrange(len(order))
