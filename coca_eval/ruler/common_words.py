@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.ruler.draws import Context, Draw
+from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
 from coca_eval.ruler.segments import TooShort
 from coca_eval.ruler.tasks import RulerTask
 from coca_eval.ruler.words import book_words, common_word_pool
@@ -31,8 +31,8 @@ def _example_list(words: list[str], common: int, repeats: int, once: int, rng: r
     return items
 
 
-def draw_cwe(task: RulerTask, rng: random.Random, kit, length: int) -> Draw:
-    small = length < SMALL
+def draw_cwe(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> Draw:
+    small = key.length < SMALL
     shot_words, shot_repeats, shot_once = (20, 3, 1) if small else (40, 10, 3)
     repeats, once = (6, 1) if small else (task.common_repeats, task.uncommon_repeats)
     pool = common_word_pool()

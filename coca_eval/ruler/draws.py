@@ -10,6 +10,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from coca_eval.ruler.haystacks import Essay
+    from coca_eval.ruler.qa_data import QaSet
+    from coca_eval.ruler.segments import Encode, Pieces
+    from coca_eval.ruler.tasks import RulerTask
+
+
+class Kit(Protocol):
+    """What a family may use of the prompt builder: its tokenizer's pieces and the data it reads."""
+
+    encode: Encode
+    pieces: Pieces
+
+    def essay(self) -> Essay: ...
+
+    def haystack_name(self, task: RulerTask) -> str: ...
+
+    def qa_set(self, dataset: str) -> QaSet: ...
+
+
+@dataclass(frozen=True)
+class SampleKey:
+    """Which sample a family draws: its random generator is seeded from all of these."""
+
+    seed: int
+    length: int
+    index: int
+    attempt: int = 0  # a redraw's number (see ``Draw.redraw``)
 
 
 @dataclass
@@ -27,7 +57,8 @@ class Draw:
     """One sample's random content.
 
     ``lead`` goes before the task's template (vt's and cwe's worked example, as RULER puts it);
-    ``prefix_shared`` says whether the text before the context is the same for every sample.
+    ``prefix_shared`` says whether the text before the context is the same for every sample; ``redraw``
+    that another draw may fit where this one does not (the builder then draws again).
     """
 
     fields: dict[str, str | int]
@@ -35,3 +66,4 @@ class Draw:
     fill: Callable[[int], Context]
     lead: str = ""
     prefix_shared: bool = True
+    redraw: bool = False

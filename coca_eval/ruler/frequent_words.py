@@ -18,7 +18,7 @@ import string
 
 import numpy as np
 
-from coca_eval.ruler.draws import Context, Draw
+from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
 from coca_eval.ruler.segments import TooShort
 from coca_eval.ruler.tasks import RulerTask
 
@@ -44,8 +44,8 @@ def zipf_counts(n: int, size: int, alpha: float) -> np.ndarray:
     return np.floor(n * ranks**-alpha / zeta(alpha)).astype(np.int64)
 
 
-def draw_fwe(task: RulerTask, rng: random.Random, kit, length: int) -> Draw:
-    size = max(ANSWERS + 2, (length - task.answer_budget) // TOKENS_PER_WORD_TYPE)
+def draw_fwe(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> Draw:
+    size = max(ANSWERS + 2, (key.length - task.answer_budget) // TOKENS_PER_WORD_TYPE)
     vocab = vocabulary(rng, size, task.coded_word_length)
     answers = tuple(vocab[1 : 1 + ANSWERS])
     fill_rng = random.Random(rng.getrandbits(64))

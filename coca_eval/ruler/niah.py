@@ -13,7 +13,7 @@ import random
 import uuid
 from collections.abc import Iterator
 
-from coca_eval.ruler.draws import Context, Draw
+from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
 from coca_eval.ruler.haystacks import noise_pieces
 from coca_eval.ruler.segments import TooShort, insert, take
 from coca_eval.ruler.tasks import NIAH_NEEDLE, NOISE_TEXT, RulerTask
@@ -46,7 +46,7 @@ def needle_text(task: RulerTask, key: str, value: str) -> str:
     return NIAH_NEEDLE.format(type_needle_v=task.value_type, key=key, value=value)
 
 
-def draw_niah(task: RulerTask, rng: random.Random, kit, length: int) -> Draw:
+def draw_niah(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> Draw:
     taken: set[str] = set()
     n_keys = max(task.keys, task.queries)
     keys = _distinct(task.key_type, rng, n_keys, taken)
@@ -79,7 +79,7 @@ def draw_niah(task: RulerTask, rng: random.Random, kit, length: int) -> Draw:
     return Draw({"type_needle_v": task.value_noun, "query": query}, answers, fill)
 
 
-def _haystack(task: RulerTask, kit, rng: random.Random, taken: set[str]) -> Iterator[list[int]]:
+def _haystack(task: RulerTask, kit: Kit, rng: random.Random, taken: set[str]) -> Iterator[list[int]]:
     if task.haystack == "noise":
         return noise_pieces(kit.pieces, NOISE_TEXT)
     if task.haystack == "essay":
@@ -87,7 +87,7 @@ def _haystack(task: RulerTask, kit, rng: random.Random, taken: set[str]) -> Iter
     return _distractors(task, kit, rng, taken)
 
 
-def _distractors(task: RulerTask, kit, rng: random.Random, taken: set[str]) -> Iterator[list[int]]:
+def _distractors(task: RulerTask, kit: Kit, rng: random.Random, taken: set[str]) -> Iterator[list[int]]:
     """RULER's needle haystack: needles whose keys and values are none of the sample's own."""
     sep = ""
     while True:

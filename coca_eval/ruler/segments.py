@@ -26,6 +26,7 @@ class TooShort(Exception):
     def __init__(self, needed: int, what: str) -> None:
         super().__init__(f"{what}: {needed} tokens needed")
         self.needed, self.what = needed, what
+        self.fixed: int | None = None  # the prompt's other tokens, set by the builder
 
 
 class Pieces:
@@ -37,15 +38,13 @@ class Pieces:
         self._cache: dict[str, list[int]] = {}
 
     def piece(self, text: str) -> list[int]:
-        """``text``'s tokens as they read inside running text (after other text)."""
+        """``text``'s tokens as they read inside running text, remembered (pieces used again and again)."""
         if text not in self._cache:
-            ids = self.encode(ANCHOR + text)
-            n = len(self._anchor)
-            self._cache[text] = ids[n:] if ids[:n] == self._anchor else self.encode(text)
+            self._cache[text] = self.fresh(text)
         return self._cache[text]
 
     def fresh(self, text: str) -> list[int]:
-        """Tokens that are not kept: pieces drawn once per sample (distractors, coded words)."""
+        """The same, not remembered: pieces drawn once per sample (distractors, coded words, questions)."""
         ids = self.encode(ANCHOR + text)
         n = len(self._anchor)
         return ids[n:] if ids[:n] == self._anchor else self.encode(text)

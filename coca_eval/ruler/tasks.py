@@ -1,8 +1,9 @@
 """RULER's thirteen tasks, each with the parameters RULER's own configuration gives it.
 
 The numbers and wordings are RULER's (its ``synthetic.yaml``, the task constants of its data and
-evaluation scripts); only the code is ours. A task is data: the family modules
-(:mod:`coca_eval.ruler.families`) turn one into prompts, :mod:`coca_eval.ruler.scoring` scores it.
+evaluation scripts); only the code is ours. A task is data: the family modules (``niah``,
+``variable_tracking``, ``common_words``, ``frequent_words``, ``qa``) turn one into prompts, and
+:mod:`coca_eval.ruler.scoring` scores it.
 
 Templates keep RULER's placeholders: ``{context}`` where the haystack goes, ``{query}`` for what is
 asked, and per family ``{type_needle_v}`` (NIAH) or ``{num_v}`` (variable tracking). Single-answer NIAH

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import string
 
-from coca_eval.ruler.draws import Context, Draw
+from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
 from coca_eval.ruler.haystacks import noise_pieces
 from coca_eval.ruler.segments import TooShort, insert, take
 from coca_eval.ruler.tasks import NOISE_TEXT, RulerTask
@@ -40,7 +40,7 @@ def _value(rng: random.Random) -> str:
     return str(rng.randint(10000, 99998))
 
 
-def draw_vt(task: RulerTask, rng: random.Random, kit, length: int) -> Draw:
+def draw_vt(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> Draw:
     names = _names(rng, task.chains * (task.hops + 1), 5)
     chains = [names[i : i + task.hops + 1] for i in range(0, len(names), task.hops + 1)]
     values = [_value(rng) for _ in chains]
@@ -66,7 +66,7 @@ def draw_vt(task: RulerTask, rng: random.Random, kit, length: int) -> Draw:
     return Draw(fields, tuple(chains[0]), fill, lead=lead, prefix_shared=False)
 
 
-def worked_example(task: RulerTask, rng: random.Random, kit) -> str:
+def worked_example(task: RulerTask, rng: random.Random, kit: Kit) -> str:
     """RULER's one-shot example: as many noise lines as fit in 500 tokens, the answer written out."""
     names, value = _names(rng, task.hops + 1, 3), _value(rng)
     chain = _chain(names, value)

@@ -80,3 +80,11 @@ def chat_templates(tmp_path_factory) -> dict[str, Path]:
 def tokenizer_name(request) -> str:
     """Each of the three tokenizers in turn (the real ones need the offline GGUF assets)."""
     return request.param
+
+
+@pytest.fixture(scope="session")
+def qa_dir(tmp_path_factory) -> Path:
+    """A directory with a small SQuAD v2 dev file and a small HotpotQA dev file (their own formats)."""
+    from qa_files import write_qa_dir
+
+    return write_qa_dir(tmp_path_factory.mktemp("qa"))

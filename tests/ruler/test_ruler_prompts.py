@@ -18,7 +18,7 @@ from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
 # times the tokens of the real ones on the same text, so its lengths are longer.
 LENGTHS = {"zoo": (2048, 3000, 8192), "smollm2": (1024, 2048, 4096), "gemma3": (1024, 2048, 4096)}
 SAMPLES = 2
-SYNTHETIC = [n for n in RULER_TASKS.names() if not n.startswith("qa")]
+ALL_TASKS = RULER_TASKS.names()
 
 
 def encoder(tokenizer):
@@ -86,7 +86,17 @@ def check_fwe(task: RulerTask, text: str, sample) -> None:
     assert counts["..."] > expected[0]
 
 
-CHECKS = {"niah": check_niah, "vt": check_vt, "cwe": check_cwe, "fwe": check_fwe}
+def check_qa(task: RulerTask, text: str, sample) -> None:
+    numbers = [int(n) for n in re.findall(r"Document (\d+):\n", text)]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= sample.detail["documents"]
+    assert text.count("Question: ") == 1 and text.rstrip().endswith("Answer:")
+    gold = 1 if task.dataset == "squad" else 4  # the test files' gold documents per question
+    assert len(sample.detail["depths"]) == gold
+    assert all(text.count(answer) >= 1 for answer in sample.answers[:1])
+    assert sample.detail["haystack"].startswith(("SQuAD v2 (", "HotpotQA ("))
+
+
+CHECKS = {"niah": check_niah, "vt": check_vt, "cwe": check_cwe, "fwe": check_fwe, "qa": check_qa}
 
 
 def check_prompt(tokenizer, builder, task: RulerTask, length: int, sample) -> None:
@@ -118,13 +128,14 @@ def chat_option(tokenizer_name: str, templates) -> str:
 
 
 @pytest.mark.parametrize("chat", [False, True], ids=["base", "chat"])
-@pytest.mark.parametrize("task_name", SYNTHETIC)
+@pytest.mark.parametrize("task_name", ALL_TASKS)
 def test_exact_length_prompts_hold_what_the_task_plants(
-    ruler_tokenizer, tokenizer_name, task_name, chat, chat_templates
+    ruler_tokenizer, tokenizer_name, task_name, chat, chat_templates, qa_dir
 ):
     tokenizer = ruler_tokenizer(tokenizer_name)
     task = RULER_TASKS.get(task_name)
-    builder = make_builder(tokenizer, chat_option(tokenizer_name, chat_templates) if chat else "none")
+    option = chat_option(tokenizer_name, chat_templates) if chat else "none"
+    builder = make_builder(tokenizer, option, qa_data=str(qa_dir))
     assert (builder.chat is not None) == chat
     for length in LENGTHS[tokenizer_name]:
         samples = builder.build(task_name, length, SAMPLES, seed=3)
@@ -204,6 +215,7 @@ def test_a_haystack_path_without_text_is_refused(ruler_tokenizer, tmp_path):
     assert make_builder(tokenizer, haystack=str(tmp_path / "missing")).build("niah_single_1", 2048, 1, 0)
 
 
+@pytest.mark.realmodel
 @pytest.mark.parametrize(
     ("task", "length", "reason"),
     [
@@ -217,3 +229,33 @@ def test_too_short_for_each_family_says_what_does_not_fit(ruler_tokenizer, task,
         CocaEvalError, match=f"length {length} is too short for RULER task {task}: .*{reason}"
     ):
         make_builder(ruler_tokenizer("smollm2")).build(task, length, 1, seed=0)
+
+
+@pytest.mark.parametrize("chat", [False, True], ids=["base", "chat"])
+def test_text_span_and_answer_prefix_for_text_apis(ruler_tokenizer, chat_templates, chat):
+    tokenizer = ruler_tokenizer("zoo")
+    builder = make_builder(tokenizer, str(chat_templates["simple"]) if chat else "none")
+    sample = builder.build("niah_single_1", 2048, 1, seed=0)[0]
+    start, end = sample.text_span
+    text = decoded(tokenizer, sample.ids[start:end])
+    assert text.startswith("A special magic number is hidden")
+    query = re.search(r"special magic number for (\S+) mentioned", text).group(1)
+    prefix = f"The special magic number for {query} mentioned in the provided text is"
+    assert sample.answer_prefix == (prefix if chat else " " + prefix)  # RULER appends it after a space
+    if chat:
+        assert text.endswith("mentioned in the provided text?") and start == len(builder.chat.head)
+        assert decoded(tokenizer, sample.ids[end:]) == "\n### assistant:\n" + sample.answer_prefix
+    else:
+        assert (start, end) == (0, 2048) and text.endswith("provided text?" + sample.answer_prefix)
+
+
+def test_check_sources_fails_fast_on_what_the_tasks_would_read(tmp_path, qa_dir):
+    from coca_eval.ruler.prompts import check_sources
+
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    with pytest.raises(CocaEvalError, match="has no text"):
+        check_sources(["niah_single_1", "niah_single_2"], str(tmp_path / "empty.txt"))
+    with pytest.raises(CocaEvalError, match="QA data not found"):
+        check_sources(["qa_2"], qa_data=str(tmp_path / "none"))
+    check_sources(["niah_single_1", "vt"], str(tmp_path / "empty.txt"), str(tmp_path / "none"))  # not read
+    check_sources(["qa_1", "qa_2"], qa_data=str(qa_dir))
