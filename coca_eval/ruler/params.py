@@ -104,8 +104,12 @@ def make_ruler_params(values: dict[str, Any]) -> RulerParams:
 
 
 def check_methods(params: RulerParams, methods) -> None:
-    """Refuse, before any model loads, what a backend cannot run as hf does: vLLM's engine holds the
-    prompt's dynamic NTK base through the answer, where transformers rescales it per generated token."""
+    """Refuse, before any model loads, what cannot run: a haystack or QA source that does not load
+    (read once here and kept for the prompts), and what a backend cannot run as hf does: vLLM's engine
+    holds the prompt's dynamic NTK base through the answer, where transformers rescales it per token."""
+    from coca_eval.ruler.prompts import check_sources
+
+    check_sources(params.tasks, params.haystack, params.qa_data)
     for method in methods:
         if method.backend == "vllm" and method.rope.kind == "dynamic":
             raise CocaEvalError(

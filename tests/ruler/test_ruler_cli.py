@@ -77,3 +77,11 @@ def test_a_chat_template_that_does_not_parse_is_one_line(capsys, tmp_path):
     for command in ("ruler", "passkey"):
         code, out, err = _cli(capsys, command, "--chat-template", str(bad))
         assert code == 2 and err.count("\n") == 1 and "is not a Jinja template" in err, err
+
+
+def test_a_haystack_file_with_no_text_is_one_line(capsys, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n", encoding="utf-8")
+    code, out, err = _cli(capsys, *RUN, "--tasks", "niah_single_2", "--haystack", str(empty),
+                          "--output", str(tmp_path / "r.json"))  # fmt: skip
+    assert code == 2 and err.count("\n") == 1 and "has no text" in err, err

@@ -36,7 +36,15 @@ def test_the_longest_sequence_holds_the_longest_answer():
 
 
 def test_vllm_with_dynamic_rope_is_refused_before_loading():
-    params = make_ruler_params({})
+    params = make_ruler_params({"tasks": "niah_single_1,vt"})
     check_methods(params, [make_method("zoo-rope", "dynamic:2", None, "float32", "hf")])
     with pytest.raises(CocaEvalError, match="holds dynamic rope"):
         check_methods(params, [make_method("zoo-rope", "dynamic:2", None, "float32", "vllm")])
+
+
+def test_a_haystack_without_text_is_refused_before_loading(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    params = make_ruler_params({"tasks": "niah_single_2", "haystack": str(empty)})
+    with pytest.raises(CocaEvalError, match="has no text"):
+        check_methods(params, [make_method("zoo-rope", "none", None, "float32", "hf")])

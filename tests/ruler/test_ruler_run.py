@@ -12,8 +12,6 @@ from coca_eval.ruler.tasks import RULER_TASKS
 from tests.ruler import scripted_backend
 from tests.ruler.scripted_backend import MODE, Interrupted
 
-OFFLINE_TASKS = [t for t in RULER_TASKS.names() if RULER_TASKS.get(t).family != "qa"]
-
 
 @pytest.fixture(autouse=True)
 def scripted(monkeypatch):
@@ -25,45 +23,32 @@ def scripted(monkeypatch):
     monkeypatch.setitem(MODE, "answered", 0)
 
 
-def _run(tmp_path, tasks, lengths="600,900", samples=2, name="run.json"):
+def _run(tmp_path, tasks, lengths="600,900", samples=2, name="run.json", qa_data=None):
     params = make_ruler_params(
-        {"tasks": tasks, "lengths": lengths, "samples": samples, "chat_template": "none", "seed": 3}
-    )
+        {"tasks": tasks, "lengths": lengths, "samples": samples, "chat_template": "none", "seed": 3,
+         "qa_data": qa_data}
+    )  # fmt: skip
     method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
     return evaluate("ruler", [method], params, tmp_path / name, Runtime())
 
 
-def _implemented(tasks):
-    from coca_eval.registry import resolve
-    from coca_eval.ruler.prompts import FAMILIES
-
-    ready = []
-    for task in tasks:
-        try:
-            resolve(FAMILIES[RULER_TASKS.get(task).family])
-        except (ImportError, AttributeError):
-            continue
-        ready.append(task)
-    return ready
-
-
-def test_planted_answers_score_100_and_empty_answers_0(tmp_path):
-    tasks = _implemented(OFFLINE_TASKS)
-    run = _run(tmp_path, tasks, lengths="1500,2048")  # cwe's word list needs more than 1k zoo tokens
+def test_planted_answers_score_100_and_empty_answers_0(tmp_path, qa_dir):
+    tasks = RULER_TASKS.names()
+    run = _run(tmp_path, tasks, lengths="1500,2048", qa_data=str(qa_dir))  # cwe's list needs > 1k zoo tokens
     assert {c.dataset for c in run.cells} == set(tasks)
     assert len(run.cells) == 2 * len(tasks)
     assert all(c.status == "ok" and c.value == 100.0 and c.n == 2 for c in run.cells), [
         (c.dataset, c.length, c.status, c.value, c.detail.get("error")) for c in run.cells if c.value != 100
     ]
     MODE["answer"] = "empty"
-    empty = _run(tmp_path, tasks, lengths="1500,2048", name="empty.json")
+    empty = _run(tmp_path, tasks, lengths="1500,2048", name="empty.json", qa_data=str(qa_dir))
     assert all(c.status == "ok" and c.value == 0.0 for c in empty.cells)
     sample = empty.cells[0].detail["samples"][0]
     assert sample["output"] == "" and sample["found"] == [False] * len(sample["answers"])
 
 
 def test_a_killed_run_resumes_to_the_same_cells(tmp_path):
-    tasks = _implemented(["niah_single_1", "niah_multikey_2", "vt"])
+    tasks = ["niah_single_1", "niah_multikey_2", "vt"]
     whole = _run(tmp_path, tasks, lengths="900,1200", name="whole.json")
     MODE.update(fail_after=3, answered=0)
     with pytest.raises(Interrupted):
