@@ -31,6 +31,7 @@ from rich.console import Console
 from coca_eval.backends.hf import load_hf_backend
 from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 from coca_eval.methods import make_method
+from coca_eval.passkey.generation import passkey_stop
 from coca_eval.passkey.params import make_passkey_params
 from coca_eval.passkey.scoring import score_output
 from coca_eval.passkey.task import draw_samples_for, prompt_builder
@@ -54,7 +55,7 @@ def naive(backend, prompts, max_new_tokens) -> list[list[int]]:
 
 def ours(backend, prompts, max_new_tokens) -> list[list[int]]:
     found: dict[int, list[int]] = {}
-    decoder = GreedyDecoder(backend, max_new_tokens)
+    decoder = GreedyDecoder(backend, passkey_stop(max_new_tokens))
     decode_prompts(decoder, [p.ids for p in prompts], [p.shared_prefix for p in prompts], found.__setitem__)
     return [found[i] for i in range(len(prompts))]
 

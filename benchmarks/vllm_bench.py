@@ -38,6 +38,7 @@ import torch  # noqa: E402
 
 from coca_eval.backends.options import EngineOptions, load_backend  # noqa: E402
 from coca_eval.methods import make_method  # noqa: E402
+from coca_eval.passkey.generation import passkey_stop  # noqa: E402
 from coca_eval.passkey.params import make_passkey_params  # noqa: E402
 from coca_eval.passkey.scoring import score_output  # noqa: E402
 from coca_eval.passkey.task import draw_samples_for, prompt_builder  # noqa: E402
@@ -70,7 +71,7 @@ def generate(backend, prompts, max_new: int) -> list[list[int]]:
         backend.engine(len(prompts[0].ids)).reset_prefix_cache()
     found: dict[int, list[int]] = {}
     backend.generate_greedy(
-        [p.ids for p in prompts], [p.shared_prefix for p in prompts], max_new, found.__setitem__
+        [p.ids for p in prompts], [p.shared_prefix for p in prompts], passkey_stop(max_new), found.__setitem__
     )
     return [found[i] for i in range(len(prompts))]
 

@@ -137,7 +137,7 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     """The body of :func:`evaluate` while it holds the journal's lock (the output is written under it,
     so a second run cannot interleave its cells or results with ours)."""
     from coca_eval.backends.options import load_backend
-    from coca_eval.runner import run_cells
+    from coca_eval.runner import cell_count, run_cells
 
     for warning in journal.warnings:
         if runtime.console is not None:
@@ -153,6 +153,7 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     split = {} if runtime.share.whole else {"share": runtime.share}  # a task that cannot split never sees it
     with CellProgress(len(methods) * len(params.lengths), runtime.console) as progress:
         runner = spec.make_runner(params, journal, progress, **split, **options)
+        progress.set_total(cell_count(runner, methods, params.lengths))
         if runtime.reuse:
             _adopt(runner, methods, params, journal, weights, runtime)
         cells = run_cells(
@@ -178,8 +179,10 @@ def _adopt(runner, methods, params, journal, weights, runtime: Runtime) -> None:
     """Take the ``--reuse`` runs' finished cells of this run's keys into its journal (see
     :mod:`coca_eval.reuse`), before any model is loaded for them."""
     from coca_eval.reuse import adopt
+    from coca_eval.runner import cell_slots
 
-    keys = [runner.cell_key(m, weights[m.model], n) for m in methods for n in params.lengths]
+    slots = list(cell_slots(runner, params.lengths))
+    keys = [runner.cell_key(m, weights[m.model], n, **extra) for m in methods for n, extra in slots]
     adopted = adopt(journal, runtime.reuse, keys, runtime.share.whole)
     if runtime.console is not None:
         line = adopted.describe(runtime.reuse)

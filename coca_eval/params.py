@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StrictInt
@@ -60,3 +61,26 @@ def require_positive_int(option: str, value: Any, allow_none: bool = False) -> N
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise CocaEvalError(f"{option} must be a positive integer (got {value!r})")
+
+
+CHAT_KEYWORDS = ("auto", "none")
+
+
+def check_chat_template(option: str) -> None:
+    """``--chat-template``: ``auto``, ``none`` or a file that parses as Jinja, refused before any model
+    loads; what it renders is checked once a tokenizer is loaded (:func:`coca_eval.chat.chat_frame`)."""
+    if option in CHAT_KEYWORDS:
+        return
+    import jinja2
+
+    path = Path(option).expanduser()
+    try:
+        jinja2.Environment().parse(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CocaEvalError(f"--chat-template {option}: no such file (auto, none or a Jinja file)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CocaEvalError(f"--chat-template {option}: cannot read it ({type(exc).__name__})") from None
+    except jinja2.TemplateSyntaxError as exc:
+        raise CocaEvalError(
+            f"--chat-template {option} is not a Jinja template: {exc.message} (line {exc.lineno})"
+        ) from None

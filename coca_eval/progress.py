@@ -50,6 +50,10 @@ class CellProgress:
     def __exit__(self, *exc) -> None:
         self._progress.__exit__(*exc)
 
+    def set_total(self, total_cells: int) -> None:
+        """The run's cell count, once the task that decides it exists."""
+        self._progress.update(self._run, total=total_cells)
+
     def start_cell(self, description: str, total: int, done: int = 0) -> None:
         self._cell = self._progress.add_task(description, total=total, completed=done)
 

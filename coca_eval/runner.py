@@ -4,11 +4,16 @@ A task supplies three things (:class:`CellTask`): the key of a cell, what to pre
 model (documents, prompt builders), and how to evaluate one cell. The runner loads a model only when
 one of its cells is not already in the journal, and turns an out-of-memory failure into an ``oom``
 cell so the run goes on.
+
+A task whose cells also vary by dataset (a suite of sub-tasks, each with its own table row) declares
+them in ``datasets``; the runner then goes over datasets x lengths for every method and hands each cell's
+dataset to ``cell_key`` and ``evaluate`` as the keyword ``dataset``. A task without ``datasets`` is
+called exactly as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from coca_eval.backends.base import is_out_of_memory
@@ -33,13 +38,34 @@ class CellTask(Protocol):
     def evaluate(self, method: MethodSpec, backend: Any, state: Any, length: int, key: str) -> Cell: ...
 
 
-def oom_cell(task: CellTask, method: MethodSpec, length: int, exc: BaseException) -> Cell:
+def task_datasets(task: Any) -> tuple[str, ...]:
+    """The datasets a task's cells vary over (empty: one cell per method and length)."""
+    return tuple(getattr(task, "datasets", None) or ())
+
+
+def cell_slots(task: Any, lengths: Sequence[int]) -> Iterator[tuple[int, dict[str, str]]]:
+    """Every (length, keyword arguments) of one method's cells, datasets outermost: the extra keyword
+    ``dataset`` goes to ``cell_key`` and ``evaluate`` only for a task that declares ``datasets``."""
+    datasets = task_datasets(task)
+    for dataset in datasets or (None,):
+        for length in lengths:
+            yield length, ({"dataset": dataset} if datasets else {})
+
+
+def cell_count(task: Any, methods: Sequence[Any], lengths: Sequence[int]) -> int:
+    """How many cells a run of ``task`` has (for the progress bar)."""
+    return len(methods) * len(lengths) * max(1, len(task_datasets(task)))
+
+
+def oom_cell(
+    task: CellTask, method: MethodSpec, length: int, exc: BaseException, dataset: str | None = None
+) -> Cell:
     return Cell(
         task=task.name,
         method=method.label,
         metric=task.metric,
         length=length,
-        dataset=task.dataset,
+        dataset=dataset if dataset is not None else task.dataset,
         status="oom",
         detail={"error": str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__},
     )
@@ -62,24 +88,26 @@ def run_cells(
     progress: CellProgress,
     share: Share = WHOLE,
 ) -> list[Cell]:
-    """Every (method, length) cell, from the journal when finished there, else computed and journaled.
+    """Every (method, [dataset,] length) cell, from the journal when finished there, else computed and
+    journaled.
 
     ``share`` says which units this process computes and how its parts become a cell (see
     :mod:`coca_eval.distributed`); the plain run computes all of them here.
     """
     cells = []
     for method in methods:
-        keys = {n: task.cell_key(method, weights_of(method), n) for n in lengths}
+        slots = [(n, extra, task.cell_key(method, weights_of(method), n, **extra)) for n, extra in
+                 cell_slots(task, lengths)]  # fmt: skip
         backend = state = None
-        for length in lengths:
-            cell = share.finished(journal, keys[length])
+        for length, extra, key in slots:
+            cell = share.finished(journal, key)
             if cell is None:
                 if backend is None:
                     progress.log(f"loading {method.label} ...")
                     backend = load_backend(method)
                     state = task.prepare(method, backend)
                 try:
-                    cell = task.evaluate(method, backend, state, length, keys[length])
+                    cell = task.evaluate(method, backend, state, length, key, **extra)
                     progress.finish_cell()
                 except Exception as exc:
                     if not is_out_of_memory(exc):
@@ -87,8 +115,8 @@ def run_cells(
                     share.abandon(exc)  # processes gathering this cell's parts learn it failed
                     _free_cuda_memory()
                     progress.finish_cell("[red]OOM")
-                    cell = oom_cell(task, method, length, exc)
-                journal.record_cell(keys[length], cell)
+                    cell = oom_cell(task, method, length, exc, extra.get("dataset"))
+                journal.record_cell(key, cell)
             else:
                 progress.finish_cell()
             cells.append(cell.model_copy(update={"method": method.label}))

@@ -136,6 +136,7 @@ TASKS = Registry[TaskSpec](
     builtins=(
         "coca_eval.ppl.spec",
         "coca_eval.passkey.spec",
+        "coca_eval.ruler.spec",
         "coca_eval.opencompass.spec",
         "coca_eval.analyses.spec",
     ),

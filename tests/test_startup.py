@@ -44,7 +44,7 @@ def test_import_coca_eval_loads_no_heavy_package():
 
 
 @pytest.mark.parametrize(
-    "args", [["--help"], ["tasks"], ["models"], ["ppl", "--help"], ["passkey", "--help"]]
+    "args", [["--help"], ["tasks"], ["models"], ["ppl", "--help"], ["passkey", "--help"], ["ruler", "--help"]]
 )
 def test_listing_and_help_commands_load_no_heavy_package(args):
     assert heavy_modules_after(run_cli_code(*args)) == []

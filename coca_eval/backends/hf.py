@@ -18,6 +18,7 @@ import torch
 
 from coca_eval.backends import dynamic_rope, probes
 from coca_eval.backends.banded import banded_sdpa
+from coca_eval.backends.stopping import StopRule
 from coca_eval.backends.tail import tail_rows
 from coca_eval.backends.tokenizers import encode_plain, tokenizer_adds_bos
 from coca_eval.errors import CocaEvalError
@@ -138,16 +139,17 @@ class HFBackend:
         self,
         prompts: Sequence[Sequence[int]],
         prefix_lengths: Sequence[int],
-        max_new_tokens: int,
+        stop: StopRule | int,
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
         hold_dynamic_rope: bool = False,
     ) -> bool:
-        """Step-by-step greedy decoding with the shared-prefix KV cache (see :mod:`.hf_generation`);
-        ``hold_dynamic_rope`` keeps the prompt's dynamic rope scaling for the answer."""
+        """Step-by-step greedy decoding under the task's ``stop`` rule (or a bare token budget) with the
+        shared-prefix KV cache (see :mod:`.hf_generation`); ``hold_dynamic_rope`` keeps the prompt's
+        dynamic rope scaling for the answer."""
         from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 
-        decoder = GreedyDecoder(self, max_new_tokens, hold_dynamic_rope)
+        decoder = GreedyDecoder(self, stop, hold_dynamic_rope)
         return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse)
 
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:

@@ -1,7 +1,8 @@
-"""Greedy decoding on the hf backend, with the passkey stop rule and the shared-prefix fast path.
+"""Greedy decoding on the hf backend, with the task's stop rule and the shared-prefix fast path.
 
-* Early stop: :func:`~coca_eval.passkey.generation.stops_after` after every token.
-* Shared prefix: all samples of one length share BOS + intro + the filler before their key line.
+* Early stop: the task's :class:`~coca_eval.backends.stopping.StopRule` after every token.
+* Shared prefix: all samples of one length share a leading run of tokens (passkey: BOS + intro + the
+  filler before their key line).
   One forward over the longest such prefix fills a KV cache; samples run from the deepest key to the
   shallowest, each cropping the cache back to its own prefix and computing only the rest. A crop only
   drops positions, so the next (shorter) prefix is still intact.
@@ -10,7 +11,7 @@ The fast path gives the naive run's outputs (to float rounding) wherever a posit
 in both. Dynamic rope scaling (dynamic NTK, dynamic YaRN) rescales with the sequence's length: a naive
 run prefills its whole prompt at the prompt's scaling, so the pieces are prefilled with the tables held
 at that length (:mod:`~coca_eval.backends.dynamic_rope`), which needs every prompt to have one length
-(the passkey prompts do); decoding then rescales token by token in both routes alike, or, with
+(the passkey and RULER prompts do); decoding then rescales token by token in both routes alike, or, with
 ``hold_dynamic_rope``, keeps the prompt's scaling in both. Sliding-window caches cannot be cropped
 back, so they always take the naive route.
 """
@@ -22,9 +23,9 @@ from contextlib import nullcontext
 
 import torch
 
+from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.backends.tokenizers import eos_ids
 from coca_eval.models.layer_cache import cache_keyword, returned_cache
-from coca_eval.passkey.generation import stops_after
 
 
 def _plain_decode(tokenizer) -> Callable[[Sequence[int]], str]:
@@ -32,13 +33,14 @@ def _plain_decode(tokenizer) -> Callable[[Sequence[int]], str]:
 
 
 class GreedyDecoder:
-    """Greedy generation on an :class:`~coca_eval.backends.hf.HFBackend` with the passkey stop rule.
+    """Greedy generation on an :class:`~coca_eval.backends.hf.HFBackend` under a stop rule (a bare
+    token budget stops at EOS or after that many tokens).
 
     ``hold_dynamic_rope``: the answer keeps the prompt's dynamic rope scaling (as vLLM's engine does)
     instead of rescaling with every generated token (as transformers does)."""
 
-    def __init__(self, backend, max_new_tokens: int, hold_dynamic_rope: bool = False) -> None:
-        self.backend, self.model, self.max_new_tokens = backend, backend.model, max_new_tokens
+    def __init__(self, backend, stop: StopRule | int, hold_dynamic_rope: bool = False) -> None:
+        self.backend, self.model, self.stop = backend, backend.model, stop_rule(stop)
         self.hold = hold_dynamic_rope and backend.has_dynamic_rope
         self.eos = eos_ids(self.model.generation_config, backend.tokenizer)
         self._decode = _plain_decode(backend.tokenizer)
@@ -55,7 +57,7 @@ class GreedyDecoder:
         while True:
             token = int(logits.argmax())
             generated.append(token)
-            if stops_after(generated, self.eos, self.max_new_tokens, self._decode):
+            if self.stop.stops_after(generated, self.eos, self._decode):
                 return generated
             logits, cache = self._forward([token], cache)
 

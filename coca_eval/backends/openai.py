@@ -3,8 +3,8 @@
 Prompts go out as token ids, built with the model's tokenizer loaded locally (``--model`` names the
 same weights the server serves), so the server sees exactly the prompts the hf backend scores.
 
-* Passkey: greedy (temperature 0), the full ``max_tokens`` budget, then the shared stop rule cuts the
-  tokens (:func:`~coca_eval.passkey.generation.cut_at_stop`). Token ids come back through vLLM's
+* Generation: greedy (temperature 0), the full ``max_tokens`` budget, then the task's stop rule cuts
+  the tokens (:meth:`~coca_eval.backends.stopping.StopRule.cut`). Token ids come back through vLLM's
   ``return_token_ids`` (or ``return_tokens_as_token_ids``); a server with neither returns only text,
   which is re-encoded.
 * Perplexity: ``echo`` + ``logprobs`` give the log-prob of every prompt token; a server that does not
@@ -27,6 +27,7 @@ from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_
 from coca_eval.backends.openai_client import CompletionsClient, clients_for
 from coca_eval.backends.openai_replies import Choice
 from coca_eval.backends.server_pool import ServerPool
+from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.errors import CocaEvalError
 
 __all__ = ["CompletionsClient", "OpenAIBackend", "Server", "load_openai_backend"]
@@ -83,25 +84,26 @@ class OpenAIBackend(TokenizerMixin):
         self,
         prompts: Sequence[Sequence[int]],
         prefix_lengths: Sequence[int],
-        max_new_tokens: int,
+        stop: StopRule | int,
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
         hold_dynamic_rope: bool = False,
     ) -> bool:
-        """Greedy completions spread over the servers; each server's own prefix cache (if on) does
+        """Greedy completions spread over the servers, cut by the task's ``stop`` rule (or a bare token
+        budget); each server's own prefix cache (if on) does
         any reuse. The tokenizer (cutting, re-encoding text) runs here, never in a request thread.
         No rope patch reaches a server (see :func:`load_openai_backend`), so ``hold_dynamic_rope`` has
         nothing to hold."""
         from coca_eval.backends.tokenizers import eos_ids
-        from coca_eval.passkey.generation import cut_at_stop
 
+        stop = stop_rule(stop)
         eos = eos_ids(None, self.tokenizer)
 
         def send(server: Server, rows: range) -> list[tuple[Choice, str]]:
             payload = {
                 "model": server.model,
                 "prompt": [list(map(int, prompts[i])) for i in rows],
-                "max_tokens": max_new_tokens,
+                "max_tokens": stop.max_new_tokens,
                 "temperature": 0,
                 "logprobs": 1,
                 "return_tokens_as_token_ids": True,
@@ -111,7 +113,7 @@ class OpenAIBackend(TokenizerMixin):
 
         for rows, choices in self.pool.map(send, len(prompts), BATCH):
             for i, (choice, url) in zip(rows, choices, strict=True):
-                on_done(i, cut_at_stop(self._ids_of(choice, url), eos, max_new_tokens, self.decode))
+                on_done(i, stop.cut(self._ids_of(choice, url), eos, self.decode))
         return False
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:

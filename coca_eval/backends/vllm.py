@@ -1,13 +1,14 @@
-"""vLLM backend: windows scored through prompt log-probs, passkey prompts generated greedily in one batch.
+"""vLLM backend: windows scored through prompt log-probs, prompts generated greedily in one batch.
 
 * Scoring: every window is a prompt; vLLM returns the log-prob of each prompt token given the tokens
   before it (``prompt_logprobs``), and the backend picks the entry of the actual next token at every
   scored position. The model runs in the method's dtype (float32 on CPU by default).
 * Generation: greedy (temperature 0) with automatic prefix caching, so the filler all samples of a
-  length share is computed once. vLLM cannot stop on the passkey rule, so it generates in rounds of
-  growing length (stopping at EOS) until the rule has fired, and
-  :func:`~coca_eval.passkey.generation.cut_at_stop` cuts the output where step-by-step decoding would
-  have stopped: the same tokens, by determinism of greedy decoding.
+  length share is computed once. vLLM cannot stop on a task's own rule (passkey's decided answer), so
+  under such a rule it generates in rounds of growing length (stopping at EOS) until the rule has
+  fired, and :meth:`~coca_eval.backends.stopping.StopRule.cut` cuts the output where step-by-step
+  decoding would have stopped: the same tokens, by determinism of greedy decoding. A rule of EOS and
+  budget alone is one round.
 * Engines are created lazily and re-created only when the rope override changes (dynamic NTK, see
   :mod:`coca_eval.backends.vllm_rope`).
 
@@ -27,6 +28,7 @@ import torch
 from coca_eval.backends.echo import echo_prompts
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
 from coca_eval.backends.options import EngineOptions
+from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.backends.vllm_rope import rope_note, rope_overrides
 from coca_eval.errors import CocaEvalError
 
@@ -146,18 +148,18 @@ class VllmBackend(TokenizerMixin):
         self,
         prompts: Sequence[Sequence[int]],
         prefix_lengths: Sequence[int],
-        max_new_tokens: int,
+        stop: StopRule | int,
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
         hold_dynamic_rope: bool = False,
     ) -> bool:
-        """All prompts in one batch (prefix caching shares their filler); ``prefix_reuse=False`` runs them
-        one at a time on an emptied prefix cache. The engine built for the prompts' length holds its
+        """All prompts in one batch (prefix caching shares their filler) under the task's ``stop`` rule
+        (or a bare token budget); ``prefix_reuse=False`` runs them one at a time on an emptied prefix
+        cache. The engine built for the prompts' length holds its
         dynamic rope base through the answer (see :mod:`.vllm_rope`), which is what
         ``hold_dynamic_rope`` asks for; the passkey task refuses per-token rescaling here before any
         model loads."""
-        from coca_eval.passkey.generation import cut_at_stop
-
+        stop = stop_rule(stop)
         if not prompts:
             return False
         llm = self.engine(max(map(len, prompts)))
@@ -167,24 +169,23 @@ class VllmBackend(TokenizerMixin):
         for batch in batches:
             if not prefix_reuse:
                 llm.reset_prefix_cache()
-            generated = self._greedy_in_rounds(llm, [prompts[i] for i in batch], max_new_tokens)
+            generated = self._greedy_in_rounds(llm, [prompts[i] for i in batch], stop)
             for i, tokens in zip(batch, generated, strict=True):
-                on_done(i, cut_at_stop(tokens, self.eos, max_new_tokens, self.decode))
+                on_done(i, stop.cut(tokens, self.eos, self.decode))
         return prefix_reuse and len(prompts) > 1
 
-    def _greedy_in_rounds(
-        self, llm, prompts: Sequence[Sequence[int]], max_new_tokens: int
-    ) -> list[list[int]]:
+    def _greedy_in_rounds(self, llm, prompts: Sequence[Sequence[int]], stop: StopRule) -> list[list[int]]:
         """Greedy tokens in rounds of 8, 16, 32, ... new tokens; a prompt leaves once the stop rule has
         fired. A passkey answer is decided after a handful of tokens, so this spares most of the budget
-        the engine would otherwise decode. The next round continues from prompt + tokens so far, whose
-        cached blocks the prefix cache supplies."""
+        the engine would otherwise decode; a rule that fires only at EOS or the budget takes one round.
+        The next round continues from prompt + tokens so far, whose cached blocks the prefix cache
+        supplies."""
         from vllm import SamplingParams
 
-        from coca_eval.passkey.generation import first_stop
-
+        max_new_tokens = stop.max_new_tokens
         generated: list[list[int]] = [[] for _ in prompts]
-        pending, budget = list(range(len(prompts))), FIRST_ROUND_TOKENS
+        pending = list(range(len(prompts)))
+        budget = FIRST_ROUND_TOKENS if stop.stops_early else max_new_tokens
         while pending:
             budget = min(budget, max_new_tokens - len(generated[pending[0]]))  # pending ones are level
             params = SamplingParams(
@@ -196,9 +197,7 @@ class VllmBackend(TokenizerMixin):
                 generated[i] += list(out.outputs[0].token_ids)
                 grown.update([i] if len(out.outputs[0].token_ids) == budget else [])
             pending = [  # a short round ended at EOS (or the engine's length limit): nothing follows
-                i
-                for i in sorted(grown)
-                if first_stop(generated[i], self.eos, max_new_tokens, self.decode) is None
+                i for i in sorted(grown) if stop.first_stop(generated[i], self.eos, self.decode) is None
             ]
             budget *= 2
         return generated

@@ -175,3 +175,30 @@ def _write_provenance(out: Path, src: GgufSource) -> None:
         "torch": torch.__version__,
     }
     (out / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
+
+
+def materialize_tokenizer(src: GgufSource) -> Path:
+    """Just the tokenizer of a GGUF preset (chat template included), converted once and cached.
+
+    Building prompts needs only the tokenizer; reading it out of the GGUF skips dequantising the weights
+    (the full conversion, :func:`materialize_gguf`, takes minutes for the larger presets). A fully
+    converted model, when there is one, already holds the same tokenizer and is used instead.
+    """
+    full = cache_dir() / "models" / src.name
+    if _is_current(full, src):
+        return full
+
+    def build(dest: Path, scratch: Path) -> None:
+        from transformers import AutoTokenizer
+
+        gguf = assemble_gguf(src, scratch / "gguf")
+        try:
+            with _offline_and_quiet():
+                AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(dest)
+        except (ImportError, OSError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise CocaEvalError(f"cannot read the tokenizer of {src.gguf_file}: {reason}") from None
+        _check_bos(dest, src)
+        _write_provenance(dest, src)
+
+    return build_once(cache_dir() / "tokenizers" / src.name, lambda path: _is_current(path, src), build)

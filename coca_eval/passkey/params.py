@@ -9,9 +9,11 @@ from pydantic import StrictFloat, StrictInt, StrictStr
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.params import (
+    CHAT_KEYWORDS,
     PositiveCount,
     PresetLengths,
     PresetParams,
+    check_chat_template,
     normalise_task_values,
     require_positive_int,
 )
@@ -19,6 +21,9 @@ from coca_eval.passkey.prompts import parse_depths
 from coca_eval.passkey.templates import TEMPLATES
 
 BOS_CHOICES = ("auto", "always", "never")
+CHAT_PRESET = "preset"
+"""``--chat-template preset``: the model preset's choice, its chat template for an instruction-tuned
+preset (``smollm2-135m``) and none for every other model, so existing readings keep their prompts."""
 DYNAMIC_ROPE_CHOICES = ("rescale", "hold")
 """How dynamic rope scaling treats the answer: ``rescale`` with every generated token (transformers),
 or ``hold`` the prompt's scaling (vLLM's engine). The prompt itself is read at its own length either way."""
@@ -36,14 +41,20 @@ class PasskeyParams:
     template: str = "landmark"
     bos: str = "auto"  # BOS in front of the prompt: the tokenizer's default, always, or never
     dynamic_rope: str = "rescale"  # see DYNAMIC_ROPE_CHOICES
+    chat_template: str = CHAT_PRESET  # preset | auto | none | a Jinja file (see chat_option)
 
     def identity(self) -> dict[str, Any]:
-        """The fields that change a number; ``bos`` and ``dynamic_rope`` only when they are not the
-        default, so the default keeps the identity (and journals) it had before the options existed."""
+        """The fields that change a number; ``bos``, ``dynamic_rope`` and ``chat_template`` only when
+        they are not the default, so the default keeps the identity (and journals) it had before the
+        options existed. A template file enters by its content."""
+        from coca_eval.data.sources import source_fingerprint
+
         values = asdict(self)
-        for name, default in (("bos", "auto"), ("dynamic_rope", "rescale")):
+        for name, default in (("bos", "auto"), ("dynamic_rope", "rescale"), ("chat_template", CHAT_PRESET)):
             if values[name] == default:
                 del values[name]
+        if values.get("chat_template") not in (None, *CHAT_KEYWORDS):
+            values["chat_template"] = source_fingerprint(values["chat_template"])
         return values
 
     def longest_sequence(self) -> int:
@@ -62,6 +73,7 @@ class PasskeyPresetParams(PresetParams):
     template: StrictStr = None
     bos: Literal[BOS_CHOICES] = None
     dynamic_rope: Literal[DYNAMIC_ROPE_CHOICES] = None
+    chat_template: StrictStr = None
 
 
 def check_methods(params: PasskeyParams, methods) -> None:
@@ -90,4 +102,17 @@ def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
         raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
     if params.dynamic_rope not in DYNAMIC_ROPE_CHOICES:
         raise CocaEvalError(f"--dynamic-rope must be one of {', '.join(DYNAMIC_ROPE_CHOICES)}")
+    if params.chat_template != CHAT_PRESET:
+        check_chat_template(params.chat_template)
     return params
+
+
+def chat_option(params: PasskeyParams, model: str | None) -> str:
+    """The ``--chat-template`` in force for ``model``: ``preset`` resolved to ``auto`` for a model
+    preset read through its template by default (an instruction-tuned one), else ``none``."""
+    if params.chat_template != CHAT_PRESET:
+        return params.chat_template
+    from coca_eval.models.presets import MODEL_PRESETS
+
+    chat = model in MODEL_PRESETS and MODEL_PRESETS.get(model).chat_by_default
+    return "auto" if chat else "none"

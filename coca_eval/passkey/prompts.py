@@ -6,6 +6,11 @@ independent draws. The prompt is ``[BOS] + intro + filler + key line + filler + 
 model's own tokens; the filler is one token stream (the template's sentences, cycled) shared by every
 sample of a length, cut to the token so the total is exactly ``N``. The key line goes in at the
 sentence boundary nearest the requested depth.
+
+With a chat template (:class:`~coca_eval.chat.ChatFrame`) the intro, filler, key line and question are
+the user's message and the question's answer prefix ("The pass key is") opens the assistant's turn,
+as RULER's chat setting puts its answer prefix; the template's tokens count inside ``N``. Without one
+the prompt is exactly what it always was.
 """
 
 from __future__ import annotations
@@ -14,9 +19,13 @@ import bisect
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.passkey.templates import PasskeyTemplate
+
+if TYPE_CHECKING:
+    from coca_eval.chat import ChatFrame
 
 KEY_RANGE = (10000, 99999)
 
@@ -73,16 +82,35 @@ class PasskeyPrompt:
         return len(self.ids) - self.key_start
 
 
+def split_question(question: str) -> tuple[str, str]:
+    """``What is the pass key? The pass key is`` -> the question asked and the answer's opening words."""
+    end = question.rfind("?") + 1
+    return (question[:end], question[end:].strip()) if end else (question, "")
+
+
 class PromptBuilder:
     """Tokenises a template's segments once for one tokenizer and assembles exact-length prompts."""
 
-    def __init__(self, template: PasskeyTemplate, encode: Callable[[str], list[int]], bos_id: int | None):
-        self.template, self.encode = template, encode
-        self.bos = [bos_id] if bos_id is not None else []
+    def __init__(
+        self,
+        template: PasskeyTemplate,
+        encode: Callable[[str], list[int]],
+        bos_id: int | None,
+        chat: ChatFrame | None = None,
+    ):
+        self.template, self.encode, self.chat = template, encode, chat
+        chat_head = list(chat.head) if chat is not None else []
+        self.bos = [bos_id] if bos_id is not None and chat_head[:1] != [bos_id] else []
+        self.head = self.bos + chat_head
         self._dummy_prefix = self._adds_dummy_prefix()
         self.intro = encode(template.intro)
         self.sentences = [self._segment(s) for s in template.filler_sentences]
-        self.question = self._segment(template.question)
+        if chat is None:
+            self.question = self._segment(template.question)
+        else:
+            asked, answer_prefix = split_question(template.question)
+            opening = encode(answer_prefix) if answer_prefix else []
+            self.question = self._segment(asked) + list(chat.tail) + opening
 
     def _adds_dummy_prefix(self) -> bool:
         """SentencePiece-style tokenizers already read a segment start as after a space."""
@@ -105,14 +133,14 @@ class PromptBuilder:
 
     def build(self, sample: PasskeySample, length: int) -> PasskeyPrompt:
         key = self.key_tokens(sample.key)
-        n_filler = length - len(self.bos) - len(self.intro) - len(key) - len(self.question)
+        n_filler = length - len(self.head) - len(self.intro) - len(key) - len(self.question)
         if n_filler < 1:
             raise CocaEvalError(
                 f"length {length} is too short for the passkey prompt ({length - n_filler + 1}+)"
             )
         stream, bounds = self.filler(n_filler)
         at = _nearest(bounds, sample.depth * n_filler)
-        head = self.bos + self.intro + stream[:at]
+        head = self.head + self.intro + stream[:at]
         ids = head + key + stream[at:] + self.question
         if len(ids) != length:
             raise AssertionError(f"built {len(ids)} tokens for length {length}")

@@ -36,7 +36,7 @@ register_task(
             test=lazy("coca_eval.passkey.gate:paired_test"),
             tolerance=lambda options: options.max_acc_drop,
             effect=EffectKind("accuracy_drop", sign=-1),
-            protocol_keys=("template", "max_new_tokens"),
+            protocol_keys=("template", "max_new_tokens", "chat_template"),
             units=lazy("coca_eval.passkey.report:unit_ids"),
             units_name="samples",
             units_differ="passkey samples (keys, depths)",

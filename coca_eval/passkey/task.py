@@ -10,7 +10,8 @@ from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.passkey.params import PasskeyParams
+from coca_eval.passkey.generation import passkey_stop
+from coca_eval.passkey.params import PasskeyParams, chat_option
 from coca_eval.passkey.prompts import PasskeyPrompt, PasskeySample, PromptBuilder, draw_samples, parse_depths
 from coca_eval.passkey.scoring import accuracy_detail, score_output
 from coca_eval.passkey.spec import PASSKEY_TASK_VERSION
@@ -33,13 +34,19 @@ def prompt_builder(params: PasskeyParams, backend, model: str | None = None) -> 
     """BOS goes in front as ``params.bos`` says. ``auto``: when the tokenizer puts it there by default
     (LLaMA, Gemma), or when ``model`` is a preset whose training documents each followed it (the zoo:
     every passkey example it trained on came after ``<|endoftext|>``). ``always``: for any model, where
-    the tokenizer has a BOS token. ``never``: not even where the tokenizer would."""
+    the tokenizer has a BOS token. ``never``: not even where the tokenizer would. The chat template is
+    :func:`~coca_eval.passkey.params.chat_option`'s (none: the prompt as it always was)."""
+    from coca_eval.chat import chat_frame
+
     if params.bos == "always" and backend.bos_token_id is None:
         raise CocaEvalError("--bos always needs a BOS token, and this tokenizer has none")
     by_tokenizer = params.bos == "auto" and backend.adds_bos
     wanted = params.bos == "always" or by_tokenizer or preset_puts_bos(params, model)
     bos = backend.bos_token_id if wanted else None
-    return PromptBuilder(TEMPLATES.get(params.template), backend.encode, bos)
+    option = chat_option(params, model)
+    # a backend that only encodes (no tokenizer object) has no template to read
+    chat = chat_frame(option, getattr(backend, "tokenizer", None)) if option != "none" else None
+    return PromptBuilder(TEMPLATES.get(params.template), backend.encode, bos, chat)
 
 
 def build_prompts(params: PasskeyParams, builder: PromptBuilder, length: int) -> list[PasskeyPrompt]:
@@ -78,6 +85,8 @@ class PasskeyTask:
         }
         if preset_puts_bos(self.params, method.model):
             identity["params"]["bos"] = "auto (the preset's documents start with BOS)"  # not a cold reading
+        if chat_option(self.params, method.model) != "none" and "chat_template" not in identity["params"]:
+            identity["params"]["chat_template"] = "auto (the preset reads through its chat template)"
         return cell_key(identity)
 
     def prepare(self, method: MethodSpec, backend) -> PromptBuilder:
@@ -116,7 +125,7 @@ class PasskeyTask:
         reused = backend.generate_greedy(
             [prompts[i].ids for i in todo],
             [prompts[i].shared_prefix for i in todo],
-            self.params.max_new_tokens,
+            passkey_stop(self.params.max_new_tokens),
             record,
             self.prefix_reuse,
             hold_dynamic_rope=self.params.dynamic_rope == "hold",
@@ -127,6 +136,8 @@ class PasskeyTask:
             "max_new_tokens": self.params.max_new_tokens,
             "prefix_reuse": reused,
         }
+        if builder.chat is not None:  # a plain prompt's cell stays as it always was
+            context["chat_template"] = builder.chat.digest
         return self.share.cell(base, records, len(prompts), context, combine_cell)
 
     def _too_long(self, limit: int | None, length: int) -> str | None:

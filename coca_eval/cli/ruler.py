@@ -1,0 +1,125 @@
+"""``coca-eval ruler``: RULER's synthetic tasks at exact token lengths, and the effective context length."""
+
+from __future__ import annotations
+
+import click
+
+from coca_eval.cli.options import method_options
+from coca_eval.cli.preset_options import preset_option_factory
+
+PRESET = "ruler-quick"
+TASK = "ruler"
+
+_preset_option = preset_option_factory(PRESET, TASK)
+
+
+@click.command()
+@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@_preset_option(
+    "--tasks",
+    key="tasks",
+    help="RULER tasks, comma-separated: niah_single_1..3, niah_multikey_1..3, niah_multivalue, "
+    "niah_multiquery, vt, cwe, fwe, qa_1, qa_2, or the group ruler (all thirteen).",
+)
+@_preset_option("--lengths", key="lengths", help="Prompt lengths in tokens: 4k..128k, 4096,8192 or 1k..8k.")
+@_preset_option("--samples", key="samples", type=int, help="Samples per task and length (RULER: 500).")
+@_preset_option("--seed", key="seed", type=int, help="Seed of every sample (same prompts for every method).")
+@_preset_option(
+    "--haystack",
+    key="haystack",
+    help="Prose for RULER's essay haystack: books (the embedded public-domain books) or a text file or "
+    "directory (Paul Graham's essays give RULER's exact setting).",
+)
+@_preset_option(
+    "--qa-data", key="qa_data", help="Local SQuAD / HotpotQA file for qa_1 / qa_2 (default: the hub)."
+)
+@_preset_option(
+    "--chat-template",
+    key="chat_template",
+    help="auto (the tokenizer's chat template when it has one), none, or a Jinja template file; the "
+    "template's tokens count inside the length.",
+)
+@_preset_option(
+    "--bos",
+    key="bos",
+    type=click.Choice(("auto", "always", "never")),
+    help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
+)
+@_preset_option(
+    "--threshold",
+    key="threshold",
+    type=float,
+    help="Score the effective length must reach (RULER: 85.6, Llama-2-7B's average at 4k).",
+)
+@click.option(
+    "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
+)
+@method_options(
+    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
+    "Default: runs/ruler-TIMESTAMP.json.",
+    journaled=True,
+    splits=True,
+)
+def ruler(preset, models, ropes, methods_file, dtype, device, device_map, output, force, backend, engine,
+          wait, reuse, shard, no_prefix_reuse, **overrides):  # fmt: skip
+    """RULER's synthetic long-context tasks at exact token lengths: scores per task and length, and the
+    effective context length (RULER's, and ours from a 95 % lower bound).
+
+    \b
+    coca-eval ruler                                   # ruler-quick: SmolLM2-135M-Instruct at 1k and 2k
+    coca-eval ruler --preset ruler --model DIR        # all thirteen tasks, 4k..128k, 500 samples
+    coca-eval ruler --tasks niah_single_1,vt --lengths 4k,8k --samples 50 --chat-template none
+    """
+    from coca_eval.api import evaluate
+    from coca_eval.cli.options import build_cli_methods, make_runtime
+    from coca_eval.cli.output import save_default
+    from coca_eval.cli.preset_options import preset_values
+    from coca_eval.ruler.params import make_ruler_params
+
+    params = make_ruler_params(preset_values(preset, TASK, overrides))
+    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, TASK)
+    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
+    run = evaluate(TASK, methods, params, output, runtime, prefix_reuse=not no_prefix_reuse)
+    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
+        return
+    print_ruler_tables(run, params, save_default(run, output, TASK))
+
+
+def print_ruler_tables(run, params, written) -> None:
+    """The summary (average and effective length per method), then each method's tasks x lengths."""
+    from coca_eval.cli.output import shard_summary, stderr, stdout
+    from coca_eval.report.render import terminal_frame
+    from coca_eval.ruler.report import summary_table, task_table
+    from coca_eval.tables import rich_table
+
+    if any(cell.status == "partial" for cell in run.cells):
+        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
+        return
+    heading = (
+        f"[bold]RULER[/bold], {params.samples} samples per task and length, seed {params.seed}, "
+        f"haystack {params.haystack}, chat template {params.chat_template}"
+    )
+    stdout().print(heading)
+    methods = list(dict.fromkeys(c.method for c in run.cells))
+    for table in (task_table(run.cells, m, params.threshold) for m in methods):
+        stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
+        for note in table.notes:
+            stdout().print(note, markup=False, highlight=False, soft_wrap=True)
+    summary = summary_table(run.cells, params.threshold)
+    stdout().print(rich_table(terminal_frame(summary), title=f"[bold]{summary.title}[/bold]"))
+    for note in summary.notes:
+        stdout().print(note, markup=False, highlight=False, soft_wrap=True)
+    stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
+    refuse_error_cells(run)
+
+
+def refuse_error_cells(run) -> None:
+    """A cell that could not run (a length below the prompt's fixed parts, or past the model's
+    positions) is an ``error`` cell in the results, and the command says so in one line, exit 2."""
+    from coca_eval.errors import CocaEvalError
+
+    errors = [c for c in run.cells if c.status == "error"]
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more error cells)" if len(errors) > 1 else ""
+        raise CocaEvalError(f"{first.dataset} @ {first.length}: {first.detail.get('error')}{more}")

@@ -1,0 +1,69 @@
+"""What a task family hands the prompt builder for one sample: the template's fields, the references,
+and a function that fills the context to an exact token budget.
+
+A family draws everything random about a sample first (keys, values, chains, words, the question),
+because the question's length decides how many tokens the context gets; the builder then asks the
+family for exactly that many.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from coca_eval.ruler.haystacks import Essay
+    from coca_eval.ruler.qa_data import QaSet
+    from coca_eval.ruler.segments import Encode, Pieces
+    from coca_eval.ruler.tasks import RulerTask
+
+
+class Kit(Protocol):
+    """What a family may use of the prompt builder: its tokenizer's pieces and the data it reads."""
+
+    encode: Encode
+    pieces: Pieces
+
+    def essay(self) -> Essay: ...
+
+    def haystack_name(self, task: RulerTask) -> str: ...
+
+    def qa_set(self, dataset: str) -> QaSet: ...
+
+
+@dataclass(frozen=True)
+class SampleKey:
+    """Which sample a family draws: its random generator is seeded from all of these."""
+
+    seed: int
+    length: int
+    index: int
+    attempt: int = 0  # a redraw's number (see ``Draw.redraw``)
+
+
+@dataclass
+class Context:
+    """``ids`` is exactly the budget asked for; the first ``shared`` of them are the same for every
+    sample of the task and length (haystack before the first needle), for KV-cache reuse."""
+
+    ids: list[int]
+    shared: int = 0
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
+class Draw:
+    """One sample's random content.
+
+    ``lead`` goes before the task's template (vt's and cwe's worked example, as RULER puts it);
+    ``prefix_shared`` says whether the text before the context is the same for every sample; ``redraw``
+    that another draw may fit where this one does not (the builder then draws again).
+    """
+
+    fields: dict[str, str | int]
+    answers: tuple[str, ...]
+    fill: Callable[[int], Context]
+    lead: str = ""
+    prefix_shared: bool = True
+    redraw: bool = False

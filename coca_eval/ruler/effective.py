@@ -1,0 +1,122 @@
+"""Effective context length: RULER's headline number, read two ways from one method's cells.
+
+RULER averages the task scores (0-100) at each length and calls a model's effective length the
+longest length whose average reaches a threshold (85.6, Llama-2-7B's average at 4k). Its tables read
+as "every length up to it passes": a model failing at 8k but passing again at 16k is effective to 4k,
+not 16k, and a model failing at the shortest length is effective below it (``None`` here, "<4k" in a
+table). Both readings agree on the monotone curves RULER reports; we take the prefix one, since a
+length past a failure is not one the model can be trusted at.
+
+**Ours** asks the same of a one-sided 95 % lower confidence bound on the average instead of the
+average itself, so a length counts only when the samples show it above the threshold, not when a few
+lucky samples put it there. The bound: the average over T tasks of their mean per-sample scores
+``s`` in [0, 1] has variance ``(1/T^2) sum_t Var(s_t)/n_t``, and a score in [0, 1] with mean ``mu``
+has variance at most ``mu (1 - mu)`` (equality for right/wrong scores). With ``n`` samples per task
+that gives ``Var <= mu (1 - mu) / (T n)`` by concavity, whatever mix of partial credits the tasks
+give; the bound is then Wilson's score bound for a proportion over ``N = T n`` trials (for unequal
+counts ``N = T^2 / sum_t 1/n_t``, the same variance at equal task means). Why not a bootstrap or a plain
+normal bound on the mean: both collapse to the point estimate when every sample is right (no spread,
+no width), which is exactly where a small run would claim a length it has not shown; Wilson's bound
+stays below 100 and needs no resampling. Its coverage is checked by simulation in the tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scipy.stats import norm
+
+from coca_eval.results import Cell
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class LengthScore:
+    """One length's average over the tasks (0-100) and its lower bound; None when a task's cell at
+    this length is missing or failed (the length then counts as not passing)."""
+
+    length: int
+    average: float | None
+    lower: float | None
+    tasks: int
+
+
+def wilson_bounds(mean: float, trials: float, z: float) -> tuple[float, float]:
+    """Wilson's score bounds at ``z`` for a mean ``mean`` in [0, 1] of ``trials`` scores in [0, 1]
+    (for right/wrong scores, the binomial proportion's Wilson interval)."""
+    centre = mean + z * z / (2 * trials)
+    spread = z * math.sqrt(max(mean * (1 - mean), 0.0) / trials + z * z / (4 * trials * trials))
+    scale = 1 + z * z / trials
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
+
+
+def wilson_lower(mean: float, trials: float, confidence: float = CONFIDENCE) -> float:
+    """One-sided Wilson score lower bound for a mean ``mean`` in [0, 1] over ``trials``."""
+    return wilson_bounds(mean, trials, float(norm.ppf(confidence)))[0]
+
+
+def score_interval(score: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Two-sided interval (0-100) for one task cell's score from ``n`` samples (see the module doc)."""
+    low, high = wilson_bounds(score / 100, n, float(norm.ppf(0.5 + confidence / 2)))
+    return 100 * low, 100 * high
+
+
+def average_lower_bound(task_scores: Sequence[Sequence[float]], confidence: float = CONFIDENCE) -> float:
+    """The lower bound (0-100) on the average over tasks of each task's mean sample score (see the
+    module doc); ``task_scores`` holds every task's per-sample scores in [0, 1]."""
+    means = [sum(scores) / len(scores) for scores in task_scores]
+    mean = min(1.0, max(0.0, sum(means) / len(means)))
+    trials = len(task_scores) ** 2 / sum(1 / len(scores) for scores in task_scores)
+    return 100 * wilson_lower(mean, trials, confidence)
+
+
+def sample_scores(cell: Cell) -> list[float]:
+    """A cell's per-sample scores in [0, 1]; a cell without them (another tool's file) stands for
+    ``n`` samples at its mean."""
+    samples = cell.detail.get("samples") or []
+    if samples:
+        return [float(s["score"]) for s in samples]
+    return [cell.value / 100] * int(cell.n or 1)
+
+
+def length_scores(cells: Sequence[Cell], tasks: Sequence[str] | None = None) -> list[LengthScore]:
+    """Every length's average and bound over ``tasks`` (default: every task among one method's
+    ``cells``)."""
+    tasks = list(tasks) if tasks is not None else sorted({c.dataset for c in cells})
+    by_slot = {(c.dataset, c.length): c for c in cells}
+    scores = []
+    for length in sorted({c.length for c in cells}):
+        row = [by_slot.get((task, length)) for task in tasks]
+        if not row or any(cell is None or cell.status != "ok" for cell in row):
+            scores.append(LengthScore(length, None, None, len(tasks)))
+            continue
+        average = sum(cell.value for cell in row) / len(row)
+        lower = average_lower_bound([sample_scores(cell) for cell in row])
+        scores.append(LengthScore(length, average, lower, len(tasks)))
+    return scores
+
+
+def effective_length(scores: Sequence[LengthScore], threshold: float, bound: bool = False) -> int | None:
+    """The longest length such that it and every shorter length reach ``threshold`` (the average, or
+    with ``bound`` its lower bound); None when the shortest length already falls short."""
+    effective = None
+    for score in sorted(scores, key=lambda s: s.length):
+        value = score.lower if bound else score.average
+        if value is None or value < threshold:
+            break
+        effective = score.length
+    return effective
+
+
+def effective_text(length: int | None, scores: Sequence[LengthScore]) -> str:
+    """``32k``, ``<4k`` (below the shortest length run) or ``-`` (nothing run)."""
+    from coca_eval.lengths import format_length
+
+    if not scores:
+        return "-"
+    if length is None:
+        return f"<{format_length(min(s.length for s in scores))}"
+    return format_length(length)

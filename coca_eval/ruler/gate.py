@@ -1,0 +1,25 @@
+"""The gate's paired test for RULER: exact McNemar on full-credit correctness of the same samples.
+
+A sample's score can be partial (two of four values found), but McNemar needs right/wrong pairs, so
+a sample counts as right when it earns full credit, RULER's own reading of a retrieved answer. The
+effect is reported in score points (x 100), the scale of RULER cells and of the gate's tolerance.
+"""
+
+from __future__ import annotations
+
+from coca_eval.gate.options import GateOptions
+from coca_eval.gate.protocol import CellPair
+from coca_eval.gate.stats import PairedResult, mcnemar_drop
+from coca_eval.ruler.records import records_of
+
+
+def paired_test(pair: CellPair, options: GateOptions, seed: int) -> tuple[int, PairedResult] | str:
+    """Full-credit drop of the candidate on the baseline's samples (points), or why there is no test."""
+    base = {s.index: s.full_credit for s in records_of(pair.base.detail)}
+    cand = {s.index: s.full_credit for s in records_of(pair.cand.detail)}
+    if not base or not cand:
+        return "no per-sample results in the run"
+    order = sorted(base)
+    result = mcnemar_drop([base[i] for i in order], [cand[i] for i in order])
+    points = PairedResult(100 * result.effect, 100 * result.low, 100 * result.high, result.p_value)
+    return len(order), points

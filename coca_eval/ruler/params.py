@@ -1,0 +1,118 @@
+"""Parameters of the ``ruler`` task, validated before any model loads."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import StrictFloat, StrictInt, StrictStr
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.params import (
+    PositiveCount,
+    PresetLengths,
+    PresetParams,
+    check_chat_template,
+    normalise_task_values,
+    require_positive_int,
+)
+from coca_eval.ruler.tasks import RULER_GROUPS, RULER_TASKS, expand_task_names
+
+BOS_CHOICES = ("auto", "always", "never")
+RULER_THRESHOLD = 85.6  # Llama-2-7B's average at 4k: RULER's bar for an "effective" length
+RULER_LENGTHS = (4096, 8192, 16384, 32768, 65536, 131072)
+BOOKS = "books"  # the embedded public-domain books, our default for RULER's essay haystack
+
+
+@dataclass(frozen=True)
+class RulerParams:
+    """Everything that changes a RULER number, plus the threshold the effective length is read at
+    (which changes no cell, so it stays out of :meth:`identity`)."""
+
+    tasks: tuple[str, ...] = RULER_GROUPS["ruler"]
+    lengths: tuple[int, ...] = field(default=RULER_LENGTHS)
+    samples: int = 500
+    seed: int = 42  # RULER's random_seed
+    haystack: str = BOOKS  # ``books`` or a text file / directory standing in for RULER's essays
+    qa_data: str | None = None  # a local SQuAD / HotpotQA file instead of the hub
+    chat_template: str = "auto"  # auto | none | a Jinja template file
+    bos: str = "auto"
+    threshold: float = RULER_THRESHOLD
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two runs' cells the same numbers: files by content fingerprint, no threshold."""
+        from coca_eval.data.sources import source_fingerprint
+
+        values = asdict(self)
+        del values["threshold"]
+        for name in ("haystack", "qa_data"):
+            if values[name] is not None and _is_path_option(name, values[name]):
+                values[name] = source_fingerprint(values[name])
+        return values
+
+    def longest_sequence(self) -> int:
+        """Prompt plus the longest answer budget: what engines that size their context up front hold."""
+        return max(self.lengths) + max(RULER_TASKS.get(t).answer_budget for t in self.tasks)
+
+
+def _is_path_option(name: str, value: str) -> bool:
+    """A file the user named (haystack, QA data, chat template), as opposed to a keyword choice."""
+    keywords = {"haystack": (BOOKS,), "chat_template": ("auto", "none")}.get(name, ())
+    return value not in keywords
+
+
+class RulerPresetParams(PresetParams):
+    """What a ruler preset file may set, in YAML's types."""
+
+    tasks: StrictStr | list[StrictStr] = None
+    lengths: PresetLengths = None
+    samples: PositiveCount = None
+    seed: StrictInt = None
+    haystack: StrictStr = None
+    qa_data: StrictStr | None = None
+    chat_template: StrictStr = None
+    bos: Literal[BOS_CHOICES] = None
+    threshold: StrictFloat | StrictInt = None
+
+
+def parse_task_names(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``niah_single_1,vt`` or a list; groups (``ruler``) expanded, unknown names refused."""
+    names = value.split(",") if isinstance(value, str) else list(value)
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        raise CocaEvalError("--tasks names no RULER task")
+    return expand_task_names(names)
+
+
+def make_ruler_params(values: dict[str, Any]) -> RulerParams:
+    values = normalise_task_values(values, RulerParams.__dataclass_fields__, "ruler")
+    if values.get("tasks") is not None:
+        values["tasks"] = parse_task_names(values["tasks"])
+    params = RulerParams(**values)
+    require_positive_int("--samples", params.samples)
+    if params.bos not in BOS_CHOICES:
+        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
+    if isinstance(params.threshold, bool) or not 0 <= float(params.threshold) <= 100:
+        raise CocaEvalError(f"--threshold must be a score between 0 and 100 (got {params.threshold!r})")
+    for name in ("haystack", "qa_data"):
+        value, option = getattr(params, name), "--" + name.replace("_", "-")
+        if value is not None and _is_path_option(name, value) and not Path(value).expanduser().exists():
+            raise CocaEvalError(f"{option} {value}: no such file or directory")
+    check_chat_template(params.chat_template)
+    return params
+
+
+def check_methods(params: RulerParams, methods) -> None:
+    """Refuse, before any model loads, what cannot run: a haystack or QA source that does not load
+    (read once here and kept for the prompts), and what a backend cannot run as hf does: vLLM's engine
+    holds the prompt's dynamic NTK base through the answer, where transformers rescales it per token."""
+    from coca_eval.ruler.prompts import check_sources
+
+    check_sources(params.tasks, params.haystack, params.qa_data)
+    for method in methods:
+        if method.backend == "vllm" and method.rope.kind == "dynamic":
+            raise CocaEvalError(
+                f"{method.label}: --backend vllm holds dynamic rope at the prompt's scaling through the "
+                "answer, which RULER on hf does not; use --backend hf for dynamic rope patches"
+            )

@@ -1,0 +1,156 @@
+"""RULER prompts of exactly N tokens in the model's own tokenizer, chat template and answer prefix included.
+
+A prompt is ``[BOS] + chat head + lead + template before the context + context + template after the
+context (the question) + chat tail + answer prefix``. Everything but the context is tokenised first;
+the task's family then fills the context to exactly the tokens left (:mod:`coca_eval.ruler.segments`),
+and the total is checked for every prompt. Without a chat template the answer prefix follows the
+question, as RULER appends it for base models; with one it opens the assistant's turn, as RULER's chat
+setting does. With a chat template the BOS token is the template's own: it is added only when the
+template's head does not already start with it.
+
+Sample ``i`` of a task at length N draws everything from a seed derived from ``(seed, task, N, i)``:
+the same seed gives the same prompts, and lengths are independent draws.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from coca_eval.chat import ChatFrame
+from coca_eval.errors import CocaEvalError
+from coca_eval.registry import resolve
+from coca_eval.ruler.draws import Draw, SampleKey
+from coca_eval.ruler.haystacks import BOOKS, Essay, load_essay
+from coca_eval.ruler.qa_data import QaSet, load_qa
+from coca_eval.ruler.segments import Encode, Pieces, TooShort
+from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
+
+
+@dataclass(frozen=True)
+class RulerSample:
+    task: str
+    index: int
+    ids: list[int]  # exactly the length asked for
+    answers: tuple[str, ...]
+    # Leading tokens taken from a sequence common to every sample of this (task, length): BOS, chat
+    # head, template and the haystack up to this sample's first needle (as passkey's prefix). Any two
+    # samples agree on the shorter of their two shared prefixes, so a cache of the longest serves all.
+    shared_prefix: int
+    detail: dict  # JSON-safe: haystack, needle depths, ...
+    # For text APIs: the tokens that are text (with a chat template the user's message, else the whole
+    # prompt after BOS, answer prefix included) and the answer prefix as text (with a chat template the
+    # assistant turn opens with it).
+    text_span: tuple[int, int] = (0, 0)
+    answer_prefix: str = ""
+
+
+REDRAWS = 50  # further draws for a family whose draw may not fit (QA questions with long gold documents)
+FAMILIES = {  # imported on first use: QA loads `datasets`, the others need nothing heavy
+    "niah": "coca_eval.ruler.niah:draw_niah",
+    "vt": "coca_eval.ruler.variable_tracking:draw_vt",
+    "cwe": "coca_eval.ruler.common_words:draw_cwe",
+    "fwe": "coca_eval.ruler.frequent_words:draw_fwe",
+    "qa": "coca_eval.ruler.qa:draw_qa",
+}
+
+
+def check_sources(
+    tasks: list[str] | tuple[str, ...], haystack: str = BOOKS, qa_data: str | None = None
+) -> None:
+    """Load what the tasks will read (the essay haystack, the QA sets) now, so a bad ``--haystack`` or
+    ``--qa-data`` is a one-line error before any model loads. Both stay cached for the builder."""
+    specs = [RULER_TASKS.get(name) for name in tasks]
+    if any(t.haystack == "essay" for t in specs):
+        load_essay(haystack)
+    for dataset in dict.fromkeys(t.dataset for t in specs if t.family == "qa"):
+        load_qa(dataset, qa_data)
+
+
+class RulerPromptBuilder:
+    """Builds every task's prompts for one tokenizer (and chat frame), tokenising shared pieces once.
+
+    ``haystack`` is what RULER's ``essay`` haystack reads (``books`` or a path); ``qa_data`` a local
+    SQuAD/HotpotQA file instead of the hub (:mod:`coca_eval.ruler.qa_data`).
+    """
+
+    def __init__(
+        self,
+        encode: Encode,
+        bos_id: int | None,
+        chat: ChatFrame | None,
+        haystack: str = BOOKS,
+        qa_data: str | None = None,
+    ) -> None:
+        self.encode, self.chat = encode, chat
+        self.pieces = Pieces(encode)
+        head = list(chat.head) if chat else []
+        self._bos = [bos_id] if bos_id is not None and head[:1] != [bos_id] else []
+        self.head = self._bos + head
+        self.haystack, self.qa_data = haystack, qa_data
+
+    def essay(self) -> Essay:
+        return load_essay(self.haystack)
+
+    def qa_set(self, dataset: str) -> QaSet:
+        return load_qa(dataset, self.qa_data)
+
+    def haystack_name(self, task: RulerTask) -> str:
+        return self.essay().name if task.haystack == "essay" else task.haystack
+
+    def build(self, task: str, length: int, samples: int, seed: int) -> list[RulerSample]:
+        spec = RULER_TASKS.get(task)
+        return [self.build_one(spec, length, i, seed) for i in range(samples)]
+
+    def build_one(self, task: RulerTask, length: int, index: int, seed: int) -> RulerSample:
+        """Sample ``index`` of ``task`` at ``length``; the same arguments always give the same sample.
+
+        A family whose draw may be redrawn (QA: another question's gold documents may fit where this
+        one's do not) gets up to :data:`REDRAWS` further draws; the sample records how many it took.
+        """
+        family = resolve(FAMILIES[task.family])
+        for attempt in range(REDRAWS + 1):
+            tag = f":{attempt}" if attempt else ""
+            rng = random.Random(f"coca-eval-ruler:{seed}:{task.name}:{length}:{index}{tag}")
+            draw: Draw = family(task, rng, self, SampleKey(seed, length, index, attempt))
+            try:
+                return self._assemble(task, draw, length, index, attempt)
+            except TooShort as short:
+                if not draw.redraw or attempt == REDRAWS:
+                    fixed = length if short.fixed is None else short.fixed
+                    raise CocaEvalError(
+                        f"length {length} is too short for RULER task {task.name}: the template, question, "
+                        f"answer prefix{' and chat template' if self.chat else ''} take {fixed} tokens; "
+                        f"{short.what}: {short.needed} more needed"
+                        + (f" (and for {REDRAWS} other draws)" if draw.redraw else "")
+                    ) from None
+        raise AssertionError("unreachable")
+
+    def _assemble(self, task: RulerTask, draw: Draw, length: int, index: int, attempt: int) -> RulerSample:
+        before, after = task.wording(task.template).split("{context}")
+        # a space before the context belongs to the context's first piece (fwe's words carry their own)
+        prefix = self.encode(draw.lead + before.format(**draw.fields).rstrip(" "))
+        answer_prefix = task.wording(task.answer_prefix).format(**draw.fields)
+        if self.chat is None:
+            question = self.pieces.fresh(after.format(**draw.fields) + answer_prefix)
+            suffix = question
+        else:
+            answer_prefix = answer_prefix.lstrip()
+            question = self.pieces.fresh(after.format(**draw.fields))
+            suffix = question + list(self.chat.tail) + self.encode(answer_prefix)
+        fixed = len(self.head) + len(prefix) + len(suffix)
+        try:
+            if length - fixed < 1:
+                raise TooShort(1, "the context")
+            context = draw.fill(length - fixed)
+        except TooShort as short:
+            short.fixed = fixed
+            raise
+        ids = self.head + prefix + context.ids + suffix
+        if len(ids) != length or len(context.ids) != length - fixed:
+            raise AssertionError(f"built {len(ids)} tokens for {task.name} at length {length}")
+        shared = len(self.head) + (len(prefix) + context.shared if draw.prefix_shared else 0)
+        start = len(self.head) if self.chat else len(self.head) - len(self._bos)
+        span = (start, len(self.head) + len(prefix) + len(context.ids) + len(question))
+        detail = {**context.detail, "redraws": attempt} if draw.redraw else context.detail
+        return RulerSample(task.name, index, ids, draw.answers, shared, detail, span, answer_prefix)

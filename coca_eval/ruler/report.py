@@ -1,0 +1,147 @@
+"""How reports, the CLI and the gate read RULER cells: RULER's tables, the effective length both ways,
+the protocol caption, a cell's interval and its samples.
+
+Two tables, as RULER prints them: the summary (methods x lengths of the average over tasks, with the
+effective length read both ways, see :mod:`coca_eval.ruler.effective`) and, per method, tasks x lengths
+with the average and its 95 % lower bound below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from coca_eval.lengths import format_length
+from coca_eval.report.layout import Entry, ReportTable, Row
+from coca_eval.results import Cell, Run
+from coca_eval.ruler.effective import (
+    LengthScore,
+    effective_length,
+    effective_text,
+    length_scores,
+    score_interval,
+)
+from coca_eval.ruler.params import RULER_THRESHOLD
+from coca_eval.tables import cell_text
+
+DIGITS = 1  # RULER prints scores with one decimal
+
+
+def ruler_cells(cells: Sequence[Cell]) -> list[Cell]:
+    return [c for c in cells if c.task == "ruler"]
+
+
+def task_order(cells: Sequence[Cell]) -> list[str]:
+    """The RULER tasks of ``cells`` in RULER's order (unknown names after, as they came)."""
+    from coca_eval.ruler.tasks import RULER_TASKS
+
+    present = list(dict.fromkeys(c.dataset for c in cells if c.dataset))
+    known = [t for t in RULER_TASKS.names() if t in present]
+    return known + [t for t in present if t not in known]
+
+
+def _score_text(value: float | None) -> str:
+    return "-" if value is None else f"{value:.{DIGITS}f}"
+
+
+def summary_table(cells: Sequence[Cell], threshold: float = RULER_THRESHOLD) -> ReportTable:
+    """Methods x lengths of the average over the run's tasks, and the effective length both ways."""
+    cells = ruler_cells(cells)
+    tasks, lengths = task_order(cells), sorted({c.length for c in cells})
+    rows = []
+    for method in dict.fromkeys(c.method for c in cells):
+        scores = length_scores([c for c in cells if c.method == method], tasks)
+        by_length = {s.length: s for s in scores}
+        texts = [_score_text(by_length[n].average) if n in by_length else "" for n in lengths]
+        ours = effective_text(effective_length(scores, threshold, bound=True), scores)
+        ruler = effective_text(effective_length(scores, threshold), scores)
+        rows.append(Row(method, [Entry(t) for t in (*texts, ruler, ours)]))
+    columns = [format_length(n) for n in lengths] + ["Effective (RULER)", "Effective (95 % bound)"]
+    notes = [effective_note(threshold, len(tasks))]
+    return ReportTable("ruler", "RULER average score by length", columns, rows, notes=notes)
+
+
+def effective_note(threshold: float, tasks: int) -> str:
+    return (
+        f"Average over {tasks} task{'s' * (tasks != 1)}. Effective length: the longest length up to which "
+        f"every length reaches {threshold:g}, read from the average (RULER) and from its one-sided "
+        "95 % lower bound (ours)."
+    )
+
+
+def task_table(cells: Sequence[Cell], method: str, threshold: float = RULER_THRESHOLD) -> ReportTable:
+    """One method's tasks x lengths, then the average and its 95 % lower bound."""
+    mine = [c for c in ruler_cells(cells) if c.method == method]
+    tasks, lengths = task_order(mine), sorted({c.length for c in mine})
+    found = {(c.dataset, c.length): c for c in mine}
+    rows = []
+    for task in tasks:
+        texts = [cell_text(found[task, n], DIGITS) if (task, n) in found else "" for n in lengths]
+        rows.append(Row(task, [Entry(t) for t in texts]))
+    scores = {s.length: s for s in length_scores(mine, tasks)}
+    rows.append(Row("Average", [_bold_if(scores[n], threshold, bound=False) for n in lengths]))
+    rows.append(Row("95 % lower bound", [_bold_if(scores[n], threshold, bound=True) for n in lengths]))
+    ruler = effective_text(effective_length(list(scores.values()), threshold), list(scores.values()))
+    ours = effective_text(effective_length(list(scores.values()), threshold, True), list(scores.values()))
+    notes = [
+        f"Effective length at {threshold:g}: {ruler} (RULER, the average), {ours} (ours, its 95 % lower "
+        "bound). Bold: reaches the threshold."
+    ]
+    title = f"RULER scores of {method} by task and length"
+    return ReportTable(f"ruler_{method}", title, [format_length(n) for n in lengths], rows, "Task", notes)
+
+
+def _bold_if(score: LengthScore, threshold: float, bound: bool) -> Entry:
+    value = score.lower if bound else score.average
+    return Entry(_score_text(value), value is not None and value >= threshold)
+
+
+def ruler_tables(cells: Sequence[Cell], definition=None) -> list[ReportTable]:
+    """The report's ``tables`` hook: the summary, then each method's task table."""
+    cells = ruler_cells(cells)
+    if not cells:
+        return []
+    methods = dict.fromkeys(c.method for c in cells)
+    return [summary_table(cells), *(task_table(cells, m) for m in methods)]
+
+
+def protocol_line(run: Run) -> str:
+    params = run.config.get("params") or {}
+    tasks = params.get("tasks") or []
+    return (
+        f"RULER: {len(tasks)} tasks, {params.get('samples')} samples per task and length, haystack "
+        f"{params.get('haystack')}, chat template {params.get('chat_template')}, seed {params.get('seed')}; "
+        "greedy decoding up to each task's answer budget; scores x 100 (string_match_all / _part)."
+    )
+
+
+def interval(cell: Cell) -> tuple[float, float] | None:
+    """The 95 % interval the cell recorded, else one from its value and n."""
+    if "interval95" in cell.detail:
+        low, high = cell.detail["interval95"]
+        return float(low), float(high)
+    return score_interval(cell.value, cell.n) if cell.n else None
+
+
+def unit_ids(cell: Cell) -> dict[int, tuple]:
+    """Sample index -> its references: two runs' cells must hold the very same samples to be compared."""
+    from coca_eval.ruler.records import records_of
+
+    return {s.index: tuple(s.answers) for s in records_of(cell.detail)}
+
+
+def finish_hook(run: Run, runner, methods, params, **_) -> None:
+    """The task's ``finish`` hook: the effective lengths at the run's ``--threshold`` go in its config
+    (the threshold changes no cell, so it is not among the parameters)."""
+    cells = [c for c in run.cells if c.status != "partial"]
+    if len(cells) != len(run.cells):
+        return
+    record = {}
+    for method in dict.fromkeys(c.method for c in cells):
+        scores = length_scores([c for c in cells if c.method == method], list(params.tasks))
+        record[method] = {
+            "ruler": effective_length(scores, params.threshold),
+            "lower_bound": effective_length(scores, params.threshold, bound=True),
+            "average": {str(s.length): s.average for s in scores},
+            "lower": {str(s.length): s.lower for s in scores},
+        }
+    run.config["effective_length"] = {"threshold": params.threshold, "methods": record}

@@ -1,0 +1,70 @@
+"""A backend double for RULER runs: it answers each prompt from what the prompt builder planted in it.
+
+``PLANTED`` maps a prompt's token ids to its references; :func:`record_planted` fills it by wrapping
+the prompt builder, so the double never parses a prompt. ``MODE`` says what it answers: ``planted``
+(every reference, space-separated: the zoo's tokenizer spells five of vt's variable names in 28 of its
+30-token budget), ``empty`` (nothing) or ``fail_after`` (raise after that many answers, to interrupt a
+run). It loads only the tokenizer of a model directory or preset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PLANTED: dict[tuple[int, ...], tuple[str, ...]] = {}
+MODE: dict[str, Any] = {"answer": "planted", "fail_after": None, "answered": 0}
+
+
+class Interrupted(RuntimeError):
+    """Stands for a kill in the middle of a cell."""
+
+
+def record_planted(monkeypatch) -> None:
+    from coca_eval.ruler.prompts import RulerPromptBuilder
+
+    build = RulerPromptBuilder.build
+
+    def recording(self, task, length, samples, seed):
+        built = build(self, task, length, samples, seed)
+        PLANTED.update({tuple(s.ids): s.answers for s in built})
+        return built
+
+    monkeypatch.setattr(RulerPromptBuilder, "build", recording)
+
+
+class ScriptedBackend:
+    position_limit = None
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self.fingerprint = "scripted"
+        self.trained_context = None
+
+    @property
+    def bos_token_id(self):
+        return self.tokenizer.bos_token_id
+
+    @property
+    def adds_bos(self) -> bool:
+        return False
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False).input_ids
+
+    def generate_greedy(self, prompts, prefix_lengths, stop, on_done, prefix_reuse=True, **_) -> bool:
+        for i, prompt in enumerate(prompts):
+            if MODE["fail_after"] is not None and MODE["answered"] >= MODE["fail_after"]:
+                raise Interrupted("killed")
+            text = " " + " ".join(PLANTED[tuple(prompt)]) if MODE["answer"] == "planted" else ""
+            on_done(i, self.encode(text)[: stop.max_new_tokens])
+            MODE["answered"] += 1
+        return False
+
+
+def load(method, request) -> ScriptedBackend:
+    from transformers import AutoTokenizer
+
+    from coca_eval.models.presets import resolve_model
+
+    path, _ = resolve_model(method.model)
+    return ScriptedBackend(AutoTokenizer.from_pretrained(path))

@@ -1,0 +1,87 @@
+"""``coca-eval ruler`` in-process on the scripted backend: its tables, and bad input as one line, exit 2."""
+
+import json
+
+import pytest
+
+from coca_eval.backends.registry import BACKENDS, BackendEntry
+from coca_eval.cli import main
+from tests.ruler import scripted_backend
+from tests.ruler.scripted_backend import MODE
+
+
+@pytest.fixture(autouse=True)
+def scripted(monkeypatch):
+    if "scripted" not in BACKENDS:
+        BACKENDS.add("scripted", BackendEntry("tests.ruler.scripted_backend:load", "answers from the prompt"))
+    scripted_backend.record_planted(monkeypatch)
+    monkeypatch.setitem(MODE, "answer", "planted")
+    monkeypatch.setitem(MODE, "fail_after", None)
+
+
+def _cli(capsys, *args) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+        raise SystemExit(0)
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+RUN = ("ruler", "--model", "zoo-rope", "--backend", "scripted", "--samples", "2", "--chat-template", "none")
+
+
+def test_prints_tasks_by_lengths_with_the_average_and_both_effective_lengths(capsys, tmp_path):
+    out_file = tmp_path / "r.json"
+    code, out, err = _cli(capsys, *RUN, "--tasks", "niah_single_1,niah_multikey_2", "--lengths", "512,1k",
+                          "--output", str(out_file))  # fmt: skip
+    assert code == 0, err
+    for text in ("niah_single_1", "niah_multikey_2", "Average", "95 % lower bound", "Effective (RULER)"):
+        assert text in out
+    assert "Effective length at 85.6: 1k (RULER, the average), <512 (ours" in out
+    saved = json.loads(out_file.read_text())
+    assert saved["config"]["effective_length"]["threshold"] == 85.6
+    assert {c["dataset"] for c in saved["cells"]} == {"niah_single_1", "niah_multikey_2"}
+
+
+def test_a_length_below_the_fixed_parts_is_an_error_cell_and_one_line(capsys, tmp_path):
+    out_file = tmp_path / "r.json"
+    code, out, err = _cli(capsys, *RUN, "--tasks", "niah_single_1", "--lengths", "40,600",
+                          "--output", str(out_file))  # fmt: skip
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert (
+        last.startswith("coca-eval: error: niah_single_1 @ 40: length 40 is too short")
+        and "Traceback" not in err
+    )
+    cells = json.loads(out_file.read_text())["cells"]
+    assert [c["status"] for c in sorted(cells, key=lambda c: c["length"])] == ["error", "ok"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--tasks", "niah_single_9"), "unknown RULER task 'niah_single_9'"),
+        (("--tasks", ","), "--tasks names no RULER task"),
+        (("--haystack", "/no/such/books"), "--haystack /no/such/books: no such file or directory"),
+        (("--threshold", "120"), "--threshold must be a score between 0 and 100"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, args, message):
+    code, out, err = _cli(capsys, "ruler", *args)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_a_chat_template_that_does_not_parse_is_one_line(capsys, tmp_path):
+    bad = tmp_path / "bad.jinja"
+    bad.write_text("{% if add_generation_prompt %}<|assistant|>", encoding="utf-8")
+    for command in ("ruler", "passkey"):
+        code, out, err = _cli(capsys, command, "--chat-template", str(bad))
+        assert code == 2 and err.count("\n") == 1 and "is not a Jinja template" in err, err
+
+
+def test_a_haystack_file_with_no_text_is_one_line(capsys, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n", encoding="utf-8")
+    code, out, err = _cli(capsys, *RUN, "--tasks", "niah_single_2", "--haystack", str(empty),
+                          "--output", str(tmp_path / "r.json"))  # fmt: skip
+    assert code == 2 and err.count("\n") == 1 and "has no text" in err, err

@@ -1,0 +1,50 @@
+"""RULER's parameters: task groups, what enters the identity, and refusals before any model loads."""
+
+import pytest
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.methods import make_method
+from coca_eval.ruler.params import check_methods, make_ruler_params
+from coca_eval.ruler.tasks import RULER_GROUPS
+
+
+def test_the_group_expands_and_names_keep_their_order():
+    assert make_ruler_params({}).tasks == RULER_GROUPS["ruler"]
+    assert make_ruler_params({"tasks": "vt,niah_single_1,vt"}).tasks == ("vt", "niah_single_1")
+    assert make_ruler_params({"tasks": ["ruler"]}).tasks == RULER_GROUPS["ruler"]
+
+
+def test_the_threshold_changes_no_cell():
+    assert make_ruler_params({"threshold": 50}).identity() == make_ruler_params({}).identity()
+    assert "threshold" not in make_ruler_params({}).identity()
+
+
+def test_files_enter_the_identity_by_content(tmp_path):
+    text = tmp_path / "essays.txt"
+    text.write_text("One sentence. Another one.", encoding="utf-8")
+    first = make_ruler_params({"haystack": str(text)}).identity()["haystack"]
+    text.write_text("Other sentences entirely, and longer.", encoding="utf-8")
+    assert (
+        first.startswith("local:")
+        and make_ruler_params({"haystack": str(text)}).identity()["haystack"] != first
+    )
+
+
+def test_the_longest_sequence_holds_the_longest_answer():
+    params = make_ruler_params({"tasks": "vt,cwe", "lengths": "1k,2k"})
+    assert params.longest_sequence() == 2048 + 120
+
+
+def test_vllm_with_dynamic_rope_is_refused_before_loading():
+    params = make_ruler_params({"tasks": "niah_single_1,vt"})
+    check_methods(params, [make_method("zoo-rope", "dynamic:2", None, "float32", "hf")])
+    with pytest.raises(CocaEvalError, match="holds dynamic rope"):
+        check_methods(params, [make_method("zoo-rope", "dynamic:2", None, "float32", "vllm")])
+
+
+def test_a_haystack_without_text_is_refused_before_loading(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    params = make_ruler_params({"tasks": "niah_single_2", "haystack": str(empty)})
+    with pytest.raises(CocaEvalError, match="has no text"):
+        check_methods(params, [make_method("zoo-rope", "none", None, "float32", "hf")])
