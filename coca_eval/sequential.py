@@ -144,6 +144,16 @@ class StoppingRule:
             return f"narrower than {self.target_width:g}"
         return f"above {self.threshold:g}" if low > self.threshold else f"below {self.threshold:g}"
 
+    def caption(self) -> str:
+        """``up to 100 samples, stopping once the 95 % interval lies above or below 0.5``."""
+        question = (
+            f"is narrower than {self.target_width:g}"
+            if self.target_width is not None
+            else f"lies above or below {self.threshold:g}"
+        )
+        level = f"{self.confidence * 100:g} %"
+        return f"up to {self.max_samples} samples, stopping once the {level} interval {question}"
+
     def describe(self) -> dict:
         """The rule as a cell's ``detail`` records it."""
         rule = {"max_samples": self.max_samples, "round_size": self.round_size, "confidence": self.confidence}

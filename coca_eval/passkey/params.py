@@ -17,9 +17,11 @@ from coca_eval.params import (
 )
 from coca_eval.passkey.prompts import parse_depths
 from coca_eval.passkey.templates import TEMPLATES
+from coca_eval.sequential import StoppingRule, check_rule
 
 BOS_CHOICES = ("auto", "always", "never")
 DYNAMIC_ROPE_CHOICES = ("rescale", "hold")
+SEQUENTIAL_KEYS = ("max_samples", "target_width", "threshold")  # the stopping rule of --samples auto
 """How dynamic rope scaling treats the answer: ``rescale`` with every generated token (transformers),
 or ``hold`` the prompt's scaling (vLLM's engine). The prompt itself is read at its own length either way."""
 
@@ -29,22 +31,38 @@ class PasskeyParams:
     """Everything that changes a passkey number (``prefix_reuse`` and the device do not)."""
 
     lengths: tuple[int, ...] = field(default=(512, 1024, 2048))
-    samples: int = 100
+    samples: int | str = 100  # or "auto": sample in rounds until the stopping rule below is met
     seed: int = 0
     max_new_tokens: int = 64
     depths: str = "stratified"
     template: str = "landmark"
     bos: str = "auto"  # BOS in front of the prompt: the tokenizer's default, always, or never
     dynamic_rope: str = "rescale"  # see DYNAMIC_ROPE_CHOICES
+    max_samples: int | None = None  # --samples auto: the most samples a cell may spend
+    target_width: float | None = None  # --samples auto: stop once the interval is narrower than this
+    threshold: float | None = None  # --samples auto: stop once the interval lies wholly above or below
 
     def identity(self) -> dict[str, Any]:
-        """The fields that change a number; ``bos`` and ``dynamic_rope`` only when they are not the
-        default, so the default keeps the identity (and journals) it had before the options existed."""
+        """The fields that change a number; ``bos``, ``dynamic_rope`` and the stopping rule only when they
+        are not the default, so the default keeps the identity (and journals) it had before they existed."""
         values = asdict(self)
-        for name, default in (("bos", "auto"), ("dynamic_rope", "rescale")):
+        defaults = (("bos", "auto"), ("dynamic_rope", "rescale"), *((k, None) for k in SEQUENTIAL_KEYS))
+        for name, default in defaults:
             if values[name] == default:
                 del values[name]
         return values
+
+    @property
+    def drawn_samples(self) -> int:
+        """How many samples a cell's design holds: ``--samples``, or ``--max-samples`` under ``auto``
+        (a cell that stops early has spent a prefix of them in their visiting order)."""
+        return self.max_samples if self.samples == "auto" else self.samples
+
+    def stopping_rule(self) -> StoppingRule | None:
+        """The rule of ``--samples auto``, or None for a fixed sample count."""
+        if self.samples != "auto":
+            return None
+        return StoppingRule(self.max_samples, self.target_width, self.threshold)
 
     def longest_sequence(self) -> int:
         """Prompt plus answer: what engines that size their context up front must hold."""
@@ -55,7 +73,10 @@ class PasskeyPresetParams(PresetParams):
     """What a passkey preset file may set, in YAML's types (one depth fraction reads as a number)."""
 
     lengths: PresetLengths = None
-    samples: PositiveCount = None
+    samples: PositiveCount | Literal["auto"] = None
+    max_samples: PositiveCount = None
+    target_width: StrictFloat = None
+    threshold: StrictFloat = None
     seed: StrictInt = None
     max_new_tokens: PositiveCount = None
     depths: StrictStr | StrictFloat = None
@@ -82,8 +103,14 @@ def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
     if values.get("depths") is not None:
         values["depths"] = str(values["depths"])
     params = PasskeyParams(**values)
-    for name in ("samples", "max_new_tokens"):
-        require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
+    require_positive_int("--max-new-tokens", params.max_new_tokens)
+    if params.samples == "auto":
+        check_rule(params.max_samples, params.target_width, params.threshold)
+    else:
+        require_positive_int("--samples", params.samples)
+        given = [f"--{k.replace('_', '-')}" for k in SEQUENTIAL_KEYS if getattr(params, k) is not None]
+        if given:
+            raise CocaEvalError(f"{', '.join(given)} only apply with --samples auto")
     parse_depths(params.depths)
     TEMPLATES.get(params.template)
     if params.bos not in BOS_CHOICES:
