@@ -4,6 +4,10 @@ A gate that compares a 100-document run with a 50-document one, or keys drawn wi
 would report noise as a regression (or hide one). So every parameter that changes numbers must agree,
 and each cell must cover the same documents (same ids, same scored tokens) or the same passkey samples
 (same index, key and depth). Anything else is a one-line :class:`IncomparableRuns` (exit code 2).
+
+A cell sampled until its stopping rule was met (``--samples auto``, ``detail["sequential"]``) holds a
+prefix of its design's units in a visiting order both runs share, so two such cells that stopped at
+different counts are compared on the units both hold (the shorter one's): see :func:`shared_units`.
 """
 
 from __future__ import annotations
@@ -102,9 +106,24 @@ def check_units(pair: CellPair) -> None:
             raise IncomparableRuns(f"incomparable runs: {key} {got_b!r} vs {got_c!r} at {pair.where}")
     if hooks.units is None:
         return
-    units_b, units_c = hooks.units(pair.base), hooks.units(pair.cand)
+    units_b, units_c = shared_units(pair, hooks.units(pair.base), hooks.units(pair.cand))
     if units_b and units_c and units_b != units_c:
         raise IncomparableRuns(f"incomparable runs: {hooks.units_differ} differ at {pair.where}")
+
+
+def stopped_early(pair: CellPair) -> bool:
+    """Whether either cell was sampled until a stopping rule was met (and may hold fewer units)."""
+    return "sequential" in pair.base.detail or "sequential" in pair.cand.detail
+
+
+def shared_units(pair: CellPair, units_b: dict, units_c: dict) -> tuple[dict, dict]:
+    """The units each side's test may use: all of them, or, for cells that stopped early, those both
+    cells hold. Two runs of one design and rule visit its units in the same order, so the common ones
+    are the prefix the earlier stop spent; they must still be the very same units (same key, depth)."""
+    if not stopped_early(pair):
+        return units_b, units_c
+    common = units_b.keys() & units_c.keys()
+    return {k: units_b[k] for k in common}, {k: units_c[k] for k in common}
 
 
 def _labels(cells: Iterable[Cell]) -> list[str]:

@@ -16,10 +16,44 @@ PRESET = "zoo-passkey"
 _preset_option = preset_option_factory(PRESET, "passkey")
 
 
+class SampleCount(click.ParamType):
+    """``--samples``: a whole number, or ``auto`` (sample in rounds until the stopping rule is met)."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) or value == "auto":
+            return value
+        try:
+            return int(value)
+        except ValueError:
+            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
+
+
 @click.command()
 @preset_choice_option(PRESET)
 @_preset_option("--lengths", key="lengths", help="Prompt lengths in tokens: 512..32k, 512,1024 or 1k..8k.")
-@_preset_option("--samples", key="samples", type=int, help="Samples per length (the paper uses 100).")
+@_preset_option(
+    "--samples",
+    key="samples",
+    type=SampleCount(),
+    help="Samples per length (the paper uses 100), or auto: rounds until --target-width or --threshold.",
+)
+@_preset_option(
+    "--max-samples", key="max_samples", type=int, help="With --samples auto: the most samples per length."
+)
+@_preset_option(
+    "--target-width",
+    key="target_width",
+    type=float,
+    help="With --samples auto: stop a length once its 95 % interval is narrower than this, in (0, 1).",
+)
+@_preset_option(
+    "--threshold",
+    key="threshold",
+    type=float,
+    help="With --samples auto: stop a length once its 95 % interval lies wholly above or below this.",
+)
 @_preset_option(
     "--seed", key="seed", type=int, help="Seed of keys and depths (same samples for every method)."
 )
@@ -95,8 +129,10 @@ def passkey(preset, models, ropes, methods_file, dtype, device, device_map, outp
     if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
         return
     written = save_default(run, output, "passkey")
+    rule = params.stopping_rule()
+    spent = f"{params.samples} samples per length" if rule is None else f"per length {rule.caption()}"
     heading = (
-        f"[bold]Passkey accuracy[/bold], {params.samples} samples per length, template {params.template}, "
+        f"[bold]Passkey accuracy[/bold], {spent}, template {params.template}, "
         f"greedy <= {params.max_new_tokens} tokens"
         + ("" if params.bos == "auto" else f", BOS {params.bos}")
         + ("" if params.dynamic_rope == "rescale" else ", dynamic rope held through the answer")

@@ -19,6 +19,7 @@ from coca_eval.params import (
 )
 from coca_eval.passkey.prompts import parse_depths
 from coca_eval.passkey.templates import TEMPLATES
+from coca_eval.sequential import StoppingRule, check_rule
 
 BOS_CHOICES = ("auto", "always", "never")
 CHAT_PRESET = "preset"
@@ -27,6 +28,7 @@ preset (``smollm2-135m``) and none for every other model, so existing readings k
 DYNAMIC_ROPE_CHOICES = ("rescale", "hold")
 """How dynamic rope scaling treats the answer: ``rescale`` with every generated token (transformers),
 or ``hold`` the prompt's scaling (vLLM's engine). The prompt itself is read at its own length either way."""
+SEQUENTIAL_KEYS = ("max_samples", "target_width", "threshold")  # the stopping rule of --samples auto
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class PasskeyParams:
     """Everything that changes a passkey number (``prefix_reuse`` and the device do not)."""
 
     lengths: tuple[int, ...] = field(default=(512, 1024, 2048))
-    samples: int = 100
+    samples: int | str = 100  # or "auto": sample in rounds until the stopping rule below is met
     seed: int = 0
     max_new_tokens: int = 64
     depths: str = "stratified"
@@ -42,20 +44,41 @@ class PasskeyParams:
     bos: str = "auto"  # BOS in front of the prompt: the tokenizer's default, always, or never
     dynamic_rope: str = "rescale"  # see DYNAMIC_ROPE_CHOICES
     chat_template: str = CHAT_PRESET  # preset | auto | none | a Jinja file (see chat_option)
+    max_samples: int | None = None  # --samples auto: the most samples a cell may spend
+    target_width: float | None = None  # --samples auto: stop once the interval is narrower than this
+    threshold: float | None = None  # --samples auto: stop once the interval lies wholly above or below
 
     def identity(self) -> dict[str, Any]:
-        """The fields that change a number; ``bos``, ``dynamic_rope`` and ``chat_template`` only when
-        they are not the default, so the default keeps the identity (and journals) it had before the
-        options existed. A template file enters by its content."""
+        """The fields that change a number; ``bos``, ``dynamic_rope``, ``chat_template`` and the stopping
+        rule only when they are not the default, so the default keeps the identity (and journals) it had
+        before the options existed. A template file enters by its content."""
         from coca_eval.data.sources import source_fingerprint
 
         values = asdict(self)
-        for name, default in (("bos", "auto"), ("dynamic_rope", "rescale"), ("chat_template", CHAT_PRESET)):
+        defaults = (
+            ("bos", "auto"),
+            ("dynamic_rope", "rescale"),
+            ("chat_template", CHAT_PRESET),
+            *((k, None) for k in SEQUENTIAL_KEYS),
+        )
+        for name, default in defaults:
             if values[name] == default:
                 del values[name]
         if values.get("chat_template") not in (None, *CHAT_KEYWORDS):
             values["chat_template"] = source_fingerprint(values["chat_template"])
         return values
+
+    @property
+    def drawn_samples(self) -> int:
+        """How many samples a cell's design holds: ``--samples``, or ``--max-samples`` under ``auto``
+        (a cell that stops early has spent a prefix of them in their visiting order)."""
+        return self.max_samples if self.samples == "auto" else self.samples
+
+    def stopping_rule(self) -> StoppingRule | None:
+        """The rule of ``--samples auto``, or None for a fixed sample count."""
+        if self.samples != "auto":
+            return None
+        return StoppingRule(self.max_samples, self.target_width, self.threshold)
 
     def longest_sequence(self) -> int:
         """Prompt plus answer: what engines that size their context up front must hold."""
@@ -66,7 +89,10 @@ class PasskeyPresetParams(PresetParams):
     """What a passkey preset file may set, in YAML's types (one depth fraction reads as a number)."""
 
     lengths: PresetLengths = None
-    samples: PositiveCount = None
+    samples: PositiveCount | Literal["auto"] = None
+    max_samples: PositiveCount = None
+    target_width: StrictFloat = None
+    threshold: StrictFloat = None
     seed: StrictInt = None
     max_new_tokens: PositiveCount = None
     depths: StrictStr | StrictFloat = None
@@ -94,8 +120,14 @@ def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
     if values.get("depths") is not None:
         values["depths"] = str(values["depths"])
     params = PasskeyParams(**values)
-    for name in ("samples", "max_new_tokens"):
-        require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
+    require_positive_int("--max-new-tokens", params.max_new_tokens)
+    if params.samples == "auto":
+        check_rule(params.max_samples, params.target_width, params.threshold)
+    else:
+        require_positive_int("--samples", params.samples)
+        given = [f"--{k.replace('_', '-')}" for k in SEQUENTIAL_KEYS if getattr(params, k) is not None]
+        if given:
+            raise CocaEvalError(f"{', '.join(given)} only apply with --samples auto")
     parse_depths(params.depths)
     TEMPLATES.get(params.template)
     if params.bos not in BOS_CHOICES:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from coca_eval.intervals import wilson_interval
 from coca_eval.passkey.records import SampleRecord, records_of
 from coca_eval.results import Cell, Run
+from coca_eval.sequential import StoppingRule
 
 
 def sample_records(cell: Cell) -> list[SampleRecord]:
@@ -14,15 +15,24 @@ def sample_records(cell: Cell) -> list[SampleRecord]:
 
 def protocol_line(run: Run) -> str:
     params = run.config.get("params") or {}
+    samples = f"{params.get('samples')} samples"
+    if params.get("samples") == "auto":
+        rule = StoppingRule(params["max_samples"], params.get("target_width"), params.get("threshold"))
+        samples = rule.caption() + " (n: the samples a cell spent; brackets: its confidence sequence)"
     return (
-        f"Passkey: {params.get('samples')} samples per length, template {params.get('template')}, "
+        f"Passkey: {samples} per length, template {params.get('template')}, "
         f"depths {params.get('depths')}, greedy <= {params.get('max_new_tokens')} new tokens, "
         f"seed {params.get('seed')}."
     )
 
 
 def interval(cell: Cell) -> tuple[float, float] | None:
-    """The Wilson 95 % interval the cell recorded, else one from its value and n."""
+    """The anytime-valid interval of a cell that stopped by a rule (``--samples auto``: Wilson's would
+    not hold at a count the data chose), else the Wilson 95 % interval it recorded, else one from its
+    value and n."""
+    if "sequential" in cell.detail:
+        low, high = cell.detail["sequential"]["interval"]
+        return float(low), float(high)
     if "wilson95" in cell.detail:
         low, high = cell.detail["wilson95"]
         return float(low), float(high)

@@ -18,6 +18,8 @@ from coca_eval.passkey.spec import PASSKEY_TASK_VERSION
 from coca_eval.passkey.templates import TEMPLATES
 from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
+from coca_eval.rounds import sample_in_rounds
+from coca_eval.sequential import visiting_order
 
 
 def preset_puts_bos(params: PasskeyParams, model: str | None) -> bool:
@@ -54,7 +56,7 @@ def build_prompts(params: PasskeyParams, builder: PromptBuilder, length: int) ->
 
 
 def draw_samples_for(params: PasskeyParams, length: int) -> list[PasskeySample]:
-    return draw_samples(params.seed, length, params.samples, parse_depths(params.depths))
+    return draw_samples(params.seed, length, params.drawn_samples, parse_depths(params.depths))
 
 
 class PasskeyTask:
@@ -73,6 +75,11 @@ class PasskeyTask:
     ):
         self.params, self.journal, self.progress = params, journal, progress
         self.prefix_reuse, self.share = prefix_reuse, share
+        if params.samples == "auto" and not share.whole:
+            raise CocaEvalError(
+                "--samples auto decides after each round of samples in one process; leave out --shard "
+                "and torchrun, or give a fixed --samples N"
+            )
 
     def cell_key(self, method: MethodSpec, weights: str, length: int) -> str:
         identity = {
@@ -104,41 +111,67 @@ class PasskeyTask:
             return Cell(**base, status="error", detail={"error": str(exc)})
         done = self._journaled(key, samples)
         mine = self.share.owned(len(prompts))
-        todo = [i for i in mine if str(i) not in done]
-        self.progress.start_cell(f"{method.label} @ {length}", len(mine), len(mine) - len(todo))
-
-        def record(position: int, tokens: list[int]) -> None:
-            i, prompt = todo[position], prompts[todo[position]]
-            output = backend.tokenizer.decode(tokens, skip_special_tokens=True)
-            entry = {
-                "index": i,
-                "key": samples[i].key,
-                "depth": samples[i].depth,
-                "key_position": prompt.key_start / length,
-                "distance": prompt.distance,
-                "output": output,
-                **score_output(output, samples[i].key),
-            }
-            self.journal.record_part(key, str(i), entry)
-            self.progress.advance()
-
-        reused = backend.generate_greedy(
-            [prompts[i].ids for i in todo],
-            [prompts[i].shared_prefix for i in todo],
-            passkey_stop(self.params.max_new_tokens),
-            record,
-            self.prefix_reuse,
-            hold_dynamic_rope=self.params.dynamic_rope == "hold",
+        self.progress.start_cell(
+            f"{method.label} @ {length}", len(mine), len(done.intersection(map(str, mine)))
         )
+        reused = []
+
+        def decode(indices: list[int]) -> None:
+            """Answer and journal the samples of ``indices`` that are not journaled yet."""
+            todo = [i for i in indices if str(i) not in done]
+
+            def record(position: int, tokens: list[int]) -> None:
+                i, prompt = todo[position], prompts[todo[position]]
+                output = backend.tokenizer.decode(tokens, skip_special_tokens=True)
+                entry = {
+                    "index": i,
+                    "key": samples[i].key,
+                    "depth": samples[i].depth,
+                    "key_position": prompt.key_start / length,
+                    "distance": prompt.distance,
+                    "output": output,
+                    **score_output(output, samples[i].key),
+                }
+                self.journal.record_part(key, str(i), entry)
+                self.progress.advance()
+
+            reused.append(
+                backend.generate_greedy(
+                    [prompts[i].ids for i in todo],
+                    [prompts[i].shared_prefix for i in todo],
+                    passkey_stop(self.params.max_new_tokens),
+                    record,
+                    self.prefix_reuse,
+                    hold_dynamic_rope=self.params.dynamic_rope == "hold",
+                )
+            )
+
+        def context() -> dict:
+            values = {
+                "template": self.params.template,
+                "max_new_tokens": self.params.max_new_tokens,
+                "prefix_reuse": any(reused),
+            }
+            if builder.chat is not None:  # a plain prompt's cell stays as it always was
+                values["chat_template"] = builder.chat.digest
+            return values
+
+        rule = self.params.stopping_rule()
+        if rule is not None:
+            return self._sequential_cell(base, key, rule, length, decode, context)
+        decode(mine)
         records = {i: self.journal.parts[key][str(i)] for i in mine}
-        context = {
-            "template": self.params.template,
-            "max_new_tokens": self.params.max_new_tokens,
-            "prefix_reuse": reused,
-        }
-        if builder.chat is not None:  # a plain prompt's cell stays as it always was
-            context["chat_template"] = builder.chat.digest
-        return self.share.cell(base, records, len(prompts), context, combine_cell)
+        return self.share.cell(base, records, len(prompts), context(), combine_cell)
+
+    def _sequential_cell(self, base: dict, key: str, rule, length: int, decode, context) -> Cell:
+        """``--samples auto``: rounds of samples in their visiting order until ``rule`` stops; the cell
+        holds the samples spent (in index order) and the rule's outcome in ``detail["sequential"]``."""
+        parts = self.journal.parts
+        order = visiting_order("passkey", self.params.seed, length, rule.max_samples)
+        outcome = sample_in_rounds(order, rule, decode, lambda i: float(parts[key][str(i)]["correct"]))
+        spent = sorted(order[: outcome.spent])
+        records = [parts[key][str(i)] for i in spent]
+        return combine_cell(base, records, {**context(), "sequential": outcome.detail(rule)})
 
     def _too_long(self, limit: int | None, length: int) -> str | None:
         """Why a prompt of ``length`` and its answer do not fit the model's positions (None if they do)."""

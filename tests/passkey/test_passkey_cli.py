@@ -61,6 +61,13 @@ def test_passkey_contract_and_dump(tiny_llama_bos_dir, tmp_path):
         ["--template", "nope"],
         ["--lengths", "64..32"],
         ["--preset", "pg19"],
+        ["--samples", "auto", "--threshold", "0.5"],
+        ["--samples", "auto", "--max-samples", "50"],
+        ["--samples", "auto", "--max-samples", "50", "--target-width", "1.5"],
+        ["--samples", "auto", "--max-samples", "50", "--target-width", "0"],
+        ["--samples", "auto", "--max-samples", "50", "--target-width", "0.2", "--threshold", "0.5"],
+        ["--samples", "some"],
+        ["--threshold", "0.5"],
     ],
 )
 def test_passkey_bad_input(tiny_llama_dir, tmp_path, args):
@@ -202,3 +209,25 @@ def test_vllm_with_dynamic_rope_must_hold_the_answer(tiny_llama_dir, tmp_path):
     assert result.returncode == 2
     assert "pass --dynamic-rope hold" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_passkey_samples_auto_stops_reports_and_gates(tiny_llama_dir, tmp_path):
+    """A model that never retrieves: every cell stops after one round, below the threshold; the report
+    shows the confidence sequence and the gate compares two such runs."""
+    out = tmp_path / "auto.json"
+    auto = ["--samples", "auto", "--max-samples", "40", "--threshold", "0.5"]
+    args = ["--lengths", "230,300", "--max-new-tokens", "6", "--output", out]
+    result = run_cli("passkey", "--model", tiny_llama_dir, *auto, *args)
+    assert result.returncode == 0, result.stderr
+    heading = "per length up to 40 samples, stopping once the 95 % interval lies above or below 0.5"
+    assert heading in " ".join(result.stdout.split())
+    for cell in load_run(out).cells:
+        assert cell.status == "ok" and cell.value == 0.0 and cell.n == 10
+        assert cell.detail["sequential"]["decision"] == "below 0.5"
+        assert cell.detail["sequential"]["interval"][1] < 0.5
+    report = run_cli("report", out, "--intervals", "--out", tmp_path / "report")
+    assert report.returncode == 0, report.stderr
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "brackets: its confidence sequence" in " ".join(text.split())
+    gate = run_cli("gate", "--baseline", out, "--candidate", out)
+    assert gate.returncode == 0, gate.stderr + gate.stdout
