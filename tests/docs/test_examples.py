@@ -19,7 +19,7 @@ from doc_blocks import NEEDS, ROOT, Block, blocks, examples, files_of, pages
 
 SETUP = "bash scripts/install.sh && .venv/bin/coca-eval ppl --stride 512"
 TESTS = 'bash scripts/install.sh dev && .venv/bin/python -m pytest -m "not slow"'
-TIMEOUT_S = 900
+TIMEOUT_S = {False: 600, True: 2400}  # by whether the example is a slow one (on a busy 2-core machine)
 
 
 def runnable(block: Block):
@@ -62,7 +62,12 @@ def test_the_example_runs(block: Block, tmp_path: Path):
         else [sys.executable, str(script)]
     )
     result = subprocess.run(
-        command, cwd=work, env=shims(tmp_path / "bin"), capture_output=True, text=True, timeout=TIMEOUT_S
+        command,
+        cwd=work,
+        env=shims(tmp_path / "bin"),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S[bool(block.mark)],
     )
     assert result.returncode == 0, f"{block.name} failed:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
 

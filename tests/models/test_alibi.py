@@ -10,7 +10,7 @@ import pytest
 import torch
 from tiny_models import sharpen_attention
 
-import coca_eval  # noqa: F401  (registers the model types)
+import coca_eval.models  # noqa: F401  (registers the model types)
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.alibi import AlibiLlamaConfig, AlibiLlamaForCausalLM, alibi_slopes
 from coca_eval.models.alibi.attention import alibi_attention

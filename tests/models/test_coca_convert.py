@@ -12,7 +12,7 @@ from safetensors import safe_open
 from tiny_models import make_tokenizer
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-import coca_eval  # noqa: F401  (registers the CoCA model types)
+import coca_eval.models  # noqa: F401  (registers the CoCA model types)
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.coca import CocaLlamaConfig, CocaLlamaForCausalLM, CocaNeoXConfig, CocaNeoXForCausalLM
 from coca_eval.models.convert import convert_from_llama, convert_reference

@@ -14,7 +14,7 @@ import pytest
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 
-import coca_eval  # noqa: F401  (registers the CoCA model types)
+import coca_eval.models  # noqa: F401  (registers the CoCA model types)
 from coca_eval.models.coca import (
     CocaLlamaConfig,
     CocaLlamaForCausalLM,

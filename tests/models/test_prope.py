@@ -13,7 +13,7 @@ from tiny_models import sharpen_attention
 from transformers import LlamaForCausalLM
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
-import coca_eval  # noqa: F401  (registers the model types)
+import coca_eval.models  # noqa: F401  (registers the model types)
 from coca_eval.models.prope import PRopeLlamaConfig, PRopeLlamaForCausalLM
 from coca_eval.models.rope import apply_rope_patch, parse_rope
 
