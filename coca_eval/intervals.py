@@ -10,6 +10,7 @@ asked for.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,6 +23,17 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
 
     ci = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
+
+
+def wilson_mean_bounds(mean: float, trials: float, z: float) -> tuple[float, float]:
+    """Wilson's score bounds at normal quantile ``z`` for a mean ``mean`` in [0, 1] of ``trials``
+    scores in [0, 1]. For right/wrong scores this is :func:`wilson_interval`; partial credits (RULER's
+    fraction of needles found) have variance at most ``mean (1 - mean)`` too, so the same bounds hold
+    for them, and ``trials`` may be an effective (fractional) count."""
+    centre = mean + z * z / (2 * trials)
+    spread = z * math.sqrt(max(mean * (1 - mean), 0.0) / trials + z * z / (4 * trials * trials))
+    scale = 1 + z * z / trials
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
 
 
 def resample_counts(n_items: int, n_boot: int, seed: int) -> np.ndarray:

@@ -22,12 +22,12 @@ stays below 100 and needs no resampling. Its coverage is checked by simulation i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scipy.stats import norm
 
+from coca_eval.intervals import wilson_mean_bounds
 from coca_eval.results import Cell
 
 CONFIDENCE = 0.95
@@ -44,23 +44,14 @@ class LengthScore:
     tasks: int
 
 
-def wilson_bounds(mean: float, trials: float, z: float) -> tuple[float, float]:
-    """Wilson's score bounds at ``z`` for a mean ``mean`` in [0, 1] of ``trials`` scores in [0, 1]
-    (for right/wrong scores, the binomial proportion's Wilson interval)."""
-    centre = mean + z * z / (2 * trials)
-    spread = z * math.sqrt(max(mean * (1 - mean), 0.0) / trials + z * z / (4 * trials * trials))
-    scale = 1 + z * z / trials
-    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
-
-
 def wilson_lower(mean: float, trials: float, confidence: float = CONFIDENCE) -> float:
     """One-sided Wilson score lower bound for a mean ``mean`` in [0, 1] over ``trials``."""
-    return wilson_bounds(mean, trials, float(norm.ppf(confidence)))[0]
+    return wilson_mean_bounds(mean, trials, float(norm.ppf(confidence)))[0]
 
 
 def score_interval(score: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Two-sided interval (0-100) for one task cell's score from ``n`` samples (see the module doc)."""
-    low, high = wilson_bounds(score / 100, n, float(norm.ppf(0.5 + confidence / 2)))
+    low, high = wilson_mean_bounds(score / 100, n, float(norm.ppf(0.5 + confidence / 2)))
     return 100 * low, 100 * high
 
 
