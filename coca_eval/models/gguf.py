@@ -194,7 +194,10 @@ def materialize_tokenizer(src: GgufSource) -> Path:
         gguf = assemble_gguf(src, scratch / "gguf")
         try:
             with _offline_and_quiet():
-                AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(dest)
+                tokenizer = AutoTokenizer.from_pretrained(
+                    gguf.parent, gguf_file=gguf.name, trust_remote_code=False
+                )
+                tokenizer.save_pretrained(dest)
         except (ImportError, OSError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise CocaEvalError(f"cannot read the tokenizer of {src.gguf_file}: {reason}") from None

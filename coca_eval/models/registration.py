@@ -28,12 +28,26 @@ MODEL_TYPE_REGISTRATIONS: list[str] = [
 _done: set[str] = set()
 
 
-def register_model_types() -> None:
-    """Run every registration once per process (cheap to call before each load)."""
+def register_model_types(skip_importing: bool = False) -> None:
+    """Run every registration once per process (cheap to call before each load).
+
+    ``skip_importing``: leave out a type whose module is itself still being imported (it imported
+    transformers, which triggered this call); the next call, before any load, registers it."""
     for target in MODEL_TYPE_REGISTRATIONS:
-        if target not in _done:
-            resolve(target)()
-            _done.add(target)
+        if target in _done or (skip_importing and _still_importing(target.split(":")[0])):
+            continue
+        resolve(target)()
+        _done.add(target)
+
+
+def _still_importing(module_name: str) -> bool:
+    """Whether ``module_name`` or a package above it is in the middle of its own import."""
+    parts = module_name.split(".")
+    for end in range(1, len(parts) + 1):
+        module = sys.modules.get(".".join(parts[:end]))
+        if module is not None and getattr(getattr(module, "__spec__", None), "_initializing", False):
+            return True
+    return False
 
 
 class _RegisterAfterImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -64,7 +78,7 @@ class _RegisterAfterImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__spec__.loader = module.__loader__ = self._loader
         self._loader.exec_module(module)
         try:
-            register_model_types()
+            register_model_types(skip_importing=True)
         except Exception as exc:  # a broken install must not break `import transformers` itself
             warnings.warn(f"coca-eval could not register its model types: {exc}", stacklevel=2)
 

@@ -88,3 +88,18 @@ def qa_dir(tmp_path_factory) -> Path:
     from qa_files import write_qa_dir
 
     return write_qa_dir(tmp_path_factory.mktemp("qa"))
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    """The ``scripted`` backend (``tests/ruler/scripted_backend.py``) registered, answering the planted
+    values, never failing: the tests that run whole RULER cells without a model use it."""
+    from coca_eval.backends.registry import BACKENDS, BackendEntry
+    from tests.ruler import scripted_backend
+
+    if "scripted" not in BACKENDS:
+        BACKENDS.add("scripted", BackendEntry("tests.ruler.scripted_backend:load", "answers from the prompt"))
+    scripted_backend.record_planted(monkeypatch)
+    monkeypatch.setitem(scripted_backend.MODE, "answer", "planted")
+    monkeypatch.setitem(scripted_backend.MODE, "fail_after", None)
+    monkeypatch.setitem(scripted_backend.MODE, "answered", 0)

@@ -4,19 +4,9 @@ import json
 
 import pytest
 
-from coca_eval.backends.registry import BACKENDS, BackendEntry
 from coca_eval.cli import main
-from tests.ruler import scripted_backend
-from tests.ruler.scripted_backend import MODE
 
-
-@pytest.fixture(autouse=True)
-def scripted(monkeypatch):
-    if "scripted" not in BACKENDS:
-        BACKENDS.add("scripted", BackendEntry("tests.ruler.scripted_backend:load", "answers from the prompt"))
-    scripted_backend.record_planted(monkeypatch)
-    monkeypatch.setitem(MODE, "answer", "planted")
-    monkeypatch.setitem(MODE, "fail_after", None)
+pytestmark = pytest.mark.usefixtures("scripted")
 
 
 def _cli(capsys, *args) -> tuple[int, str, str]:

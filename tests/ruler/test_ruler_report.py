@@ -3,24 +3,15 @@
 import pytest
 
 from coca_eval.api import Runtime, evaluate
-from coca_eval.backends.registry import BACKENDS, BackendEntry
 from coca_eval.gate import run_gate
 from coca_eval.gate.options import make_options
 from coca_eval.methods import make_method
 from coca_eval.report import build_report, load_definition
 from coca_eval.results import load_run
 from coca_eval.ruler.params import make_ruler_params
-from tests.ruler import scripted_backend
 from tests.ruler.scripted_backend import MODE
 
-
-@pytest.fixture(autouse=True)
-def scripted(monkeypatch):
-    if "scripted" not in BACKENDS:
-        BACKENDS.add("scripted", BackendEntry("tests.ruler.scripted_backend:load", "answers from the prompt"))
-    scripted_backend.record_planted(monkeypatch)
-    monkeypatch.setitem(MODE, "answer", "planted")
-    monkeypatch.setitem(MODE, "fail_after", None)
+pytestmark = pytest.mark.usefixtures("scripted")
 
 
 def _run(path, answer: str, samples: int = 8):

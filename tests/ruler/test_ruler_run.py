@@ -5,22 +5,12 @@ for the fixed parts is an error cell."""
 import pytest
 
 from coca_eval.api import Runtime, evaluate
-from coca_eval.backends.registry import BACKENDS, BackendEntry
 from coca_eval.methods import make_method
 from coca_eval.ruler.params import make_ruler_params
 from coca_eval.ruler.tasks import RULER_TASKS
-from tests.ruler import scripted_backend
 from tests.ruler.scripted_backend import MODE, Interrupted
 
-
-@pytest.fixture(autouse=True)
-def scripted(monkeypatch):
-    if "scripted" not in BACKENDS:
-        BACKENDS.add("scripted", BackendEntry("tests.ruler.scripted_backend:load", "answers from the prompt"))
-    scripted_backend.record_planted(monkeypatch)
-    monkeypatch.setitem(MODE, "answer", "planted")
-    monkeypatch.setitem(MODE, "fail_after", None)
-    monkeypatch.setitem(MODE, "answered", 0)
+pytestmark = pytest.mark.usefixtures("scripted")
 
 
 def _run(tmp_path, tasks, lengths="600,900", samples=2, name="run.json", qa_data=None):
