@@ -25,10 +25,17 @@ GPU_DEVICE = os.environ.get("COCA_EVAL_GPU_DEVICE", "cuda")
 
 
 def pytest_collection_modifyitems(config, items):
-    """``gpu`` tests skip cleanly without CUDA (never fail on a CPU machine)."""
+    """``gpu`` tests skip cleanly without CUDA (never fail on a CPU machine). In the CPU dry run their
+    ids say ``cpu-dry-run`` and they carry the ``cpu_dry_run`` marker: there they compare CPU with CPU,
+    so they must not be read (or counted) as CUDA checks."""
     import torch
 
-    if GPU_DEVICE != "cuda" or torch.cuda.is_available():
+    if GPU_DEVICE != "cuda":
+        for item in items:
+            if "gpu" in item.keywords:
+                item.add_marker(pytest.mark.cpu_dry_run)
+        return
+    if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs CUDA (set COCA_EVAL_GPU_DEVICE=cpu to dry-run on CPU)")
     for item in items:
@@ -36,10 +43,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture(scope="session")
-def gpu_device() -> str:
-    """Where ``gpu`` tests run (see GPU_DEVICE)."""
-    return GPU_DEVICE
+def pytest_terminal_summary(terminalreporter):
+    """Counted apart from behaviour tests: CUDA tests run on CPU, and the committed-JSON load checks."""
+    for marker, what in (
+        ("cpu_dry_run", "gpu tests ran as CPU dry runs (CPU compared with CPU, not CUDA)"),
+        ("committed_data", "passed tests only load committed results files (not behaviour tests)"),
+    ):
+        reports = [r for r in terminalreporter.stats.get("passed", []) if marker in r.keywords]
+        if reports:
+            terminalreporter.write_line(f"{len(reports)} {what} [-m {marker}]")
+
+
+@pytest.fixture(scope="session", params=[GPU_DEVICE], ids=["cuda" if GPU_DEVICE == "cuda" else "cpu-dry-run"])
+def gpu_device(request) -> str:
+    """Where ``gpu`` tests run (see GPU_DEVICE). Every ``gpu`` test uses it, so its id names the device:
+    ``[...-cpu-dry-run]`` in the dry run, where a "CUDA against CPU" check compares CPU with CPU."""
+    return request.param
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ def test_new_runs_are_schema_2_with_device_dtype_and_dirty_flag(tmp_path):
     assert load_run(tmp_path / "r.json").settings.task_version == 1
 
 
+@pytest.mark.committed_data
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_committed_results_files_load(path):
     run = load_run(path)

@@ -233,9 +233,11 @@ def check_params(params: PplParams, methods=()) -> None:
 
 
 def record_documents(run, runner: PplTask, methods, params: PplParams, **options) -> None:
-    """Provenance of the documents the cells average over, in the run's config."""
-    if runner.documents_loaded:
-        used = {d["doc_id"] for c in run.cells for d in _document_parts(c)}
+    """Provenance of the documents the cells average over, in the run's config. A rerun whose cells
+    all come from the journal loads no documents on its way, so they are read here: otherwise
+    rewriting the output would drop the provenance the first run recorded."""
+    used = {d["doc_id"] for c in run.cells for d in _document_parts(c)}
+    if used:
         run.config["documents"] = {d.doc_id: d.source for d in runner.documents() if d.doc_id in used}
 
 

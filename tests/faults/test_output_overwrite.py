@@ -7,7 +7,7 @@ from fault_cli import assert_one_line_error
 from test_gate_cli import invoke
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.results import Cell, Run, check_overwrite, save_run
+from coca_eval.results import Cell, Run, check_overwrite, load_run, save_run
 
 
 @pytest.fixture
@@ -37,15 +37,30 @@ def test_ppl_with_other_parameters_onto_a_ppl_output_exits_2(ppl_output, capsys)
     assert out.read_bytes() == before
 
 
-def test_a_file_that_is_not_a_results_file_is_refused(tmp_path):
+def test_a_file_that_is_not_a_results_file_is_refused_unless_forced(tmp_path, capsys, tiny_llama_dir):
     notes = tmp_path / "notes.json"
     notes.write_text("my notes, not a run")
     with pytest.raises(CocaEvalError, match="not a coca-eval results file"):
         check_overwrite(notes, "ppl", {}, force=False)
-    check_overwrite(notes, "ppl", {}, force=True)  # --force: the user means it
+    assert check_overwrite(notes, "ppl", {}, force=True) is None  # --force: the user means it
+    result = invoke(capsys, "passkey", "--model", tiny_llama_dir, "--output", notes, "--lengths", "64")
+    assert_one_line_error(result, 2, "not a coca-eval results file", "--force")
+    assert notes.read_text() == "my notes, not a run"
 
 
-def test_same_task_and_parameters_resume_in_place(tmp_path):
-    out = tmp_path / "x.json"
-    save_run(Run(config={"task": "ppl", "params": {"lengths": [32], "seed": 0}}), out)
-    check_overwrite(out, "ppl", {"lengths": (32,), "seed": 0}, force=False)  # a rerun: no refusal
+def test_same_task_and_parameters_resume_in_place(tmp_path, capsys, tiny_llama_dir, corpus_file):
+    """Rerunning the command that wrote ``--output`` is not refused: it exits 0 and the file still
+    holds that run, with the same configuration and the same cells."""
+    args = ["--model", tiny_llama_dir, "--dataset", corpus_file, "--lengths", "32", "--stride", "16"]
+    args += ["--doc-tokens", "128", "--num-docs", "2", "--seed", "0", "--output", tmp_path / "x.json"]
+    first = invoke(capsys, "ppl", *args)
+    assert first.returncode == 0, first.stderr
+    before = load_run(tmp_path / "x.json")
+    assert before.cells and all(cell.task == "ppl" for cell in before.cells)
+    again = invoke(capsys, "ppl", *args)
+    assert again.returncode == 0, again.stderr
+    after = load_run(tmp_path / "x.json")
+    assert after.config == before.config
+    assert [(c.method, c.length, c.value) for c in after.cells] == [
+        (c.method, c.length, c.value) for c in before.cells
+    ]
