@@ -63,6 +63,7 @@ def require_positive_int(option: str, value: Any, allow_none: bool = False) -> N
         raise CocaEvalError(f"{option} must be a positive integer (got {value!r})")
 
 
+PROMPT_BOS_CHOICES = ("auto", "always", "never")  # BOS in front of a generation prompt (passkey, RULER)
 CHAT_KEYWORDS = ("auto", "none")
 
 

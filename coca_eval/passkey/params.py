@@ -17,11 +17,13 @@ from coca_eval.params import (
     normalise_task_values,
     require_positive_int,
 )
+from coca_eval.params import (
+    PROMPT_BOS_CHOICES as BOS_CHOICES,
+)
 from coca_eval.passkey.prompts import parse_depths
 from coca_eval.passkey.templates import TEMPLATES
 from coca_eval.sequential import StoppingRule, check_rule
 
-BOS_CHOICES = ("auto", "always", "never")
 CHAT_PRESET = "preset"
 """``--chat-template preset``: the model preset's choice, its chat template for an instruction-tuned
 preset (``smollm2-135m``) and none for every other model, so existing readings keep their prompts."""

@@ -10,6 +10,9 @@ from pydantic import StrictFloat, StrictInt, StrictStr
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.params import (
+    PROMPT_BOS_CHOICES as BOS_CHOICES,
+)
+from coca_eval.params import (
     PositiveCount,
     PresetLengths,
     PresetParams,
@@ -19,7 +22,6 @@ from coca_eval.params import (
 )
 from coca_eval.ruler.tasks import RULER_GROUPS, RULER_TASKS, expand_task_names
 
-BOS_CHOICES = ("auto", "always", "never")
 RULER_THRESHOLD = 85.6  # Llama-2-7B's average at 4k: RULER's bar for an "effective" length
 RULER_LENGTHS = (4096, 8192, 16384, 32768, 65536, 131072)
 BOOKS = "books"  # the embedded public-domain books, our default for RULER's essay haystack
