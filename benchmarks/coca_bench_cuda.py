@@ -176,7 +176,7 @@ def render(layer_rows: list[dict], model_rows: list[dict], args) -> str:
             f"Times: median of {args.rounds} interleaved rounds (CUDA events, one warm-up each); peak: "
             "`torch.cuda.max_memory_allocated` during one more call, above what was allocated before it. "
             "`coca/torch` is the CoCA fast path with the torch ops, `coca/triton` with the fused Triton "
-            "transform (opt-in, `COCA_EVAL_COCA_KERNEL=triton`).",
+            "transform (the default on CUDA; `COCA_EVAL_COCA_KERNEL=torch` turns it off).",
             "",
             f"Target: CoCA <= {TARGET_TIME}x vanilla time and <= {TARGET_MEMORY}x memory at "
             f"N >= {TARGET_FROM}.",

@@ -141,7 +141,7 @@ def main() -> None:
         model = model.to(torch.bfloat16)
         params[arch] = sum(p.numel() for p in model.parameters())
         backend = backend_for(model)
-        print(f"{arch}: split head {backend._use_split_head}, tail rows {backend._use_tail_rows}", flush=True)
+        print(f"{arch}: fast paths {sorted(backend.fast_paths)}", flush=True)
         results[arch] = []
         for length in lengths:
             results[arch].append(bench_length(backend, length, args.stride, args.windows))

@@ -12,11 +12,19 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.results import SCHEMA, Cell, Run, check_overwrite, load_run, read_results_text, save_run
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _is_results_file(path: Path) -> bool:
+    """A committed results file, as against the benchmarks' JSON (a list, or a dict with no schema)."""
+    data = json.loads(read_results_text(path))
+    return isinstance(data, dict) and str(data.get("schema", "")).startswith("coca-eval/")
+
+
 COMMITTED = sorted(
     p
     for pattern in ("*.json", "*.json.gz")
     for p in [*ROOT.glob(f"reports/**/{pattern}"), *ROOT.glob(f"tests/**/{pattern}")]
-    if json.loads(read_results_text(p)).get("schema", "").startswith("coca-eval/")
+    if _is_results_file(p)
 )
 
 

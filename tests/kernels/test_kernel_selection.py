@@ -1,9 +1,10 @@
-"""Which CoCA transform runs: the torch ops by default, the fused kernel only when asked and able."""
+"""Which CoCA transform runs: the fused kernel on CUDA by default, the torch ops elsewhere or when asked."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -12,10 +13,24 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.kernels import KERNEL_ENV, fused_transform_applies, selected_coca_kernel, use_coca_kernel
 
 
-def test_torch_ops_are_the_default(monkeypatch):
+def test_auto_is_the_default_and_keeps_the_torch_ops_off_cuda(monkeypatch):
     monkeypatch.delenv(KERNEL_ENV, raising=False)
-    assert selected_coca_kernel() == "torch"
+    monkeypatch.setenv("TRITON_INTERPRET", "1")  # the interpreter serves an explicit `triton` alone
+    assert selected_coca_kernel() == "auto"
     assert not fused_transform_applies(torch.zeros(1))
+
+
+def test_auto_takes_the_kernel_on_cuda_tensors_when_triton_imports(monkeypatch):
+    import coca_eval.kernels as kernels
+
+    cuda_tensor = SimpleNamespace(is_cuda=True)
+    monkeypatch.delenv(KERNEL_ENV, raising=False)
+    monkeypatch.setattr(kernels, "triton_available", lambda: True)
+    assert fused_transform_applies(cuda_tensor)
+    with use_coca_kernel("torch"):
+        assert not fused_transform_applies(cuda_tensor)
+    monkeypatch.setattr(kernels, "triton_available", lambda: False)
+    assert not fused_transform_applies(cuda_tensor)
 
 
 def test_environment_and_context_select(monkeypatch):
@@ -28,9 +43,9 @@ def test_environment_and_context_select(monkeypatch):
 
 def test_bad_names_are_one_line_errors(monkeypatch):
     monkeypatch.setenv(KERNEL_ENV, "cuda")
-    with pytest.raises(CocaEvalError, match="COCA_EVAL_COCA_KERNEL must be one of torch, triton"):
+    with pytest.raises(CocaEvalError, match="COCA_EVAL_COCA_KERNEL must be one of auto, torch, triton"):
         selected_coca_kernel()
-    with pytest.raises(CocaEvalError, match="one of torch, triton"), use_coca_kernel("fast"):
+    with pytest.raises(CocaEvalError, match="one of auto, torch, triton"), use_coca_kernel("fast"):
         pass
 
 

@@ -6,8 +6,8 @@ platform's own kernel under a name of its own: ``--attention-backend COCA`` (or
 (CUDA: FlashAttention underneath). The CPU platform ignores the setting and keeps its CPU kernel, which
 computes the same thing. What is CoCA-specific happens just before this backend writes the key into the
 paged cache: the plugin's models form (q ∘ rope(q), rope(t)) in :func:`~coca_eval.models.vllm_plugin.ops.
-coca_query_key`, with the fused Triton kernel where it is selected (``COCA_EVAL_COCA_KERNEL=triton``,
-opt-in until a GPU measurement shows it faster; see :mod:`coca_eval.kernels`).
+coca_query_key`, with the fused Triton kernel on CUDA unless ``COCA_EVAL_COCA_KERNEL=torch`` asks for the
+torch ops (the kernel measured faster on an H200; see :mod:`coca_eval.kernels`).
 """
 
 from __future__ import annotations
