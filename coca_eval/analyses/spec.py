@@ -49,7 +49,7 @@ def _register(name: str, metric: str, lower: bool, description: str, title: str)
             make_params=partial(lazy("coca_eval.analyses.params:make_params"), name),
             make_runner=partial(lazy("coca_eval.analyses.task:make_runner"), name),
             combine=lazy("coca_eval.analyses.task:combine_cell"),
-            command=f"coca_eval.analyses.cli:{name}",
+            command=f"coca_eval.cli.analyses:{name}",
             group="analyze",
             report=ReportHooks(
                 table_title=title,

@@ -15,7 +15,7 @@ for name, help_text in (
 COMMANDS.add(
     "merge",
     CommandEntry(
-        "coca_eval.distributed.cli:merge", "One run from the results files of its --shard K/N jobs."
+        "coca_eval.cli.distributed:merge", "One run from the results files of its --shard K/N jobs."
     ),
 )
 COMMANDS.add(
@@ -25,7 +25,7 @@ COMMANDS.add(
 COMMANDS.add(
     "analyze",
     CommandEntry(
-        "coca_eval.analyses.cli:analyze",
+        "coca_eval.cli.analyses:analyze",
         "Analyses of RoPE models: frequency usage, q-k angles, long-term decay, attention outliers.",
     ),
 )

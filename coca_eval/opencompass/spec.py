@@ -16,7 +16,7 @@ register_task(
         metric="accuracy",
         lower_is_better=False,
         description="Short-context benchmarks through OpenCompass (the paper's Table 5).",
-        command="coca_eval.opencompass.cli:opencompass",
+        command="coca_eval.cli.opencompass:opencompass",
         preset_params="coca_eval.opencompass.params:OpenCompassPresetParams",
         report=ReportHooks(
             tables=lazy("coca_eval.opencompass.report:opencompass_tables"), plots=lambda c, x: []

@@ -23,7 +23,7 @@ register_task(
         finish=lazy("coca_eval.passkey.dump:dump_hook"),
         combine=lazy("coca_eval.passkey.task:combine_cell"),
         check=lazy("coca_eval.passkey.params:check_methods"),
-        command="coca_eval.passkey.cli:passkey",
+        command="coca_eval.cli.passkey:passkey",
         report=ReportHooks(
             table_title="Passkey retrieval accuracy by prompt length",
             protocol=lazy("coca_eval.passkey.report:protocol_line"),

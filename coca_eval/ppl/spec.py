@@ -23,7 +23,7 @@ register_task(
         finish=lazy("coca_eval.ppl.task:record_documents"),
         check=lazy("coca_eval.ppl.task:check_params"),
         combine=lazy("coca_eval.ppl.task:combine_cell"),
-        command="coca_eval.ppl.cli:ppl",
+        command="coca_eval.cli.ppl:ppl",
         report=ReportHooks(
             table_title="Perplexity by evaluation length",
             protocol=lazy("coca_eval.ppl.report:protocol_line"),

@@ -35,8 +35,8 @@ def every_page() -> dict[str, str]:
 
 
 def test_the_default_presets_are_the_ones_the_docs_name():
-    from coca_eval.passkey.cli import PRESET as PASSKEY
-    from coca_eval.ppl.cli import PRESET as PPL
+    from coca_eval.cli.passkey import PRESET as PASSKEY
+    from coca_eval.cli.ppl import PRESET as PPL
 
     assert (PPL, PASSKEY) == ("zoo", "zoo-passkey")
     assert "The default preset is `zoo` for `ppl` and `zoo-passkey` for `passkey`" in page("docs/running.md")
