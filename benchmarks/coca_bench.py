@@ -35,17 +35,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
-from transformers.models.llama.modeling_llama import LlamaAttention, LlamaRotaryEmbedding
+from bench_models import MODEL, SHAPES, attention_layers, whole_models
 
-from coca_eval.models.coca import CocaLlamaConfig, CocaLlamaForCausalLM
-from coca_eval.models.coca.modeling_coca import CocaLlamaAttention
 from coca_eval.zoo.hardware import cpu_name
 
 ROOT = Path(__file__).resolve().parent.parent
 GIB = 2**30
-SHAPES = dict(hidden_size=576, num_attention_heads=9, num_key_value_heads=3, intermediate_size=1536)
-MODEL = dict(SHAPES, num_hidden_layers=24, vocab_size=32000, tie_word_embeddings=True)
 METHODS = ("vanilla", "coca", "reference")
 _LIBC = ctypes.CDLL("libc.so.6")
 
@@ -105,27 +100,6 @@ def reference_bytes(length: int, heads: int = 9, with_model_mask: bool = False) 
     return 2 * heads * length * length * 4 + mask
 
 
-def attention_layers(shapes: dict = SHAPES) -> tuple[dict[str, torch.nn.Module], LlamaRotaryEmbedding]:
-    """Vanilla, CoCA-fast and CoCA-reference layers with identical weights (t_proj = k_proj)."""
-    torch.manual_seed(0)
-    vanilla_config, fast_config, eager_config = (
-        LlamaConfig(**shapes),
-        CocaLlamaConfig(**shapes),
-        CocaLlamaConfig(**shapes),
-    )
-    vanilla_config._attn_implementation = fast_config._attn_implementation = "sdpa"
-    eager_config._attn_implementation = "eager"
-    layers = {
-        "vanilla": LlamaAttention(vanilla_config, 0),
-        "coca": CocaLlamaAttention(fast_config, 0),
-        "reference": CocaLlamaAttention(eager_config, 0),
-    }
-    state = {k.replace("k_proj", "t_proj"): v for k, v in layers["vanilla"].state_dict().items()}
-    layers["coca"].load_state_dict(state)
-    layers["reference"].load_state_dict(state)
-    return {k: v.eval() for k, v in layers.items()}, LlamaRotaryEmbedding(fast_config)
-
-
 @torch.inference_mode()
 def bench_layers(lengths: list[int], budget: int) -> list[dict]:
     layers, rotary = attention_layers()
@@ -144,15 +118,6 @@ def bench_layers(lengths: list[int], budget: int) -> list[dict]:
         rows.append({"n": length, "rounds": rounds, **result})
         print(json.dumps({"n": length, **result}), flush=True)
     return rows
-
-
-def whole_models(shapes: dict = MODEL, positions: int = 16384) -> dict[str, torch.nn.Module]:
-    """Vanilla and CoCA models with random weights, built on the default device (a ``torch.device``
-    context puts them straight on a GPU)."""
-    torch.manual_seed(0)
-    vanilla = LlamaForCausalLM(LlamaConfig(**shapes, max_position_embeddings=positions)).eval()
-    coca = CocaLlamaForCausalLM(CocaLlamaConfig(**shapes, max_position_embeddings=positions)).eval()
-    return {"vanilla": vanilla, "coca": coca}
 
 
 def forward(model: torch.nn.Module, implementation: str, tokens: torch.Tensor) -> Callable[[], object]:

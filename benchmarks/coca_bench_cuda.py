@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 import torch
-from coca_bench import attention_layers, whole_models
+from bench_models import attention_layers, whole_models
 from cuda_timing import DEVICE, GIB, device_line, interleaved, ratio, require_cuda
 
 from coca_eval.kernels import triton_available, use_coca_kernel

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import torch
-from coca_bench import whole_models
+from bench_models import whole_models
 from coca_bench_cuda import MODEL_1B
 from cuda_timing import DEVICE, cuda_ms, cuda_peak, device_line, require_cuda
 

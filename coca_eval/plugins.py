@@ -20,8 +20,12 @@ from __future__ import annotations
 import importlib
 import sys
 from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from coca_eval.errors import CocaEvalError
+
+if TYPE_CHECKING:
+    from coca_eval.registry import Registry
 
 GROUP = "coca_eval.plugins"
 # The modules holding the core's registries: imported (with their built-in entries) before any plug-in
@@ -35,6 +39,13 @@ REGISTRY_MODULES = (
     "coca_eval.cli.group",
 )
 _state = {"loaded": False, "loading": False}
+# Every registry made so far (each adds itself), for plug-in loading to check and undo. It lives here, not
+# in coca_eval.registry, so that the registries call the loader without the loader importing them back.
+REGISTRIES: list[Registry] = []
+
+
+class DuplicateEntry(ValueError):
+    """A name that a registry already holds for another entry (a plug-in that takes it is refused)."""
 
 
 def plugin_entry_points() -> list[EntryPoint]:
@@ -47,8 +58,6 @@ def load_plugins() -> list[str]:
 
     A broken plug-in is a one-line error naming it, not a traceback from deep inside a registry.
     """
-    from coca_eval.registry import REGISTRIES, DuplicateEntry
-
     if _state["loaded"]:
         return []
     _state["loaded"] = True

@@ -13,12 +13,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.plugins import REGISTRIES, DuplicateEntry, load_plugins, loading_plugins
 
 T = TypeVar("T")
-
-
-class DuplicateEntry(ValueError):
-    """A name that a registry already holds for another entry (a plug-in that takes it is refused)."""
 
 
 def resolve(target: str) -> Any:
@@ -44,8 +41,6 @@ class Registry(Generic[T]):
         REGISTRIES.append(self)
 
     def add(self, name: str, entry: T) -> T:
-        from coca_eval.plugins import loading_plugins
-
         if loading_plugins() and not self._loaded:
             self._ensure_loaded()  # the built-in names first, so a plug-in can never take one of them
         if name in self._entries and self._entries[name] is not entry:
@@ -80,8 +75,6 @@ class Registry(Generic[T]):
         if self._loaded:
             return
         self.load_builtins()
-        from coca_eval.plugins import load_plugins
-
         load_plugins()
 
     def get(self, name: str) -> T:
@@ -109,9 +102,6 @@ class Registry(Generic[T]):
         """Sorted by name (listings); :meth:`names` keeps registration order (choice lists)."""
         self._ensure_loaded()
         return sorted(self._entries.items())
-
-
-REGISTRIES: list[Registry] = []  # every registry made so far, for plug-in loading to check and undo
 
 
 def lazy(target: str) -> Callable[..., Any]:

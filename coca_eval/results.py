@@ -15,6 +15,7 @@ import gzip
 import json
 import math
 import zlib
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -54,6 +55,29 @@ class Cell(BaseModel):
         if self.status != "ok" and self.value is not None:
             raise ValueError(f"a cell with status {self.status!r} must have value null")
         return self
+
+
+LOWER_IS_BETTER = frozenset({"ppl", "perplexity", "nll", "loss", "bpb", "bits_per_byte"})
+
+
+def higher_is_better(metric: str) -> bool:
+    """Which way "best" points for a metric name: perplexity-like metrics are best low, accuracies and
+    scores high (a task's spec says it for its own metric: :func:`coca_eval.taskspec.higher_is_better`)."""
+    return metric.lower() not in LOWER_IS_BETTER
+
+
+@dataclass(frozen=True)
+class CellPair:
+    """A baseline cell and the candidate cell it is compared with (the gate's unit of comparison)."""
+
+    base: Cell
+    cand: Cell
+
+    @property
+    def where(self) -> str:
+        """``ppl 'SmolLM2-135M' @ 1024``: how messages name the cell."""
+        at = self.base.length if self.base.length is not None else self.base.dataset
+        return f"{self.base.task} {self.base.method!r} @ {at}"
 
 
 class MethodRecord(BaseModel):
@@ -156,25 +180,7 @@ def load_run(path: Path) -> Run:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CocaEvalError(f"results file {path} is invalid at {where}: {first['msg']}") from None
-    _check_details(run, path)
     return run
-
-
-def _check_details(run: Run, path: Path) -> None:
-    """Each cell's per-unit detail (documents, samples) read through its task's typed records, so a
-    hand-edited file (a string ``nll_sum``, a document without ``tokens``) is refused here in one line
-    instead of failing deep inside ``report`` or ``gate``."""
-    from coca_eval.taskspec import spec_for
-
-    for index, cell in enumerate(run.cells):
-        hooks = spec_for(cell.task, cell.metric).gate
-        if hooks is None or hooks.units is None or cell.status == "partial":
-            continue
-        try:
-            hooks.units(cell)
-        except (ValidationError, ValueError, TypeError, KeyError, AttributeError) as exc:
-            reason = str(exc).splitlines()[0] if not isinstance(exc, ValidationError) else _first(exc)
-            raise CocaEvalError(f"results file {path} is invalid at cells.{index}.detail: {reason}") from None
 
 
 def require_complete(run: Run, path: Path) -> Run:
@@ -188,11 +194,6 @@ def require_complete(run: Run, path: Path) -> Run:
             "shard files first and use its output"
         )
     return run
-
-
-def _first(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
 
 
 def check_overwrite(

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from coca_eval.results import Cell, load_run
+from coca_eval.results import Cell
 from coca_eval.sequential import SequentialOutcome, StoppingRule, stop_point, visiting_order
+from coca_eval.taskspec import load_checked_run
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def ordered_scores(cell: Cell, seed: int) -> list[float]:
 
 def replay_run(path: Path, threshold: float, width: float) -> list[ReplayRow]:
     """Every ok cell of one fixed-count run through both rules, with ``--max-samples`` its sample count."""
-    run = load_run(path)
+    run = load_checked_run(path)
     seed = (run.config.get("params") or {}).get("seed", 0)
     rows = []
     for cell in run.cells:

@@ -19,14 +19,6 @@ def cell_text(cell: Cell, digits: int = 2) -> str:
     return f"{cell.value:.{digits}f}" if cell.status == "ok" else STATUS_TEXT[cell.status]
 
 
-LOWER_IS_BETTER = frozenset({"ppl", "perplexity", "nll", "loss", "bpb", "bits_per_byte"})
-
-
-def higher_is_better(metric: str) -> bool:
-    """Which way "best" points: perplexity-like metrics are best low, accuracies and scores high."""
-    return metric.lower() not in LOWER_IS_BETTER
-
-
 @dataclass
 class CellGrid:
     """Cells placed by two of their fields: rows in first-seen order, columns sorted, gaps ``None``.

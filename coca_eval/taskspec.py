@@ -21,11 +21,10 @@ from coca_eval.registry import Registry
 
 if TYPE_CHECKING:
     from coca_eval.gate.options import GateOptions
-    from coca_eval.gate.protocol import CellPair
     from coca_eval.gate.stats import PairedResult
     from coca_eval.report.definition import ReportDefinition
     from coca_eval.report.layout import ReportTable
-    from coca_eval.results import Cell, Run
+    from coca_eval.results import Cell, CellPair, Run
 
 Plot = tuple[str, str]  # (file stem, caption)
 
@@ -154,7 +153,7 @@ def spec_for(task: str, metric: str | None = None) -> TaskSpec:
     (a results file from a plug-in that is not installed still renders)."""
     if task in TASKS:
         return TASKS.get(task)
-    from coca_eval.tables import higher_is_better
+    from coca_eval.results import higher_is_better
 
     return TaskSpec(task, 0, metric or "value", not higher_is_better(metric or "value"))
 
@@ -162,7 +161,36 @@ def spec_for(task: str, metric: str | None = None) -> TaskSpec:
 def higher_is_better(task: str, metric: str) -> bool:
     """Which way "best" points for a task's metric: the spec says for its own metric; other metric
     names (a ``--metric bpb`` view) go by the usual names (perplexity-like low, accuracies high)."""
-    from coca_eval.tables import higher_is_better as by_name
+    from coca_eval.results import higher_is_better as by_name
 
     spec = spec_for(task, metric)
     return spec.higher_is_better if metric == spec.metric else by_name(metric)
+
+
+def load_checked_run(path: Path) -> Run:
+    """:func:`coca_eval.results.load_run`, then each cell's per-unit detail (documents, samples) read
+    through its task's typed records, so a hand-edited file (a string ``nll_sum``, a document without
+    ``tokens``) is refused here in one line instead of failing deep inside ``report`` or ``gate``. The
+    check lives here, above the schema, because only the task registry knows each task's records."""
+    from pydantic import ValidationError
+
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.results import load_run
+
+    run = load_run(path)
+    for index, cell in enumerate(run.cells):
+        hooks = spec_for(cell.task, cell.metric).gate
+        if hooks is None or hooks.units is None or cell.status == "partial":
+            continue
+        try:
+            hooks.units(cell)
+        except (ValidationError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            reason = _first_error(exc) if isinstance(exc, ValidationError) else str(exc).splitlines()[0]
+            raise CocaEvalError(f"results file {path} is invalid at cells.{index}.detail: {reason}") from None
+    return run
+
+
+def _first_error(exc) -> str:
+    """``docs.0.tokens: Field required``: where pydantic's first error is, and what it says."""
+    first = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"

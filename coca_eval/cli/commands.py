@@ -179,13 +179,14 @@ def gate(
 
     from coca_eval.cli.output import stdout
     from coca_eval.gate import append_step_summary, make_options, rich_summary, run_gate, verdict_json
-    from coca_eval.results import load_run, require_complete
+    from coca_eval.results import require_complete
+    from coca_eval.taskspec import load_checked_run
 
     if len(baseline) != len(candidate):
         raise CocaEvalError("give one --candidate for every --baseline (they pair up in order)")
     options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot)
     pairs = [
-        (require_complete(load_run(b), b), require_complete(load_run(c), c))
+        (require_complete(load_checked_run(b), b), require_complete(load_checked_run(c), c))
         for b, c in zip(baseline, candidate, strict=True)
     ]
     pairs = [

@@ -201,7 +201,7 @@ def make_runtime(
     or its rank when torchrun launched it) and the console, silent on every rank but 0."""
     from coca_eval.api import Runtime
     from coca_eval.cli.output import stderr, stdout
-    from coca_eval.distributed.share import share_for
+    from coca_eval.distributed.torchrun import share_for
 
     share, device = share_for(shard, device)
     if not share.leads:

@@ -20,7 +20,8 @@ from pathlib import Path
 from coca_eval.distributed.partition import Partition
 from coca_eval.distributed.slots import check_complete, collect, form_cell
 from coca_eval.errors import CocaEvalError
-from coca_eval.results import Run, load_run
+from coca_eval.results import Run
+from coca_eval.taskspec import load_checked_run
 
 IDENTITY = ("task", "task_version", "params", "weights", "methods")  # what makes two files one run
 
@@ -33,7 +34,7 @@ class ShardFile:
 
 
 def load_shard(path: Path) -> ShardFile:
-    run = load_run(path)
+    run = load_checked_run(path)
     shard = run.config.get("shard")
     if not isinstance(shard, dict):
         raise CocaEvalError(f"{path} is not a shard's results file (no config.shard); merge takes the "

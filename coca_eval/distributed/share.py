@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coca_eval.distributed.partial import partial_cell
-from coca_eval.distributed.partition import Partition, parse_shard
-from coca_eval.errors import CocaEvalError
+from coca_eval.distributed.partition import Partition
 from coca_eval.journal import Journal
 from coca_eval.results import Cell
 
@@ -98,18 +97,3 @@ class ShardShare(Share):
     def config(self) -> dict[str, Any]:
         """``shard: {index, count}`` with the 1-based index ``--shard`` was given."""
         return {"shard": {"index": self.partition.index + 1, "count": self.partition.count}}
-
-
-def share_for(shard: str | None, device: str) -> tuple[Share, str]:
-    """This process's share: its rank when torchrun launched it, else ``--shard K/N``, else every unit.
-    The device comes back too: a rank on CUDA runs on the GPU of its ``LOCAL_RANK``."""
-    from coca_eval.distributed.torchrun import join_process_group, launched_by_torchrun
-
-    if launched_by_torchrun():
-        if shard is not None:
-            raise CocaEvalError("--shard splits a run between separate jobs; under torchrun the ranks "
-                                "split it already: leave --shard out")  # fmt: skip
-        return join_process_group(device)
-    if shard is None:
-        return WHOLE, device
-    return ShardShare(parse_shard(shard)), device

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from coca_eval.distributed.partial import merge_contexts
-from coca_eval.distributed.partition import Partition
-from coca_eval.distributed.share import Combine, Share, in_order
+from coca_eval.distributed.partition import Partition, parse_shard
+from coca_eval.distributed.share import WHOLE, Combine, ShardShare, Share, in_order
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal
 from coca_eval.results import Cell
@@ -137,3 +137,16 @@ def leave_process_group() -> None:
 
     if dist.is_initialized():
         dist.destroy_process_group()
+
+
+def share_for(shard: str | None, device: str) -> tuple[Share, str]:
+    """This process's share: its rank when torchrun launched it, else ``--shard K/N``, else every unit.
+    The device comes back too: a rank on CUDA runs on the GPU of its ``LOCAL_RANK``."""
+    if launched_by_torchrun():
+        if shard is not None:
+            raise CocaEvalError("--shard splits a run between separate jobs; under torchrun the ranks "
+                                "split it already: leave --shard out")  # fmt: skip
+        return join_process_group(device)
+    if shard is None:
+        return WHOLE, device
+    return ShardShare(parse_shard(shard)), device

@@ -13,27 +13,14 @@ different counts are compared on the units both hold (the shorter one's): see :f
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.results import Cell, Run
+from coca_eval.results import Cell, CellPair, Run
 from coca_eval.taskspec import spec_for
 
 
 class IncomparableRuns(CocaEvalError):
     """The two runs were made under different protocols; no statistic can fix that."""
-
-
-@dataclass(frozen=True)
-class CellPair:
-    base: Cell
-    cand: Cell
-
-    @property
-    def where(self) -> str:
-        """``ppl 'SmolLM2-135M' @ 1024``: how messages name the cell."""
-        at = self.base.length if self.base.length is not None else self.base.dataset
-        return f"{self.base.task} {self.base.method!r} @ {at}"
 
 
 def check_protocol(base: Run, cand: Run) -> None:

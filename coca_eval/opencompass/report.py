@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from coca_eval.paper import paper_rows
 from coca_eval.report.definition import ReportDefinition
 from coca_eval.report.layout import Entry, ReportTable, Row
-from coca_eval.results import Cell
-from coca_eval.tables import best_positions, cell_grid, cell_text, higher_is_better
+from coca_eval.results import Cell, higher_is_better
+from coca_eval.tables import best_positions, cell_grid, cell_text
 
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "Reasoning": ("COPA", "AX_b", "AX_g", "RTE", "OCNLI", "CMNLI"),

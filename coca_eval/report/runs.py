@@ -13,8 +13,8 @@ from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.presets import trained_context_of
-from coca_eval.results import Cell, Run, load_run, require_complete
-from coca_eval.taskspec import spec_for
+from coca_eval.results import Cell, Run, require_complete
+from coca_eval.taskspec import load_checked_run, spec_for
 
 
 @dataclass
@@ -53,7 +53,7 @@ def merge_runs(paths: Sequence[Path], relabel: dict[str, str] | None = None) -> 
     if not paths:
         raise CocaEvalError("give at least one results file")
     relabel = relabel or {}
-    runs = [(Path(p), require_complete(load_run(Path(p)), Path(p))) for p in paths]
+    runs = [(Path(p), require_complete(load_checked_run(Path(p)), Path(p))) for p in paths]
     merged: dict[tuple, tuple[Path, Cell]] = {}
     for path, run in runs:
         for cell in run.cells:

@@ -75,7 +75,8 @@ def test_contexts_must_agree_on_what_changes_a_number():
 
 
 def test_shard_and_torchrun_do_not_combine(monkeypatch):
-    from coca_eval.distributed.share import WHOLE, share_for
+    from coca_eval.distributed.share import WHOLE
+    from coca_eval.distributed.torchrun import share_for
 
     assert share_for(None, "cpu") == (WHOLE, "cpu")
     for name, value in (("RANK", "0"), ("WORLD_SIZE", "2"), ("LOCAL_RANK", "0")):

@@ -115,7 +115,7 @@ def test_a_fixed_run_keeps_its_identity_and_refuses_rule_options():
 
 
 def test_auto_refuses_a_shard(tmp_path):
-    from coca_eval.distributed.share import share_for
+    from coca_eval.distributed.torchrun import share_for
 
     share, _ = share_for("1/2", "cpu")
     params = make_passkey_params({"lengths": [LENGTH], **AUTO})
