@@ -31,9 +31,8 @@ from rich.console import Console
 from coca_eval.backends.hf import load_hf_backend
 from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 from coca_eval.methods import make_method
-from coca_eval.passkey.generation import passkey_stop
+from coca_eval.passkey.answer import passkey_stop, score_output
 from coca_eval.passkey.params import make_passkey_params
-from coca_eval.passkey.scoring import score_output
 from coca_eval.passkey.task import draw_samples_for, prompt_builder
 from coca_eval.tables import rich_table
 

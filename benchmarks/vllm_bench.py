@@ -38,9 +38,11 @@ import torch  # noqa: E402
 
 from coca_eval.backends.options import EngineOptions, load_backend  # noqa: E402
 from coca_eval.methods import make_method  # noqa: E402
-from coca_eval.passkey.generation import passkey_stop  # noqa: E402
+from coca_eval.passkey.answer import (
+    passkey_stop,  # noqa: E402
+    score_output,  # noqa: E402
+)
 from coca_eval.passkey.params import make_passkey_params  # noqa: E402
-from coca_eval.passkey.scoring import score_output  # noqa: E402
 from coca_eval.passkey.task import draw_samples_for, prompt_builder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

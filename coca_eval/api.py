@@ -28,15 +28,31 @@ def journal_path_for(output: Path | None, task: str, identity: dict, tag: str | 
     filesystem and ranks of one torchrun never append to, or lock, one another's.
     """
     if output is not None:
-        output = Path(output)
-        if output.name.endswith(".json.gz"):  # run.json.gz: run.journal.jsonl, as for run.json
-            output = output.with_name(output.name[: -len(".gz")])
-        return output.with_suffix(f".{tag}.journal.jsonl" if tag else ".journal.jsonl")
+        return _journal_beside(Path(output), tag)
     from coca_eval.assets import cache_dir
 
     base = Path(os.environ.get("COCA_EVAL_JOURNAL_DIR") or cache_dir() / "journals")
     key = cell_key({**identity, "share": tag} if tag else identity)[:16]
     return base / f"{task}-{key}{f'.{tag}' if tag else ''}.journal.jsonl"
+
+
+def _journal_beside(output: Path, tag: str | None) -> Path:
+    """``run.json`` (or ``run.json.gz``) keeps ``run.journal.jsonl`` beside it, and its shard 1 of 6
+    ``run.shard-1-of-6.journal.jsonl``.
+
+    An output already named for its shard (``run.shard-1-of-6.json``) names its journal with the tag
+    once. Earlier versions wrote the tag twice there (``run.shard-1-of-6.shard-1-of-6.journal.jsonl``);
+    such a journal, when it is the only one, is still the one used, so its run keeps resuming.
+    """
+    if output.name.endswith(".json.gz"):
+        output = output.with_name(output.name[: -len(".gz")])
+    if not tag:
+        return output.with_suffix(".journal.jsonl")
+    tagged = output.with_suffix(f".{tag}.journal.jsonl")
+    if not output.stem.endswith(f".{tag}"):
+        return tagged
+    once = output.with_suffix(".journal.jsonl")
+    return tagged if tagged.exists() and not once.exists() else once
 
 
 @dataclass(frozen=True)
@@ -116,6 +132,9 @@ def _output_lock(output: Path | None, task: str, params: Any, runtime: Runtime) 
         yield
         return
     plain = journal_path_for(output, task, {})
+    if plain == journal_path_for(output, task, {}, runtime.share.journal_tag):
+        yield  # an output named for its shard: the shard's journal lock is the output's already
+        return
     lock = plain.with_name(plain.name + ".lock")
     fd = exclusive_lock(lock, f"output {output}", "being written", runtime.wait, _say(runtime.console))
     try:  # a run waited for may have written its own results there meanwhile

@@ -26,9 +26,9 @@ def test_wilson_interval_keeps_a_width_at_the_edges_and_widens_with_confidence()
 
 def test_passkey_reports_and_the_gate_share_one_interval():
     from coca_eval.gate import stats
-    from coca_eval.passkey import report, scoring
+    from coca_eval.passkey import answer, report
 
-    assert scoring.wilson_interval is report.wilson_interval is stats.wilson_interval is wilson_interval
+    assert answer.wilson_interval is report.wilson_interval is stats.wilson_interval is wilson_interval
 
 
 def test_ppl_interval_brackets_the_run_ppl():

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from coca_eval.analyses.measure import observe, ordered, require_rotation
+from coca_eval.analyses.capture import observe, ordered, require_rotation
 from coca_eval.analyses.params import AnalysisParams
 from coca_eval.analyses.planes import as_complex, frequencies_of, plane_count, repeat_heads
 from coca_eval.analyses.records import AngleDetail

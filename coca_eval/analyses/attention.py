@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from coca_eval.analyses.capture import observe, ordered
 from coca_eval.analyses.logits import head_extremes
-from coca_eval.analyses.measure import observe, ordered
 from coca_eval.analyses.params import AnalysisParams
 from coca_eval.analyses.records import AttentionDetail
 from coca_eval.results import Cell

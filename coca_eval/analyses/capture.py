@@ -13,7 +13,8 @@ Two hooks, both undone on exit:
   hf backend loads every model with.
 
 A hook sees one layer's tensors and must reduce them before returning: nothing holds every layer's
-activations, let alone every layer's N x N scores.
+activations, let alone every layer's N x N scores. :func:`observe` is what every analysis does
+around one forward: hooks on, the decoder run, and a refusal when RoPE never rotated anything.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+import numpy as np
 import torch
 
 from coca_eval.errors import CocaEvalError
@@ -138,3 +140,26 @@ def run_decoder(backend: Any, ids: list[int]) -> None:
         reset()  # dynamic NTK sees this sequence's own length
     input_ids = torch.tensor([ids], device=backend.device)  # (1, n)
     backend.model.get_decoder()(input_ids=input_ids, use_cache=False)
+
+
+def observe(backend: Any, ids: list[int], analysis: str, advance, on_rope=None, on_attention=None) -> None:
+    """One decoder forward over ``ids`` with the hooks on; ``advance`` ticks once per layer."""
+    with capture(backend.model, analysis, on_rope, on_attention, advance) as state:
+        run_decoder(backend, ids)
+    if on_rope is not None and state["calls"] == 0:
+        raise CocaEvalError(
+            f"the model never applied its rotary embedding: the {analysis} analysis has no meaning for it"
+        )
+
+
+def require_rotation(theta: np.ndarray, analysis: str) -> None:
+    """NoPE dressed as RoPE (p-RoPE with p = 0): every plane frozen, nothing to analyse."""
+    if not np.any(theta > 0):
+        raise CocaEvalError(
+            f"no rotary plane rotates (NoPE): the {analysis} analysis has no meaning for this model"
+        )
+
+
+def ordered(by_layer: dict[int, Any]) -> list[Any]:
+    """Values of a {layer: value} map in layer order (hooks fill it as layers run)."""
+    return [by_layer[layer] for layer in sorted(by_layer)]

@@ -14,9 +14,9 @@ import numpy as np
 import torch
 
 from coca_eval.analyses import closed_forms as cf
+from coca_eval.analyses.capture import observe, ordered, require_rotation
 from coca_eval.analyses.geometry import closed_form_geometry
 from coca_eval.analyses.logits import logit_sums_by_distance
-from coca_eval.analyses.measure import observe, ordered, require_rotation
 from coca_eval.analyses.params import AnalysisParams
 from coca_eval.analyses.planes import attention_scaling, frequencies_of
 from coca_eval.analyses.records import DecayDetail, Geometry

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from coca_eval.analyses.measure import observe, ordered, require_rotation
+from coca_eval.analyses.capture import observe, ordered, require_rotation
 from coca_eval.analyses.params import AnalysisParams
 from coca_eval.analyses.planes import chunk_norms, frequencies_of, plane_count
 from coca_eval.analyses.records import FrequencyDetail, LayerShares, NormMaps

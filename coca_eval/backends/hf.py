@@ -18,9 +18,9 @@ import torch
 
 from coca_eval.backends import dynamic_rope, probes
 from coca_eval.backends.banded import banded_sdpa
+from coca_eval.backends.special_tokens import encode_plain, tokenizer_adds_bos
 from coca_eval.backends.stopping import StopRule
 from coca_eval.backends.tail import tail_rows
-from coca_eval.backends.tokenizers import encode_plain, tokenizer_adds_bos
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import MethodSpec
 

@@ -23,8 +23,8 @@ from contextlib import nullcontext
 
 import torch
 
+from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
-from coca_eval.backends.tokenizers import eos_ids
 from coca_eval.models.layer_cache import cache_keyword, returned_cache
 
 

@@ -67,7 +67,7 @@ class TokenizerMixin:
 
     @property
     def adds_bos(self) -> bool:
-        from coca_eval.backends.tokenizers import tokenizer_adds_bos
+        from coca_eval.backends.special_tokens import tokenizer_adds_bos
 
         return tokenizer_adds_bos(self.side.tokenizer)
 
@@ -78,7 +78,7 @@ class TokenizerMixin:
         return position_limit(self.side.config)
 
     def encode(self, text: str) -> list[int]:
-        from coca_eval.backends.tokenizers import encode_plain
+        from coca_eval.backends.special_tokens import encode_plain
 
         return encode_plain(self.side.tokenizer, text)
 

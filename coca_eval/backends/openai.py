@@ -94,7 +94,7 @@ class OpenAIBackend(TokenizerMixin):
         any reuse. The tokenizer (cutting, re-encoding text) runs here, never in a request thread.
         No rope patch reaches a server (see :func:`load_openai_backend`), so ``hold_dynamic_rope`` has
         nothing to hold."""
-        from coca_eval.backends.tokenizers import eos_ids
+        from coca_eval.backends.special_tokens import eos_ids
 
         stop = stop_rule(stop)
         eos = eos_ids(None, self.tokenizer)

@@ -47,7 +47,7 @@ def _prepare_environment(on_cuda: bool) -> None:
 def _eos_ids(side: LocalModelSide) -> set[int]:
     from transformers import GenerationConfig
 
-    from coca_eval.backends.tokenizers import eos_ids
+    from coca_eval.backends.special_tokens import eos_ids
 
     try:
         generation = GenerationConfig.from_pretrained(side.path)

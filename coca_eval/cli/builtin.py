@@ -10,14 +10,9 @@ for name, help_text in (
     ("report", "Tables (Markdown, LaTeX, CSV, HTML) and plots from results files, like the paper's."),
     ("gate", "Fail (exit 1) when a candidate run regresses against a baseline run."),
     ("convert", "Write a coca-eval CoCA checkpoint from a reference or plain LLaMA checkpoint."),
+    ("merge", "One run from the results files of its --shard K/N jobs."),
 ):
     COMMANDS.add(name, CommandEntry(f"coca_eval.cli.commands:{name}", help_text))
-COMMANDS.add(
-    "merge",
-    CommandEntry(
-        "coca_eval.cli.distributed:merge", "One run from the results files of its --shard K/N jobs."
-    ),
-)
 COMMANDS.add(
     "zoo",
     CommandEntry("coca_eval.zoo.cli:zoo", "The miniature zoo: tiny models trained here, by position scheme."),

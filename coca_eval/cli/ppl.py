@@ -50,6 +50,7 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
     from coca_eval.ppl.params import make_params
+    from coca_eval.ppl.report import windows_caption
 
     params = make_params(cli_values(preset, overrides))
     origins = value_origins(preset, "ppl", overrides)
@@ -66,7 +67,7 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
     heading = (
         f"[bold]Perplexity[/bold], {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
-        f"{window_caption(params)}, BOS {params.bos}"
+        f"{windows_caption(params.identity(), list(params.lengths))}, BOS {params.bos}"
     )
     print_length_table(run, heading, 2, written, fewer_documents_note(run, params, origins))
 
@@ -118,15 +119,3 @@ def fewer_documents_note(run, params, origins: dict[str, str]) -> str | None:
         f"{_in_force(origins, 'num_docs', params.num_docs)}; all were used (give --num-docs to require "
         "a count)."
     )
-
-
-def window_caption(params) -> str:
-    """``sliding, S=512``; says "disjoint" where the stride reaches the window length (S >= L)."""
-    if params.mode != "sliding":
-        return params.mode
-    disjoint = [n for n in params.lengths if params.effective_stride(n) == n]
-    if len(disjoint) == len(params.lengths):
-        return f"disjoint windows (S={params.stride} >= L)"
-    if disjoint:
-        return f"sliding, S={params.stride} (disjoint at L <= {max(disjoint)})"
-    return f"sliding, S={params.stride}"

@@ -20,14 +20,14 @@ class _TokenizerOnly:
     def __init__(self, path: str) -> None:
         from transformers import AutoTokenizer
 
-        from coca_eval.backends.tokenizers import tokenizer_adds_bos
+        from coca_eval.backends.special_tokens import tokenizer_adds_bos
 
         self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
         self.bos_token_id = self.tokenizer.bos_token_id
         self.adds_bos = tokenizer_adds_bos(self.tokenizer)
 
     def encode(self, text: str) -> list[int]:
-        from coca_eval.backends.tokenizers import encode_plain
+        from coca_eval.backends.special_tokens import encode_plain
 
         return encode_plain(self.tokenizer, text)
 

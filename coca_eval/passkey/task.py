@@ -10,10 +10,9 @@ from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.passkey.generation import passkey_stop
+from coca_eval.passkey.answer import accuracy_detail, passkey_stop, score_output
 from coca_eval.passkey.params import PasskeyParams, chat_option
 from coca_eval.passkey.prompts import PasskeyPrompt, PasskeySample, PromptBuilder, draw_samples, parse_depths
-from coca_eval.passkey.scoring import accuracy_detail, score_output
 from coca_eval.passkey.spec import PASSKEY_TASK_VERSION
 from coca_eval.passkey.templates import TEMPLATES
 from coca_eval.progress import CellProgress

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -16,6 +15,7 @@ from coca_eval.params import (
     normalise_task_values,
     require_positive_int,
 )
+from coca_eval.ppl.windows import disjoint
 
 MODES = ("sliding", "truncated")
 BOS_CHOICES = ("auto", "always", "never", "first")
@@ -38,8 +38,9 @@ class PplParams:
     up_to_num_docs: bool = False  # num_docs is a ceiling: fewer qualifying documents are all used
 
     def effective_stride(self, length: int) -> int:
-        """A stride at or beyond the window length means disjoint windows (lm-eval's rolling)."""
-        return min(self.stride, length)
+        """The stride windows of ``length`` advance by: the window length itself where they are disjoint
+        (:func:`coca_eval.ppl.windows.disjoint`)."""
+        return length if disjoint(self.stride, length) else self.stride
 
     def identity(self) -> dict[str, Any]:
         """The fields that change a number. ``up_to_num_docs`` is there only when set: an exact count
@@ -64,11 +65,6 @@ class PplPresetParams(PresetParams):
     seed: StrictInt = None
     limit: PositiveCount | None = None
     text_field: StrictStr = None
-
-
-def disjoint_lengths(stride: int, lengths: Iterable[int]) -> list[int]:
-    """The window lengths the stride reaches (S >= L): their windows are disjoint, not sliding."""
-    return [length for length in lengths if stride >= length]
 
 
 def make_params(values: dict[str, Any]) -> PplParams:

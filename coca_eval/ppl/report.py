@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from coca_eval.intervals import ppl_interval
-from coca_eval.ppl.params import disjoint_lengths
 from coca_eval.ppl.records import DocPart, bits_per_byte, parts_of, word_perplexity
+from coca_eval.ppl.windows import disjoint_lengths
 from coca_eval.results import Cell, Run
 
 
@@ -16,8 +16,9 @@ def doc_parts(cell: Cell) -> list[DocPart]:
 
 
 def windows_caption(params: dict, lengths: list[int]) -> str:
-    """How the windows advance: a stride that reaches the window length (S >= L) makes disjoint
-    windows, not sliding ones, so the caption says at which of the run's lengths that happens."""
+    """How the windows advance, the one caption of the stride rule (the report's protocol line and the
+    ``ppl`` command's heading): a stride that reaches the window length makes disjoint windows, not
+    sliding ones, so the caption says at which of the run's lengths that happens."""
     mode, stride = params.get("mode"), params.get("stride")
     if mode == "truncated":
         return "truncated windows (the first L tokens of each document)"

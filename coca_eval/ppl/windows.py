@@ -20,6 +20,7 @@ BOS policies: ``always`` (BOS opens every window and counts towards ``L``), ``ne
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -96,6 +97,17 @@ def plan_truncated(total: int, length: int, policy: str) -> list[Window]:
     return [Window(0, end, first_target(policy), end, bos)]
 
 
+def disjoint(stride: int, length: int) -> bool:
+    """The stride rule, stated once: a stride that reaches the window length (``S >= L``) cuts disjoint
+    windows (lm-eval's rolling loglikelihood); a shorter one slides, each window scoring its last S."""
+    return stride >= length
+
+
+def disjoint_lengths(stride: int, lengths: Iterable[int]) -> list[int]:
+    """The window lengths the stride reaches: their windows are disjoint, not sliding."""
+    return [length for length in lengths if disjoint(stride, length)]
+
+
 def plan_windows(total: int, length: int, stride: int, policy: str, mode: str = "sliding") -> list[Window]:
     """The plan for one document; ``stride >= length`` means disjoint windows."""
     if policy not in BOS_POLICIES:
@@ -104,6 +116,6 @@ def plan_windows(total: int, length: int, stride: int, policy: str, mode: str = 
         raise ValueError("window length must be >= 2 and stride >= 1")
     if mode == "truncated":
         return plan_truncated(total, length, policy)
-    if stride >= length:
+    if disjoint(stride, length):
         return plan_disjoint(total, length, policy)
     return plan_strided(total, length, stride, policy)

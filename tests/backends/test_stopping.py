@@ -1,7 +1,7 @@
 """The stop rule every backend's greedy decoding follows: EOS, the budget, and a task's decided answer."""
 
 from coca_eval.backends.stopping import StopRule, stop_rule
-from coca_eval.passkey.generation import passkey_stop
+from coca_eval.passkey.answer import passkey_stop
 
 EOS = {0}
 

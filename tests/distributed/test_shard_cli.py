@@ -64,6 +64,37 @@ def test_shards_without_output_have_distinct_cache_journals(tmp_path):
     assert journal_path_for(Path("r.json.gz"), "ppl", identity) == Path("r.journal.jsonl")
 
 
+def test_an_output_named_for_its_shard_names_the_journal_once(tmp_path):
+    out = tmp_path / "table3_passkey.shard-1-of-6.json"
+    once = tmp_path / "table3_passkey.shard-1-of-6.journal.jsonl"
+    twice = tmp_path / "table3_passkey.shard-1-of-6.shard-1-of-6.journal.jsonl"
+    assert journal_path_for(out, "passkey", {}, "shard-1-of-6") == once
+    assert journal_path_for(out.with_name(out.name + ".gz"), "passkey", {}, "shard-1-of-6") == once
+    assert journal_path_for(out, "passkey", {}, "shard-2-of-6") == tmp_path / (
+        "table3_passkey.shard-1-of-6.shard-2-of-6.journal.jsonl"
+    )
+    twice.write_text("")  # a journal an earlier version named with the tag twice keeps resuming
+    assert journal_path_for(out, "passkey", {}, "shard-1-of-6") == twice
+    once.write_text("")  # unless the new name exists as well
+    assert journal_path_for(out, "passkey", {}, "shard-1-of-6") == once
+
+
+def test_a_shard_written_to_a_file_named_for_it_runs_and_resumes(
+    tiny_llama_dir, corpus_file, tmp_path, capsys
+):
+    out = tmp_path / "s.shard-1-of-2.json"
+    protocol = ["--num-docs", "2", "--doc-tokens", "64", "--lengths", "32", "--stride", "16"]
+    args = ["ppl", "--model", str(tiny_llama_dir), "--dataset", str(corpus_file), *protocol,
+            "--shard", "1/2", "--output", str(out)]  # fmt: skip
+    main(args)
+    assert sorted(p.name for p in tmp_path.glob("*.journal.jsonl")) == ["s.shard-1-of-2.journal.jsonl"]
+    first = load_run(out).cells
+    capsys.readouterr()
+    main(args)
+    assert "loading" not in capsys.readouterr().err  # resumed from the journal named once
+    assert load_run(out).cells == first
+
+
 def test_a_killed_shard_resumes_from_its_journal(
     task_runs, tiny_llama_dir, corpus_file, tmp_path, monkeypatch
 ):

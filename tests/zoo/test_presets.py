@@ -57,7 +57,7 @@ def test_a_shipped_tokenizer_knows_the_document_start_but_does_not_add_it(name):
     ``--bos always``; perplexity windows (``--bos auto``) stay as they were trained, without it."""
     from transformers import AutoTokenizer
 
-    from coca_eval.backends.tokenizers import tokenizer_adds_bos
+    from coca_eval.backends.special_tokens import tokenizer_adds_bos
 
     tokenizer = AutoTokenizer.from_pretrained(shipped_dir(name))
     assert tokenizer.bos_token == tokenizer.eos_token == "<|endoftext|>"

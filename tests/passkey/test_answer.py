@@ -1,7 +1,6 @@
 """The passkey stop rule and scoring (the hf decoder that follows them: tests/backends/test_hf_generation)."""
 
-from coca_eval.passkey.generation import answer_decided, first_integer
-from coca_eval.passkey.scoring import score_output
+from coca_eval.passkey.answer import answer_decided, first_integer, score_output
 
 
 def test_stop_rule_and_scoring():

@@ -1,4 +1,5 @@
-"""Tokenizer helpers every backend shares (hf, vllm, openai and the tokenizer-only sample dump).
+"""Special tokens as every backend reads them (hf, vllm, openai and the tokenizer-only sample dump):
+whether a tokenizer adds BOS, text encoded without special tokens, and the EOS ids that end decoding.
 
 They live apart from the hf backend so that backends which never load transformers models (an engine,
 a server) do not import the hf backend, and torch with it, to encode a prompt.

@@ -1,4 +1,5 @@
-"""The passkey stop rule: the answer is decided once the output's first integer is complete.
+"""The passkey answer: decoding stops once the output's first integer is complete, and that integer
+is what is scored (the landmark rule: it must equal the key; a substring match is kept beside it).
 
 A non-digit after the first integer (or EOS, or ``max_new_tokens``) ends decoding: the tokens after it
 cannot change the score. The task hands this rule to the backend's ``generate_greedy``
@@ -8,8 +9,10 @@ cannot change the score. The task hands this rule to the backend's ``generate_gr
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from coca_eval.backends.stopping import StopRule
+from coca_eval.intervals import wilson_interval
 
 _FIRST_INTEGER = re.compile(r"\d+")
 
@@ -28,3 +31,19 @@ def answer_decided(text: str) -> bool:
 def passkey_stop(max_new_tokens: int) -> StopRule:
     """EOS, the token budget, or a decided answer."""
     return StopRule(max_new_tokens, answer_decided)
+
+
+def score_output(text: str, key: int) -> dict[str, bool]:
+    return {"correct": first_integer(text) == key, "substring": str(key) in text}
+
+
+def accuracy_detail(records: Sequence[dict]) -> dict:
+    """Accuracy, its Wilson 95 % interval and the substring-match accuracy over sample records."""
+    n = len(records)
+    correct = sum(r["correct"] for r in records)
+    low, high = wilson_interval(correct, n)
+    return {
+        "accuracy": correct / n,
+        "wilson95": [low, high],
+        "substring_accuracy": sum(r["substring"] for r in records) / n,
+    }
