@@ -2,7 +2,8 @@
 
 import pytest
 
-from coca_eval.ppl.windows import BOS_POLICIES, first_target, plan_windows
+from coca_eval.ppl.params import make_params
+from coca_eval.ppl.windows import BOS_POLICIES, disjoint, disjoint_lengths, first_target, plan_windows
 
 CASES = [(20, 8, 3), (20, 8, 8), (17, 8, 8), (5, 8, 3), (20, 4, 1), (20, 8, 6), (64, 16, 4), (33, 16, 16)]
 
@@ -40,6 +41,18 @@ def test_disjoint_matches_lm_eval_layout():
         (7, 15, 8, 16),
         (11, 19, 16, 20),
     ]
+
+
+@pytest.mark.parametrize("stride", [4, 7, 8, 9, 16])
+def test_one_stride_rule_decides_plans_strides_and_captions(stride):
+    params = make_params({"stride": stride, "lengths": (8,), "doc_tokens": 64})
+    plan = plan_windows(40, 8, stride, "never")
+    overlapping = any(a.end > b.start for a, b in zip(plan, plan[1:], strict=False))
+    assert disjoint(stride, 8) == (stride >= 8) == (not overlapping)
+    if disjoint(stride, 8):  # any stride at or past L cuts the same windows
+        assert plan == plan_windows(40, 8, 8, "never")
+    assert params.effective_stride(8) == (8 if disjoint(stride, 8) else stride)
+    assert disjoint_lengths(stride, [4, 8, 16]) == [n for n in (4, 8, 16) if disjoint(stride, n)]
 
 
 def test_stride_without_context_is_rejected():
