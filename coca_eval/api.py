@@ -84,7 +84,7 @@ def evaluate(
     runner and its ``finish`` hook. The shared part: fingerprints (fail fast), journal, progress, the
     cell loop, the run record.
     """
-    from coca_eval.backends.options import check_backends, check_device
+    from coca_eval.backends.options import check_backends, check_device, check_lengths
     from coca_eval.models.rope import check_rope_patches
 
     spec = TASKS.get(task) if isinstance(task, str) else task
@@ -98,6 +98,7 @@ def evaluate(
     check_device(runtime.device, methods)
     weights = weights_fingerprints(methods)  # fails fast on a missing model
     check_backends(methods, runtime.engine)
+    check_lengths(methods, runtime.engine, sequence_need(params))
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
     data = data_of(params)
@@ -106,6 +107,15 @@ def evaluate(
     journal = Journal(path, runtime.wait, _say(runtime.console))  # one run per journal
     with journal, _output_lock(output, spec.name, params, runtime):
         return _run_locked(spec, methods, params, output, runtime, journal, weights, options, data)
+
+
+def sequence_need(params: Any):
+    """The run's longest prompt and longest sequence (prompt plus new tokens): a task that generates
+    says the latter (``longest_sequence``), one that only scores needs its longest window."""
+    from coca_eval.backends.registry import SequenceNeed
+
+    prompt = max(params.lengths)
+    return SequenceNeed(prompt, getattr(params, "longest_sequence", lambda: prompt)())
 
 
 def weights_fingerprints(methods: Sequence[Any]) -> dict[str, str]:
@@ -161,7 +171,7 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     for warning in journal.warnings:
         if runtime.console is not None:
             runtime.console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
-    longest = getattr(params, "longest_sequence", lambda: max(params.lengths))()
+    longest = sequence_need(params).total
     backend_notes: dict[str, dict] = {}
 
     def load(method: MethodSpec):

@@ -72,3 +72,14 @@ def _render(template: str, tokenizer, name: str) -> str:
     except Exception as exc:  # jinja2's syntax and undefined errors, template-raised exceptions
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CocaEvalError(f"{name} does not render: {type(exc).__name__}: {reason}") from None
+
+
+@dataclass(frozen=True)
+class ChatPrompt:
+    """A framed prompt as a chat API takes it: the user's message, the text the assistant's turn opens
+    with (RULER's answer prefix; empty for none), and the prompt's tokens through the local frame,
+    which the server's own rendering of the two must reproduce."""
+
+    user: str
+    prefill: str
+    ids: tuple[int, ...]

@@ -29,7 +29,24 @@ class LocalModelSide:
 
 def load_local_side(model: str) -> LocalModelSide:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from transformers import AutoConfig, AutoTokenizer
+    from transformers import AutoTokenizer
+
+    path, fingerprint, config = _resolved_config(model)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    except (OSError, ValueError, KeyError) as exc:
+        raise CocaEvalError(f"cannot load model {model!r}: {str(exc).splitlines()[0]}") from None
+    return LocalModelSide(path, fingerprint, tokenizer, config)
+
+
+def model_config(model: str) -> Any:
+    """The (unpatched) config of ``model``, read without its weights or tokenizer: what a check
+    before any model loads may look at."""
+    return _resolved_config(model)[2]
+
+
+def _resolved_config(model: str) -> tuple[str, str, Any]:
+    from transformers import AutoConfig
 
     from coca_eval.models.presets import resolve_model
     from coca_eval.models.registration import register_model_types
@@ -38,10 +55,9 @@ def load_local_side(model: str) -> LocalModelSide:
     path, fingerprint = resolve_model(model)
     try:
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
-        tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     except (OSError, ValueError, KeyError) as exc:
         raise CocaEvalError(f"cannot load model {model!r}: {str(exc).splitlines()[0]}") from None
-    return LocalModelSide(path, fingerprint, tokenizer, config)
+    return path, fingerprint, config
 
 
 class TokenizerMixin:

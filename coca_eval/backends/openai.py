@@ -9,6 +9,9 @@ same weights the server serves), so the server sees exactly the prompts the hf b
   which is re-encoded.
 * Perplexity: ``echo`` + ``logprobs`` give the log-prob of every prompt token; a server that does not
   return them cannot score, and says so in one line.
+* Chat: a task that frames its prompts with a chat template may send them to ``/chat/completions``
+  as messages instead (:meth:`OpenAIBackend.generate_chat`, :mod:`coca_eval.backends.openai_chat`),
+  each checked against the server's rendering of it.
 * Several ``--base-url`` servers share the work (:mod:`coca_eval.backends.server_pool`), at most
   ``--max-concurrent`` requests in flight on each; the numbers are a single server's.
 * The wire (credentials, retries, reply shapes) is :mod:`coca_eval.backends.openai_client`'s.
@@ -25,9 +28,10 @@ import torch
 from coca_eval.backends.echo import echo_prompts
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
 from coca_eval.backends.openai_client import CompletionsClient, clients_for
-from coca_eval.backends.openai_replies import Choice
+from coca_eval.backends.openai_replies import ChatCompletion, Choice
 from coca_eval.backends.server_pool import ServerPool
 from coca_eval.backends.stopping import StopRule, stop_rule
+from coca_eval.chat import ChatPrompt
 from coca_eval.errors import CocaEvalError
 
 __all__ = ["CompletionsClient", "OpenAIBackend", "Server", "load_openai_backend"]
@@ -115,6 +119,35 @@ class OpenAIBackend(TokenizerMixin):
             for i, (choice, url) in zip(rows, choices, strict=True):
                 on_done(i, stop.cut(self._ids_of(choice, url), eos, self.decode))
         return False
+
+    def generate_chat(
+        self,
+        prompts: Sequence[ChatPrompt],
+        stop: StopRule | int,
+        on_done: Callable[[int, list[int]], None],
+    ) -> None:
+        """Greedy chat completions of framed prompts, one conversation per request, spread over the
+        servers; each reply is checked to answer the prompt's own tokens before its answer is cut by
+        the ``stop`` rule and passed on."""
+        from coca_eval.backends.openai_chat import chat_payload, check_rendered
+        from coca_eval.backends.tokenizers import eos_ids
+
+        stop = stop_rule(stop)
+        eos = eos_ids(None, self.tokenizer)
+
+        def send(server: Server, rows: range) -> list[tuple[ChatCompletion, str]]:
+            payloads = [chat_payload(server.model, prompts[i], stop.max_new_tokens) for i in rows]
+            return [(server.client.chat(payload), server.client.base_url) for payload in payloads]
+
+        for rows, replies in self.pool.map(send, len(prompts), 1):
+            for i, (reply, url) in zip(rows, replies, strict=True):
+                check_rendered(reply, prompts[i], url)
+                choice = reply.choices[0]
+                if choice.token_ids is not None:
+                    tokens = _in_vocabulary(list(choice.token_ids), len(self.tokenizer), url)
+                else:
+                    tokens = self.encode(choice.message.content or "")
+                on_done(i, stop.cut(tokens, eos, self.decode))
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
         """NLL of ``targets`` (b, s) from the echoed log-probs of prompts that hold every target (see

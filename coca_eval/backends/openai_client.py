@@ -1,4 +1,5 @@
-"""HTTP for the openai backend: ``{base_url}/models`` and ``{base_url}/completions`` (standard library).
+"""HTTP for the openai backend: ``{base_url}/models``, ``/completions`` and ``/chat/completions``
+(standard library).
 
 * Credentials. The API key is read from the environment variable ``--api-key-env`` names (default
   ``OPENAI_API_KEY``) and sent as ``Authorization: Bearer``; without one, ``user:password@`` in the URL
@@ -25,7 +26,14 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 
-from coca_eval.backends.openai_replies import Choice, Completion, ModelList, ordered_choices, parse_reply
+from coca_eval.backends.openai_replies import (
+    ChatCompletion,
+    Choice,
+    Completion,
+    ModelList,
+    ordered_choices,
+    parse_reply,
+)
 from coca_eval.backends.server_url import parse_server_url
 from coca_eval.errors import CocaEvalError
 
@@ -171,6 +179,14 @@ class CompletionsClient:
         where = f"the reply of {self.base_url} to /completions"
         completion = parse_reply(Completion, self._call("/completions", payload), where)
         return ordered_choices(completion, len(payload["prompt"]), where)
+
+    def chat(self, payload: dict) -> ChatCompletion:
+        """The reply to one chat completions request (one conversation, one choice)."""
+        where = f"the reply of {self.base_url} to /chat/completions"
+        reply = parse_reply(ChatCompletion, self._call("/chat/completions", payload), where)
+        if len(reply.choices) != 1:
+            raise CocaEvalError(f"{where} has {len(reply.choices)} choices for one conversation")
+        return reply
 
 
 def client_for(engine, url: str) -> CompletionsClient:

@@ -43,6 +43,29 @@ class Completion(BaseModel):
     choices: list[Choice]
 
 
+class ChatMessage(BaseModel):
+    content: str | None = None
+
+
+class ChatChoice(BaseModel):
+    index: int
+    message: ChatMessage
+    token_ids: list[int] | None = None  # vLLM's return_token_ids
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+
+
+class ChatCompletion(BaseModel):
+    """``POST /chat/completions`` (one conversation, one choice). ``usage`` is the API's own; vLLM
+    adds ``prompt_token_ids`` under ``return_token_ids``."""
+
+    choices: list[ChatChoice]
+    usage: Usage | None = None
+    prompt_token_ids: list[int] | None = None
+
+
 Reply = TypeVar("Reply", bound=BaseModel)
 _JSON_TYPES = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
 

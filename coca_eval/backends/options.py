@@ -84,6 +84,17 @@ def check_backends(methods, options: EngineOptions) -> None:
             entry.check(methods, options)
 
 
+def check_lengths(methods, options: EngineOptions, need) -> None:
+    """Fail before any model loads when a method's backend cannot hold the run's longest sequence
+    (``need``, a :class:`~coca_eval.backends.registry.SequenceNeed`)."""
+    from coca_eval.backends.registry import BACKENDS
+
+    for method in methods:
+        entry = BACKENDS.get(method.backend)
+        if entry.check_length is not None:
+            entry.check_length(method, options, need)
+
+
 def load_backend(method, device: str, device_map: str | None, options: EngineOptions, longest: int):
     """Load ``method`` on the backend it names; ``longest`` is the longest sequence the task will run
     (prompt plus new tokens), which sizes engines that must know it up front (vLLM's max_model_len)."""

@@ -122,19 +122,26 @@ class RulerRunner:
             self.journal.record_part(key, str(sample.index), entry)
             self.progress.advance()
 
-        reused = backend.generate_greedy(
-            [samples[i].ids for i in todo],
-            [samples[i].shared_prefix for i in todo],
-            StopRule(task.answer_budget),
-            record,
-            self.prefix_reuse,
-        )
+        chat = state.chat_digest is not None and callable(getattr(backend, "generate_chat", None))
+        if chat:  # a chat API: the framed prompts go as messages (see coca_eval.backends.openai_chat)
+            prompts = [chat_prompt(samples[i], backend.tokenizer) for i in todo]
+            backend.generate_chat(prompts, StopRule(task.answer_budget), record)
+            reused = False
+        else:
+            reused = backend.generate_greedy(
+                [samples[i].ids for i in todo],
+                [samples[i].shared_prefix for i in todo],
+                StopRule(task.answer_budget),
+                record,
+                self.prefix_reuse,
+            )
         records = {i: self.journal.parts[key][str(i)] for i in mine}
         context = {
             "haystack": state.builder.haystack_name(task),
             "chat_template": state.chat_digest or "none",
             "answer_budget": task.answer_budget,
             "prefix_reuse": reused,
+            **({"chat_completions": True} if chat else {}),
         }
         return self.share.cell(base, records, len(samples), context, combine_cell)
 
@@ -146,6 +153,19 @@ class RulerRunner:
             for i, part in self.journal.parts.get(key, {}).items()
             if i.isdigit() and int(i) < len(samples) and part.get("answers") == list(samples[int(i)].answers)
         }
+
+
+def chat_prompt(sample, tokenizer):
+    """``sample`` as a chat API takes it: its user message as text (decoded as it is, nothing cleaned
+    up), its answer prefix opening the assistant's turn, and its tokens to check the server's
+    rendering against."""
+    from coca_eval.chat import ChatPrompt
+
+    start, end = sample.text_span
+    user = tokenizer.decode(
+        sample.ids[start:end], skip_special_tokens=False, clean_up_tokenization_spaces=False
+    )
+    return ChatPrompt(user, sample.answer_prefix, tuple(sample.ids))
 
 
 def too_long(limit: int | None, length: int, budget: int) -> str | None:

@@ -1,5 +1,6 @@
-"""vLLM against transformers on CPU: perplexities within 1e-4 relative and identical passkey outputs
-for a tiny LLaMA and tiny CoCA models (LLaMA-style slack and strict, NeoX-style), through the CLI."""
+"""vLLM against transformers on CPU: perplexities within 1e-4 relative and identical passkey and RULER
+outputs for a tiny LLaMA and tiny CoCA models (LLaMA-style slack and strict, NeoX-style), through the
+CLI."""
 
 from __future__ import annotations
 
@@ -136,3 +137,28 @@ def test_shipped_zoo_models_read_the_same_through_vllm(tmp_path):
     for (name, _), cells in _pairs(load_run(pk)).items():
         outputs = {b: [s["output"] for s in c.detail["samples"]] for b, c in cells.items()}
         assert outputs["hf"] == outputs["vllm"] and len(outputs["hf"]) == 3, name
+
+
+def test_ruler_outputs_and_scores_equal_hf(model_dirs, tmp_path):
+    """RULER's needle, variable-tracking and common-words tasks at two lengths: vLLM (one batch,
+    prefix caching) answers every sample as hf does, token for token, and scores it the same."""
+    entries = [(name, model_dirs[name], "none") for name in ("llama", "coca-slack")]
+    out = tmp_path / "ruler.json"
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    args = ["--tasks", "niah_single_1,vt,cwe", "--lengths", "1600,2000", "--samples", "2"]
+    result = run_cli("ruler", "--methods", methods, *args, "--chat-template", "none", "--output", out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    run = load_run(out)
+    pairs: dict = {}
+    for cell in run.cells:
+        name, backend = cell.method.rsplit(" ", 1)
+        pairs.setdefault((name, cell.dataset, cell.length), {})[backend] = cell
+    assert len(pairs) == 2 * 3 * 2
+    for key, cells in pairs.items():
+        hf, vl = cells["hf"], cells["vllm"]
+        assert hf.status == vl.status == "ok", key
+        outputs = {b: [s["output"] for s in c.detail["samples"]] for b, c in cells.items()}
+        assert outputs["hf"] == outputs["vllm"] and len(outputs["hf"]) == 2, key
+        assert any(outputs["hf"]), key  # the model said something: equal empty answers prove nothing
+        assert hf.value == vl.value and hf.detail["samples"] == vl.detail["samples"], key
+        assert vl.detail["prefix_reuse"] is True, key

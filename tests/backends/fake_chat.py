@@ -1,0 +1,72 @@
+"""A loopback OpenAI-compatible chat completions server that renders chats as vLLM does.
+
+Each ``/v1/chat/completions`` request's messages go through the tokenizer's chat template (with
+``add_generation_prompt`` and ``continue_final_message`` as the request says) and are tokenised
+without special tokens added, as ``vllm serve`` does; ``answer(prompt_ids)`` gives the reply's text.
+The reply carries ``usage.prompt_tokens`` and, when ``report_ids``, the prompt's ids (vLLM's
+``return_token_ids``). Every request body is kept (``server.bodies``).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
+
+from tests.backends.fake_completions import FakeServer
+
+
+def make_chat_handler(tokenizer, name: str, answer: Callable[[list[int]], str], report_ids: bool):
+    class ChatHandler(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+        def _send(self, code: int, body: dict) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            self.server.requests.append((self.path, dict(self.headers)))
+            self._send(200, {"object": "list", "data": [{"id": name, "object": "model"}]})
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            self.server.requests.append((self.path, dict(self.headers)))
+            self.server.bodies.append(body)
+            if urllib.parse.urlsplit(self.path).path != "/v1/chat/completions" or body.get("model") != name:
+                self._send(404, {"error": "no such model or route"})
+                return
+            text = tokenizer.apply_chat_template(
+                body["messages"],
+                add_generation_prompt=body.get("add_generation_prompt", True),
+                continue_final_message=body.get("continue_final_message", False),
+                tokenize=False,
+            )
+            ids = tokenizer(text, add_special_tokens=False).input_ids
+            reply = {
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer(ids)}}],
+                "usage": {"prompt_tokens": len(ids), "completion_tokens": 1, "total_tokens": len(ids) + 1},
+            }
+            self._send(200, {**reply, "prompt_token_ids": ids} if report_ids else reply)
+
+    return ChatHandler
+
+
+class FakeChatServer(FakeServer):
+    """``with FakeChatServer(tokenizer, "tiny", answer) as url: ...`` serves on a free loopback port."""
+
+    def __init__(self, tokenizer, name: str, answer: Callable[[list[int]], str], report_ids: bool = True):
+        super().__init__(None, name)
+        self.httpd.RequestHandlerClass = make_chat_handler(tokenizer, name, answer, report_ids)
+        self.httpd.bodies = []
+
+    @property
+    def bodies(self) -> list[dict]:
+        """The JSON body of every POST so far."""
+        return self.httpd.bodies

@@ -1,0 +1,108 @@
+"""RULER through ``--backend openai`` with a chat template: each prompt goes to ``/chat/completions``
+as a user message and an assistant turn opened with RULER's answer prefix, and the server's rendering
+of them must be the prompt's own tokens. The loopback server (``tests/backends/fake_chat.py``) renders
+chats as vLLM does and answers the values planted in the prompt it rendered."""
+
+import json
+import shutil
+
+import pytest
+from transformers import AutoTokenizer
+
+from coca_eval.cli import main
+from tests.backends.fake_chat import FakeChatServer
+from tests.ruler.conftest import SIMPLE_TEMPLATE
+
+TASKS = "niah_single_1,vt"
+
+
+@pytest.fixture(scope="module")
+def chat_model(tiny_llama_dir, tmp_path_factory):
+    """The tiny model (its tokenizer adds no BOS) with a chat template of its own."""
+    folder = tmp_path_factory.mktemp("chat-model") / "tiny-chat"
+    shutil.copytree(tiny_llama_dir, folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.chat_template = SIMPLE_TEMPLATE
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture
+def built(monkeypatch) -> list:
+    """Every RULER sample the run builds, in order."""
+    from coca_eval.ruler.prompts import RulerPromptBuilder
+
+    samples, build = [], RulerPromptBuilder.build
+
+    def recording(self, task, length, count, seed):
+        samples.extend(build(self, task, length, count, seed))
+        return samples[-count:]
+
+    monkeypatch.setattr(RulerPromptBuilder, "build", recording)
+    return samples
+
+
+def _cli(capsys, *args) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+        raise SystemExit(0)
+    return exit_info.value.code, capsys.readouterr().err
+
+
+def _ruler(capsys, model, url, output, *extra) -> tuple[int, str]:
+    run = ("--tasks", TASKS, "--lengths", "1000", "--samples", "2", "--output", str(output))
+    return _cli(
+        capsys, "ruler", "--model", str(model), "--backend", "openai", "--base-url", url, *run, *extra
+    )
+
+
+def test_chat_messages_carry_the_exact_prompt_and_score_as_planted(capsys, chat_model, built, tmp_path):
+    tokenizer = AutoTokenizer.from_pretrained(chat_model)
+    planted = lambda ids: next(s.answers for s in built if s.ids == ids)  # noqa: E731  (the server's ids)
+    server = FakeChatServer(tokenizer, "tiny", lambda ids: " " + " ".join(planted(ids)))
+    with server as url:
+        code, err = _ruler(capsys, chat_model, url, tmp_path / "r.json")
+    assert code == 0, err
+    run = json.loads((tmp_path / "r.json").read_text())
+    assert [(c["dataset"], c["value"]) for c in run["cells"]] == [("niah_single_1", 100.0), ("vt", 100.0)]
+    assert all(
+        c["detail"]["chat_completions"] and c["detail"]["chat_template"] != "none" for c in run["cells"]
+    )
+    sent = [(b["messages"][0]["content"], b["messages"][1]["content"]) for b in server.bodies]
+    expected = [(_text(tokenizer, s.ids[slice(*s.text_span)]), s.answer_prefix) for s in built]
+    assert sorted(sent) == sorted(expected) and len(sent) == 4
+    assert {s.answer_prefix.split(" ")[0] for s in built} == {"The", "Answer:"}  # RULER's, no leading space
+    for body in server.bodies:
+        assert [m["role"] for m in body["messages"]] == ["user", "assistant"]
+        assert body["continue_final_message"] is True and body["add_generation_prompt"] is False
+        assert body["temperature"] == 0 and body["max_tokens"] in (128, 30)
+        assert not body["messages"][0]["content"].startswith("### ")  # the template's parts stay out
+
+
+def test_an_empty_answer_scores_zero(capsys, chat_model, built, tmp_path):
+    server = FakeChatServer(AutoTokenizer.from_pretrained(chat_model), "tiny", lambda ids: "")
+    with server as url:
+        code, err = _ruler(capsys, chat_model, url, tmp_path / "r.json")
+    assert code == 0, err
+    assert [c["value"] for c in json.loads((tmp_path / "r.json").read_text())["cells"]] == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("report_ids", [True, False])
+def test_a_server_rendering_another_prompt_is_one_line(capsys, chat_model, built, tmp_path, report_ids):
+    """A server whose template differs from --model's (here: one line more per turn) renders other
+    tokens than the prompt's N: refused with its ids, or with usage.prompt_tokens without them."""
+    other = AutoTokenizer.from_pretrained(chat_model)
+    other.chat_template = SIMPLE_TEMPLATE.replace("### {{ m['role'] }}:", "### {{ m['role'] }}:\n")
+    server = FakeChatServer(other, "tiny", lambda ids: " 1", report_ids=report_ids)
+    with server as url:
+        code, err = _ruler(capsys, chat_model, url, tmp_path / "r.json")
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and "Traceback" not in err, err
+    assert (
+        last.startswith(f"coca-eval: error: server {url} rendered the chat as ")
+        and "of --model's chat" in last
+    )
+
+
+def _text(tokenizer, ids) -> str:
+    return tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
