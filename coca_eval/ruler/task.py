@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from coca_eval.backends.stopping import StopRule
-from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
-from coca_eval.journal import Journal, cell_key
+from coca_eval.generation_task import GenerationTask, preset_puts_bos
+from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
 from coca_eval.rounds import sample_in_rounds
 from coca_eval.ruler.effective import score_interval
@@ -25,14 +24,6 @@ from coca_eval.ruler.scoring import score_sample
 from coca_eval.ruler.spec import RULER_METRIC, RULER_TASK_VERSION
 from coca_eval.ruler.tasks import RULER_TASKS
 from coca_eval.sequential import visiting_order
-
-
-def preset_puts_bos(params: RulerParams, model: str | None) -> bool:
-    """Whether ``--bos auto`` puts BOS in front because ``model`` is a preset trained on documents that
-    each follow its BOS token, which its tokenizer does not add (the zoo's models)."""
-    from coca_eval.models.presets import MODEL_PRESETS
-
-    return params.bos == "auto" and model in MODEL_PRESETS and MODEL_PRESETS.get(model).prompt_starts_with_bos
 
 
 @dataclass(frozen=True)
@@ -57,41 +48,20 @@ def prepare_model(params: RulerParams, backend, model: str | None) -> PreparedMo
     return PreparedModel(builder, chat.digest if chat is not None else None)
 
 
-class RulerRunner:
+class RulerRunner(GenerationTask):
     """RULER as a :class:`~coca_eval.runner.CellTask` whose ``datasets`` are the RULER tasks."""
 
     name, metric, dataset = "ruler", RULER_METRIC, None
+    version = RULER_TASK_VERSION
 
-    def __init__(
-        self,
-        params: RulerParams,
-        journal: Journal,
-        progress: CellProgress,
-        prefix_reuse: bool = True,
-        share: Share = WHOLE,
-        **_: object,
-    ):
-        self.params, self.journal, self.progress = params, journal, progress
-        self.prefix_reuse, self.share = prefix_reuse, share
+    def __init__(self, params: RulerParams, journal, progress, **options):
+        super().__init__(params, journal, progress, **options)
         self.datasets = params.tasks
-        if params.samples == "auto" and not share.whole:
-            raise CocaEvalError(
-                "--samples auto decides after each round of samples in one process; leave out --shard "
-                "and torchrun, or give a fixed --samples N"
-            )
 
     def cell_key(self, method: MethodSpec, weights: str, length: int, dataset: str) -> str:
-        identity = {
-            "task": "ruler",
-            "version": RULER_TASK_VERSION,
-            "method": method.identity(),
-            "weights": weights,
-            "params": {**self.params.identity(), "lengths": None, "tasks": None},
-            "ruler_task": dataset,
-            "length": length,
-        }
-        if preset_puts_bos(self.params, method.model):
-            identity["params"]["bos"] = "auto (the preset's documents start with BOS)"
+        identity = self.identity(method, weights, length)
+        identity["params"]["tasks"] = None  # a cell is one RULER task, named apart
+        identity["ruler_task"] = dataset
         return cell_key(identity)
 
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
