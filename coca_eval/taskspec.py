@@ -21,6 +21,7 @@ from coca_eval.registry import Registry
 
 if TYPE_CHECKING:
     from coca_eval.gate.options import GateOptions
+    from coca_eval.gate.runs import RunCheck
     from coca_eval.gate.stats import PairedResult
     from coca_eval.report.definition import ReportDefinition
     from coca_eval.report.layout import ReportTable
@@ -78,6 +79,8 @@ class GateHooks:
     ``test(pair, options, seed)`` returns ``(units, result)`` or a reason to skip; ``result.effect`` is
     positive when the candidate is worse. ``protocol_keys`` are detail fields that must agree and
     ``units(cell)`` the documents or samples that must be the same ones in both runs.
+    ``run_checks(base, cand, options)`` adds checks on numbers a whole run gives (RULER's effective
+    length), as :class:`~coca_eval.gate.runs.RunCheck` s; a failed one fails the gate.
     """
 
     test: Callable[[CellPair, GateOptions, int], tuple[int, PairedResult] | str]
@@ -90,6 +93,7 @@ class GateHooks:
     min_p_value: Callable[[int], float] | None = None  # smallest p ``units`` can give (a note if too big)
     change_name: str = "change"  # "perplexity change", in that note
     more_units_hint: str = ""  # "--num-docs"
+    run_checks: Callable[[Run, Run, GateOptions], list[RunCheck]] | None = None
 
 
 @dataclass(frozen=True)

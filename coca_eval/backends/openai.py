@@ -130,7 +130,7 @@ class OpenAIBackend(TokenizerMixin):
         servers; each reply is checked to answer the prompt's own tokens before its answer is cut by
         the ``stop`` rule and passed on."""
         from coca_eval.backends.openai_chat import chat_payload, check_rendered
-        from coca_eval.backends.tokenizers import eos_ids
+        from coca_eval.backends.special_tokens import eos_ids
 
         stop = stop_rule(stop)
         eos = eos_ids(None, self.tokenizer)

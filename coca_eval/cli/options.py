@@ -28,6 +28,20 @@ ENGINE_KEYS = (
 )
 
 
+class SampleCount(click.ParamType):
+    """``--samples``: a whole number, or ``auto`` (sample in rounds until the stopping rule is met)."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) or value == "auto":
+            return value
+        try:
+            return int(value)
+        except ValueError:
+            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
+
+
 class RegistryChoice(click.Choice):
     """A choice list read from a registry each time it is shown or checked, so entries a plug-in
     registers later (or a test registers) are valid too."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from coca_eval.cli.options import RegistryChoice, method_options
+from coca_eval.cli.options import RegistryChoice, SampleCount, method_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.passkey.params import BOS_CHOICES, DYNAMIC_ROPE_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
@@ -14,20 +14,6 @@ from coca_eval.passkey.templates import TEMPLATES
 PRESET = "zoo-passkey"
 
 _preset_option = preset_option_factory(PRESET, "passkey")
-
-
-class SampleCount(click.ParamType):
-    """``--samples``: a whole number, or ``auto`` (sample in rounds until the stopping rule is met)."""
-
-    name = "N|auto"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int) or value == "auto":
-            return value
-        try:
-            return int(value)
-        except ValueError:
-            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
 
 
 @click.command()

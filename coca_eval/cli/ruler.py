@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import method_options
+from coca_eval.cli.options import SampleCount, method_options
 from coca_eval.cli.preset_options import preset_option_factory
 
 PRESET = "ruler-quick"
@@ -22,7 +22,23 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "niah_multiquery, vt, cwe, fwe, qa_1, qa_2, or the group ruler (all thirteen).",
 )
 @_preset_option("--lengths", key="lengths", help="Prompt lengths in tokens: 4k..128k, 4096,8192 or 1k..8k.")
-@_preset_option("--samples", key="samples", type=int, help="Samples per task and length (RULER: 500).")
+@_preset_option(
+    "--samples",
+    key="samples",
+    type=SampleCount(),
+    help="Samples per task and length (RULER: 500), or auto: rounds until each cell's 95 % interval lies "
+    "above or below --threshold (or is narrower than --target-width).",
+)
+@_preset_option(
+    "--max-samples", key="max_samples", type=int, help="With --samples auto: the most samples per cell."
+)
+@_preset_option(
+    "--target-width",
+    key="target_width",
+    type=float,
+    help="With --samples auto: stop a cell once its 95 % interval is narrower than this many points "
+    "(0-100), instead of at --threshold.",
+)
 @_preset_option("--seed", key="seed", type=int, help="Seed of every sample (same prompts for every method).")
 @_preset_option(
     "--haystack",
@@ -49,7 +65,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "--threshold",
     key="threshold",
     type=float,
-    help="Score the effective length must reach (RULER: 85.6, Llama-2-7B's average at 4k).",
+    help="Score the effective length must reach (RULER: 85.6, Llama-2-7B's average at 4k); with "
+    "--samples auto, the score each cell's interval must clear or fall below to stop.",
 )
 @click.option(
     "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
@@ -89,14 +106,14 @@ def print_ruler_tables(run, params, written) -> None:
     """The summary (average and effective length per method), then each method's tasks x lengths."""
     from coca_eval.cli.output import shard_summary, stderr, stdout
     from coca_eval.report.render import terminal_frame
-    from coca_eval.ruler.report import summary_table, task_table
+    from coca_eval.ruler.report import sampling_text, summary_table, task_table
     from coca_eval.tables import rich_table
 
     if any(cell.status == "partial" for cell in run.cells):
         stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
         return
     heading = (
-        f"[bold]RULER[/bold], {params.samples} samples per task and length, seed {params.seed}, "
+        f"[bold]RULER[/bold], {sampling_text(params.identity())}, seed {params.seed}, "
         f"haystack {params.haystack}, chat template {params.chat_template}"
     )
     stdout().print(heading)

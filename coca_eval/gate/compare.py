@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from coca_eval.errors import CocaEvalError
 from coca_eval.gate.options import GateOptions
 from coca_eval.gate.protocol import CellPair, pair_cells
+from coca_eval.gate.runs import RunCheck, run_checks
 from coca_eval.gate.stats import PairedResult, holm_adjust
 from coca_eval.results import Run
 from coca_eval.tables import STATUS_TEXT
@@ -41,10 +42,11 @@ class GateResult:
     cells: list[CellVerdict]
     options: GateOptions
     notes: list[str] = field(default_factory=list)
+    runs: list[RunCheck] = field(default_factory=list)  # the tasks' run-level checks
 
     @property
     def failed(self) -> bool:
-        return any(c.verdict == "regression" for c in self.cells)
+        return any(c.verdict == "regression" for c in self.cells) or any(r.failed for r in self.runs)
 
     @property
     def exit_code(self) -> int:
@@ -62,7 +64,7 @@ def run_gate(pairs: Sequence[tuple[Run, Run]], options: GateOptions) -> GateResu
     for verdict, adjusted in zip(tested, holm_adjust([v.result.p_value for v in tested]), strict=True):
         verdict.p_adjusted = adjusted
         _decide(verdict, options)
-    return GateResult(verdicts, options, _notes(tested, options))
+    return GateResult(verdicts, options, _notes(tested, options), run_checks(pairs, options))
 
 
 def _test(pair: CellPair, options: GateOptions, index: int) -> CellVerdict:

@@ -10,6 +10,7 @@ import pandas as pd
 from rich.table import Table
 
 from coca_eval.gate.compare import NOT_SIGNIFICANT, SIGNIFICANT, WITHIN, CellVerdict, GateResult
+from coca_eval.gate.runs import RunCheck
 from coca_eval.lengths import format_length
 from coca_eval.results import Cell
 from coca_eval.tables import cell_text
@@ -19,7 +20,8 @@ COLUMNS = ("cell", "method", "baseline", "candidate", "change", "95% CI", "p (Ho
 
 
 def headline(result: GateResult) -> str:
-    counts = {v: sum(c.verdict == v for c in result.cells) for v in ("regression", "pass", "skipped")}
+    verdicts = [c.verdict for c in result.cells] + [r.verdict for r in result.runs]
+    counts = {v: verdicts.count(v) for v in ("regression", "pass", "skipped")}
     word = "REGRESSION" if result.failed else "PASS"
     return f"coca-eval gate: {word} ({counts['regression']} regressed, {counts['pass']} passed, " + (
         f"{counts['skipped']} skipped; alpha {result.options.alpha:g}, max PPL rise "
@@ -28,7 +30,8 @@ def headline(result: GateResult) -> str:
 
 
 def summary_rows(result: GateResult) -> list[list[str]]:
-    return [_row(verdict) for verdict in result.cells]
+    """One row per gated cell, then one per run-level check."""
+    return [_row(verdict) for verdict in result.cells] + [_run_row(check) for check in result.runs]
 
 
 def rich_summary(result: GateResult) -> Table:
@@ -36,8 +39,9 @@ def rich_summary(result: GateResult) -> Table:
     for column in COLUMNS:
         justify = "left" if column in ("cell", "method", "verdict") else "right"
         table.add_column(column, justify=justify, overflow="fold")  # never cut a name or a number
-    for verdict, row in zip(result.cells, summary_rows(result), strict=True):
-        style = {"regression": "bold red", "pass": "green"}.get(verdict.verdict, "dim")
+    verdicts = [c.verdict for c in result.cells] + [r.verdict for r in result.runs]
+    for verdict, row in zip(verdicts, summary_rows(result), strict=True):
+        style = {"regression": "bold red", "pass": "green"}.get(verdict, "dim")
         table.add_row(*row[:-1], f"[{style}]{row[-1]}[/{style}]")
     return table
 
@@ -71,7 +75,26 @@ def verdict_json(result: GateResult) -> dict[str, Any]:
         "bootstrap": options.n_boot,
         "notes": result.notes,
         "cells": [_cell_json(v) for v in result.cells],
+        "runs": [_run_json(check) for check in result.runs],
     }
+
+
+def _run_json(check: RunCheck) -> dict[str, Any]:
+    return {
+        "task": check.task,
+        "check": check.name,
+        "method": check.method,
+        "baseline": check.baseline,
+        "candidate": check.candidate,
+        "verdict": check.verdict,
+        "reason": check.reason,
+    }
+
+
+def _run_row(check: RunCheck) -> list[str]:
+    word = "REGRESSION" if check.failed else "pass"
+    verdict = f"{word}: {check.reason}" if check.reason else word
+    return [f"{check.task} {check.name}", check.method, check.baseline, check.candidate, "", "", "", verdict]
 
 
 def _cell_json(verdict: CellVerdict) -> dict[str, Any]:

@@ -6,29 +6,18 @@ from their records anywhere, without a model.
 
 from __future__ import annotations
 
-from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
-from coca_eval.journal import Journal, cell_key
+from coca_eval.generation_task import GenerationTask, preset_puts_bos
+from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.passkey.answer import accuracy_detail, passkey_stop, score_output
 from coca_eval.passkey.params import PasskeyParams, chat_option
 from coca_eval.passkey.prompts import PasskeyPrompt, PasskeySample, PromptBuilder, draw_samples, parse_depths
 from coca_eval.passkey.spec import PASSKEY_TASK_VERSION
 from coca_eval.passkey.templates import TEMPLATES
-from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
 from coca_eval.rounds import sample_in_rounds
 from coca_eval.sequential import visiting_order
-
-
-def preset_puts_bos(params: PasskeyParams, model: str | None) -> bool:
-    """Whether ``--bos auto`` puts BOS in front because ``model`` is a preset trained on documents that
-    each follow its BOS token, which its tokenizer does not add (the zoo's models). The prompt builder
-    and the cell key both ask this one question, so a cold reading never shares a journal key with it."""
-    from coca_eval.models.presets import MODEL_PRESETS
-
-    known = model in MODEL_PRESETS
-    return params.bos == "auto" and known and MODEL_PRESETS.get(model).prompt_starts_with_bos
 
 
 def prompt_builder(params: PasskeyParams, backend, model: str | None = None) -> PromptBuilder:
@@ -58,39 +47,14 @@ def draw_samples_for(params: PasskeyParams, length: int) -> list[PasskeySample]:
     return draw_samples(params.seed, length, params.drawn_samples, parse_depths(params.depths))
 
 
-class PasskeyTask:
+class PasskeyTask(GenerationTask):
     """Passkey retrieval as a :class:`~coca_eval.runner.CellTask`."""
 
     name, metric, dataset = "passkey", "accuracy", None
-
-    def __init__(
-        self,
-        params: PasskeyParams,
-        journal: Journal,
-        progress: CellProgress,
-        prefix_reuse: bool = True,
-        share: Share = WHOLE,
-        **_: object,
-    ):
-        self.params, self.journal, self.progress = params, journal, progress
-        self.prefix_reuse, self.share = prefix_reuse, share
-        if params.samples == "auto" and not share.whole:
-            raise CocaEvalError(
-                "--samples auto decides after each round of samples in one process; leave out --shard "
-                "and torchrun, or give a fixed --samples N"
-            )
+    version = PASSKEY_TASK_VERSION
 
     def cell_key(self, method: MethodSpec, weights: str, length: int) -> str:
-        identity = {
-            "task": "passkey",
-            "version": PASSKEY_TASK_VERSION,
-            "method": method.identity(),
-            "weights": weights,
-            "params": {**self.params.identity(), "lengths": None},
-            "length": length,
-        }
-        if preset_puts_bos(self.params, method.model):
-            identity["params"]["bos"] = "auto (the preset's documents start with BOS)"  # not a cold reading
+        identity = self.identity(method, weights, length)
         if chat_option(self.params, method.model) != "none" and "chat_template" not in identity["params"]:
             identity["params"]["chat_template"] = "auto (the preset reads through its chat template)"
         return cell_key(identity)

@@ -18,6 +18,13 @@ counts ``N = T^2 / sum_t 1/n_t``, the same variance at equal task means). Why no
 normal bound on the mean: both collapse to the point estimate when every sample is right (no spread,
 no width), which is exactly where a small run would claim a length it has not shown; Wilson's bound
 stays below 100 and needs no resampling. Its coverage is checked by simulation in the tests.
+
+**Under ``--samples auto``** a cell's sample count was chosen by its scores, and Wilson's bound, which
+holds at a count fixed in advance, no longer does. There each task's anytime-valid confidence sequence
+(:mod:`coca_eval.sequential`) is read at level ``1 - alpha / T``, over its scores in the order they were
+visited: by the union bound all T hold at once with probability at least ``1 - alpha``, whatever the
+stops, and then the average of their lower ends is below the average of the true means. Conservative
+(two-sided intervals, a union bound), but valid; its coverage is checked by simulation too.
 """
 
 from __future__ import annotations
@@ -64,6 +71,33 @@ def average_lower_bound(task_scores: Sequence[Sequence[float]], confidence: floa
     return 100 * wilson_lower(mean, trials, confidence)
 
 
+def sequential_lower_bound(task_scores: Sequence[Sequence[float]], confidence: float = CONFIDENCE) -> float:
+    """The lower bound (0-100) on the average over tasks of their mean scores when each task's scores
+    (in the order they were visited) were sampled until a rule stopped them (see the module doc)."""
+    from coca_eval.sequential import confidence_sequence
+
+    level = 1.0 - (1.0 - confidence) / len(task_scores)
+    lows = [float(confidence_sequence(scores, level)[-1, 0]) for scores in task_scores]
+    return 100 * sum(lows) / len(lows)
+
+
+def visited_scores(cell: Cell) -> list[float]:
+    """A sequential cell's per-sample scores in the order its rule saw them (a fixed cell's in index
+    order: a confidence sequence holds at a fixed count too)."""
+    if "sequential" not in cell.detail:
+        return sample_scores(cell)
+    scores = {int(s["index"]): float(s["score"]) for s in cell.detail["samples"]}
+    return [scores[i] for i in cell.detail["sequential"]["visited"]]
+
+
+def lower_bound(row: Sequence[Cell]) -> float:
+    """One length's lower bound from its task cells: Wilson's for fixed counts, the confidence
+    sequences' where any cell stopped by a rule."""
+    if any("sequential" in cell.detail for cell in row):
+        return sequential_lower_bound([visited_scores(cell) for cell in row])
+    return average_lower_bound([sample_scores(cell) for cell in row])
+
+
 def sample_scores(cell: Cell) -> list[float]:
     """A cell's per-sample scores in [0, 1]; a cell without them (another tool's file) stands for
     ``n`` samples at its mean."""
@@ -85,7 +119,7 @@ def length_scores(cells: Sequence[Cell], tasks: Sequence[str] | None = None) -> 
             scores.append(LengthScore(length, None, None, len(tasks)))
             continue
         average = sum(cell.value for cell in row) / len(row)
-        lower = average_lower_bound([sample_scores(cell) for cell in row])
+        lower = lower_bound(row)
         scores.append(LengthScore(length, average, lower, len(tasks)))
     return scores
 

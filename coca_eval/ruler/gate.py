@@ -1,4 +1,5 @@
-"""The gate's paired test for RULER: exact McNemar on full-credit correctness of the same samples.
+"""The gate for RULER: exact McNemar on full-credit correctness of the same samples per task cell, and
+a run-level check that the effective length (ours, from the 95 % lower bound) did not fall.
 
 A sample's score can be partial (two of four values found), but McNemar needs right/wrong pairs, so
 a sample counts as right when it earns full credit, RULER's own reading of a retrieved answer. The
@@ -8,18 +9,54 @@ effect is reported in score points (x 100), the scale of RULER cells and of the 
 from __future__ import annotations
 
 from coca_eval.gate.options import GateOptions
-from coca_eval.gate.protocol import CellPair
+from coca_eval.gate.protocol import CellPair, pair_methods, shared_units
+from coca_eval.gate.runs import RunCheck
 from coca_eval.gate.stats import PairedResult, mcnemar_drop
+from coca_eval.results import Run
 from coca_eval.ruler.records import records_of
 
 
 def paired_test(pair: CellPair, options: GateOptions, seed: int) -> tuple[int, PairedResult] | str:
-    """Full-credit drop of the candidate on the baseline's samples (points), or why there is no test."""
+    """Full-credit drop of the candidate on the samples both cells hold (points), or why there is no test.
+
+    Fixed-count cells hold the same samples (the protocol check saw to it); cells that stopped early
+    (``--samples auto``) are paired on the samples both spent (see ``gate.protocol.shared_units``)."""
     base = {s.index: s.full_credit for s in records_of(pair.base.detail)}
     cand = {s.index: s.full_credit for s in records_of(pair.cand.detail)}
     if not base or not cand:
         return "no per-sample results in the run"
-    order = sorted(base)
+    order = sorted(shared_units(pair, base, cand)[0])
     result = mcnemar_drop([base[i] for i in order], [cand[i] for i in order])
     points = PairedResult(100 * result.effect, 100 * result.low, 100 * result.high, result.p_value)
     return len(order), points
+
+
+def effective_length_checks(base: Run, cand: Run, options: GateOptions) -> list[RunCheck]:
+    """Per paired method: the candidate's effective length (95 % bound) must not be shorter than the
+    baseline's. Both are read at the baseline's threshold, over the baseline's tasks."""
+    from coca_eval.ruler.effective import effective_length, effective_text, length_scores
+    from coca_eval.ruler.params import RULER_THRESHOLD
+
+    threshold = (base.config.get("effective_length") or {}).get("threshold", RULER_THRESHOLD)
+    tasks = (base.config.get("params") or {}).get("tasks") or None
+    checks = []
+    for label_b, label_c in pair_methods(base, cand):
+        scores_b = length_scores([c for c in base.cells if c.method == label_b], tasks)
+        scores_c = length_scores([c for c in cand.cells if c.method == label_c], tasks)
+        length_b = effective_length(scores_b, threshold, bound=True)
+        length_c = effective_length(scores_c, threshold, bound=True)
+        text_b, text_c = effective_text(length_b, scores_b), effective_text(length_c, scores_c)
+        fell = (length_c or 0) < (length_b or 0)
+        reason = f"fell from {text_b} to {text_c}" if fell else ""
+        checks.append(
+            RunCheck(
+                task="ruler",
+                name=f"effective length (95 % bound, threshold {threshold:g})",
+                method=label_b if label_b == label_c else f"{label_b} -> {label_c}",
+                baseline=text_b,
+                candidate=text_c,
+                failed=fell,
+                reason=reason,
+            )
+        )
+    return checks

@@ -21,6 +21,7 @@ from coca_eval.params import (
     require_positive_int,
 )
 from coca_eval.ruler.tasks import RULER_GROUPS, RULER_TASKS, expand_task_names
+from coca_eval.sequential import StoppingRule
 
 RULER_THRESHOLD = 85.6  # Llama-2-7B's average at 4k: RULER's bar for an "effective" length
 RULER_LENGTHS = (4096, 8192, 16384, 32768, 65536, 131072)
@@ -30,28 +31,56 @@ BOOKS = "books"  # the embedded public-domain books, our default for RULER's ess
 @dataclass(frozen=True)
 class RulerParams:
     """Everything that changes a RULER number, plus the threshold the effective length is read at
-    (which changes no cell, so it stays out of :meth:`identity`)."""
+    (which changes no fixed-count cell, so it stays out of :meth:`identity` unless it stops cells).
+
+    ``--samples auto`` samples each cell in rounds (:mod:`coca_eval.rounds`) up to ``max_samples``: until
+    its anytime-valid interval is narrower than ``target_width`` points when that is given, else until
+    the interval lies wholly above or below ``threshold``, the effective length's bar. Scores are
+    RULER's points (0-100) on the command line and fractions in the :class:`StoppingRule`."""
 
     tasks: tuple[str, ...] = RULER_GROUPS["ruler"]
     lengths: tuple[int, ...] = field(default=RULER_LENGTHS)
-    samples: int = 500
+    samples: int | str = 500  # or "auto": rounds until the stopping rule is met
     seed: int = 42  # RULER's random_seed
     haystack: str = BOOKS  # ``books`` or a text file / directory standing in for RULER's essays
     qa_data: str | None = None  # a local SQuAD / HotpotQA file instead of the hub
     chat_template: str = "auto"  # auto | none | a Jinja template file
     bos: str = "auto"
     threshold: float = RULER_THRESHOLD
+    max_samples: int | None = None  # --samples auto: the most samples a cell may spend
+    target_width: float | None = None  # --samples auto: stop once the interval is this narrow (points)
 
     def identity(self) -> dict[str, Any]:
-        """What makes two runs' cells the same numbers: files by content fingerprint, no threshold."""
+        """What makes two runs' cells the same numbers: files by content fingerprint; the threshold only
+        when it stops cells (``--samples auto`` without ``--target-width``), the stopping rule only under
+        ``auto``, so a fixed-count run keeps the identity (and journal keys) it always had."""
         from coca_eval.data.sources import source_fingerprint
 
         values = asdict(self)
-        del values["threshold"]
+        rule = self.stopping_rule()
+        if rule is None or rule.threshold is None:
+            del values["threshold"]
+        for name in ("max_samples", "target_width"):
+            if values[name] is None:
+                del values[name]
         for name in ("haystack", "qa_data"):
             if values[name] is not None and _is_path_option(name, values[name]):
                 values[name] = source_fingerprint(values[name])
         return values
+
+    @property
+    def drawn_samples(self) -> int:
+        """How many samples a cell's design holds: ``--samples``, or ``--max-samples`` under ``auto``
+        (a cell that stops early has spent a prefix of them in their visiting order)."""
+        return self.max_samples if self.samples == "auto" else self.samples
+
+    def stopping_rule(self) -> StoppingRule | None:
+        """The rule of ``--samples auto`` on scores in [0, 1], or None for a fixed sample count."""
+        if self.samples != "auto":
+            return None
+        if self.target_width is not None:
+            return StoppingRule(self.max_samples, target_width=self.target_width / 100)
+        return StoppingRule(self.max_samples, threshold=self.threshold / 100)
 
     def longest_sequence(self) -> int:
         """Prompt plus the longest answer budget: what engines that size their context up front hold."""
@@ -69,7 +98,9 @@ class RulerPresetParams(PresetParams):
 
     tasks: StrictStr | list[StrictStr] = None
     lengths: PresetLengths = None
-    samples: PositiveCount = None
+    samples: PositiveCount | Literal["auto"] = None
+    max_samples: PositiveCount = None
+    target_width: StrictFloat | StrictInt = None
     seed: StrictInt = None
     haystack: StrictStr = None
     qa_data: StrictStr | None = None
@@ -92,17 +123,39 @@ def make_ruler_params(values: dict[str, Any]) -> RulerParams:
     if values.get("tasks") is not None:
         values["tasks"] = parse_task_names(values["tasks"])
     params = RulerParams(**values)
-    require_positive_int("--samples", params.samples)
     if params.bos not in BOS_CHOICES:
         raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
     if isinstance(params.threshold, bool) or not 0 <= float(params.threshold) <= 100:
         raise CocaEvalError(f"--threshold must be a score between 0 and 100 (got {params.threshold!r})")
+    check_sampling(params)
     for name in ("haystack", "qa_data"):
         value, option = getattr(params, name), "--" + name.replace("_", "-")
         if value is not None and _is_path_option(name, value) and not Path(value).expanduser().exists():
             raise CocaEvalError(f"{option} {value}: no such file or directory")
     check_chat_template(params.chat_template)
     return params
+
+
+def check_sampling(params: RulerParams) -> None:
+    """``--samples N``, or ``auto`` with ``--max-samples`` and a rule it can follow, in RULER's points."""
+    if params.samples != "auto":
+        require_positive_int("--samples", params.samples)
+        rule_options = ("max_samples", "target_width")
+        given = [f"--{k.replace('_', '-')}" for k in rule_options if getattr(params, k) is not None]
+        if given:
+            raise CocaEvalError(f"{', '.join(given)} only apply with --samples auto")
+        return
+    count = params.max_samples
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise CocaEvalError(f"--samples auto needs --max-samples, a positive integer (got {count!r})")
+    width = params.target_width
+    if width is not None and (isinstance(width, bool) or not 0 < float(width) < 100):
+        raise CocaEvalError(f"--target-width must be a score width in (0, 100) points (got {width!r})")
+    if width is None and not 0 < float(params.threshold) < 100:
+        raise CocaEvalError(
+            f"--samples auto stops a cell once its interval lies above or below --threshold, which must "
+            f"then lie in (0, 100) (got {params.threshold!r}); or give --target-width"
+        )
 
 
 def check_methods(params: RulerParams, methods) -> None:

@@ -104,11 +104,29 @@ def ruler_tables(cells: Sequence[Cell], definition=None) -> list[ReportTable]:
     return [summary_table(cells), *(task_table(cells, m) for m in methods)]
 
 
+def sampling_text(params: dict) -> str:
+    """``500 samples per task and length``, or under ``--samples auto`` the rule in RULER's points:
+    ``up to 100 samples per task and length, stopping once the 95 % interval lies above or below 85.6``."""
+    if params.get("samples") != "auto":
+        return f"{params.get('samples')} samples per task and length"
+    question = (
+        f"is narrower than {params['target_width']:g} points"
+        if params.get("target_width") is not None
+        else f"lies above or below {params.get('threshold'):g}"
+    )
+    return (
+        f"up to {params.get('max_samples')} samples per task and length, stopping once the 95 % "
+        f"interval {question}"
+    )
+
+
 def protocol_line(run: Run) -> str:
     params = run.config.get("params") or {}
     tasks = params.get("tasks") or []
+    auto = params.get("samples") == "auto"
+    note = " (n: the samples a cell spent; brackets: its confidence sequence)" if auto else ""
     return (
-        f"RULER: {len(tasks)} tasks, {params.get('samples')} samples per task and length, haystack "
+        f"RULER: {len(tasks)} tasks, {sampling_text(params)}{note}, haystack "
         f"{params.get('haystack')}, chat template {params.get('chat_template')}, seed {params.get('seed')}; "
         "greedy decoding up to each task's answer budget; scores x 100 (string_match_all / _part)."
     )

@@ -47,6 +47,7 @@ register_task(
             units=lazy("coca_eval.ruler.report:unit_ids"),
             units_name="samples",
             units_differ="RULER samples (their references)",
+            run_checks=lazy("coca_eval.ruler.gate:effective_length_checks"),
         ),
     )
 )

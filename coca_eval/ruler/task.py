@@ -12,25 +12,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from coca_eval.backends.stopping import StopRule
-from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
-from coca_eval.journal import Journal, cell_key
+from coca_eval.generation_task import GenerationTask, preset_puts_bos
+from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.progress import CellProgress
 from coca_eval.results import Cell
+from coca_eval.rounds import sample_in_rounds
 from coca_eval.ruler.effective import score_interval
 from coca_eval.ruler.params import RulerParams
 from coca_eval.ruler.scoring import score_sample
 from coca_eval.ruler.spec import RULER_METRIC, RULER_TASK_VERSION
 from coca_eval.ruler.tasks import RULER_TASKS
-
-
-def preset_puts_bos(params: RulerParams, model: str | None) -> bool:
-    """Whether ``--bos auto`` puts BOS in front because ``model`` is a preset trained on documents that
-    each follow its BOS token, which its tokenizer does not add (the zoo's models)."""
-    from coca_eval.models.presets import MODEL_PRESETS
-
-    return params.bos == "auto" and model in MODEL_PRESETS and MODEL_PRESETS.get(model).prompt_starts_with_bos
+from coca_eval.sequential import visiting_order
 
 
 @dataclass(frozen=True)
@@ -55,36 +48,20 @@ def prepare_model(params: RulerParams, backend, model: str | None) -> PreparedMo
     return PreparedModel(builder, chat.digest if chat is not None else None)
 
 
-class RulerRunner:
+class RulerRunner(GenerationTask):
     """RULER as a :class:`~coca_eval.runner.CellTask` whose ``datasets`` are the RULER tasks."""
 
     name, metric, dataset = "ruler", RULER_METRIC, None
+    version = RULER_TASK_VERSION
 
-    def __init__(
-        self,
-        params: RulerParams,
-        journal: Journal,
-        progress: CellProgress,
-        prefix_reuse: bool = True,
-        share: Share = WHOLE,
-        **_: object,
-    ):
-        self.params, self.journal, self.progress = params, journal, progress
-        self.prefix_reuse, self.share = prefix_reuse, share
+    def __init__(self, params: RulerParams, journal, progress, **options):
+        super().__init__(params, journal, progress, **options)
         self.datasets = params.tasks
 
     def cell_key(self, method: MethodSpec, weights: str, length: int, dataset: str) -> str:
-        identity = {
-            "task": "ruler",
-            "version": RULER_TASK_VERSION,
-            "method": method.identity(),
-            "weights": weights,
-            "params": {**self.params.identity(), "lengths": None, "tasks": None},
-            "ruler_task": dataset,
-            "length": length,
-        }
-        if preset_puts_bos(self.params, method.model):
-            identity["params"]["bos"] = "auto (the preset's documents start with BOS)"
+        identity = self.identity(method, weights, length)
+        identity["params"]["tasks"] = None  # a cell is one RULER task, named apart
+        identity["ruler_task"] = dataset
         return cell_key(identity)
 
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
@@ -100,50 +77,75 @@ class RulerRunner:
         try:
             if reason is not None:
                 raise CocaEvalError(reason)
-            samples = state.builder.build(dataset, length, self.params.samples, self.params.seed)
+            samples = state.builder.build(dataset, length, self.params.drawn_samples, self.params.seed)
         except CocaEvalError as exc:  # the fixed parts or the answer do not fit: this cell's problem only
             self.progress.start_cell(f"{name} [red]error", 0)
             return Cell(**base, status="error", detail={"error": str(exc)})
         done = self._journaled(key, samples)
         mine = self.share.owned(len(samples))
-        todo = [i for i in mine if str(i) not in done]
-        self.progress.start_cell(name, len(mine), len(mine) - len(todo))
-
-        def record(position: int, tokens: list[int]) -> None:
-            sample = samples[todo[position]]
-            output = backend.tokenizer.decode(tokens, skip_special_tokens=True)
-            entry = {
-                "index": sample.index,
-                "answers": list(sample.answers),
-                "output": output,
-                **score_sample(task, output, sample.answers),
-                **sample.detail,
-            }
-            self.journal.record_part(key, str(sample.index), entry)
-            self.progress.advance()
-
+        self.progress.start_cell(name, len(mine), len(done.intersection(map(str, mine))))
+        reused = []
         chat = state.chat_digest is not None and callable(getattr(backend, "generate_chat", None))
-        if chat:  # a chat API: the framed prompts go as messages (see coca_eval.backends.openai_chat)
-            prompts = [chat_prompt(samples[i], backend.tokenizer) for i in todo]
-            backend.generate_chat(prompts, StopRule(task.answer_budget), record)
-            reused = False
-        else:
-            reused = backend.generate_greedy(
-                [samples[i].ids for i in todo],
-                [samples[i].shared_prefix for i in todo],
-                StopRule(task.answer_budget),
-                record,
-                self.prefix_reuse,
+
+        def decode(indices: list[int]) -> None:
+            """Answer and journal the samples of ``indices`` that are not journaled yet."""
+            todo = [i for i in indices if str(i) not in done]
+
+            def record(position: int, tokens: list[int]) -> None:
+                sample = samples[todo[position]]
+                output = backend.tokenizer.decode(tokens, skip_special_tokens=True)
+                entry = {
+                    "index": sample.index,
+                    "answers": list(sample.answers),
+                    "output": output,
+                    **score_sample(task, output, sample.answers),
+                    **sample.detail,
+                }
+                self.journal.record_part(key, str(sample.index), entry)
+                self.progress.advance()
+
+            if chat:  # a chat API: the framed prompts go as messages (see coca_eval.backends.openai_chat)
+                prompts = [chat_prompt(samples[i], backend.tokenizer) for i in todo]
+                backend.generate_chat(prompts, StopRule(task.answer_budget), record)
+                reused.append(False)
+                return
+            reused.append(
+                backend.generate_greedy(
+                    [samples[i].ids for i in todo],
+                    [samples[i].shared_prefix for i in todo],
+                    StopRule(task.answer_budget),
+                    record,
+                    self.prefix_reuse,
+                )
             )
+
+        def context() -> dict:
+            return {
+                "haystack": state.builder.haystack_name(task),
+                "chat_template": state.chat_digest or "none",
+                "answer_budget": task.answer_budget,
+                "prefix_reuse": any(reused),
+                **({"chat_completions": True} if chat else {}),
+            }
+
+        rule = self.params.stopping_rule()
+        if rule is not None:
+            return self._sequential_cell(base, key, rule, length, decode, context)
+        decode(mine)
         records = {i: self.journal.parts[key][str(i)] for i in mine}
-        context = {
-            "haystack": state.builder.haystack_name(task),
-            "chat_template": state.chat_digest or "none",
-            "answer_budget": task.answer_budget,
-            "prefix_reuse": reused,
-            **({"chat_completions": True} if chat else {}),
-        }
-        return self.share.cell(base, records, len(samples), context, combine_cell)
+        return self.share.cell(base, records, len(samples), context(), combine_cell)
+
+    def _sequential_cell(self, base: dict, key: str, rule, length: int, decode, context) -> Cell:
+        """``--samples auto``: rounds of samples in their visiting order until ``rule`` stops on their
+        scores; the cell holds the samples spent (in index order) and the rule's outcome, with the order
+        they were visited in, in ``detail["sequential"]``."""
+        parts = self.journal.parts
+        order = visiting_order("ruler", self.params.seed, length, rule.max_samples)
+        outcome = sample_in_rounds(order, rule, decode, lambda i: float(parts[key][str(i)]["score"]))
+        visited = order[: outcome.spent]
+        records = [parts[key][str(i)] for i in sorted(visited)]
+        sequential = {**outcome.detail(rule), "visited": visited}
+        return combine_cell(base, records, {**context(), "sequential": sequential})
 
     def _journaled(self, key: str, samples: list) -> set[str]:
         """The indices of the cell's journaled answers that are still its samples' (same index, same
@@ -177,13 +179,19 @@ def too_long(limit: int | None, length: int, budget: int) -> str | None:
 
 def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
     """The cell from every sample's record (in sample order) and how they were decoded (``context``):
-    the spec's ``combine``, so a merged or gathered cell is made by this same code."""
+    the spec's ``combine``, so a merged or gathered cell is made by this same code. A cell that stopped
+    by a rule (``context["sequential"]``) records its confidence sequence's interval, in points: a
+    Wilson interval does not hold at a sample count the scores chose."""
     n = len(records)
     score = 100 * sum(float(r["score"]) for r in records) / n
     full = sum(float(r["score"]) == 1.0 for r in records)
+    if "sequential" in context:
+        interval = [100 * bound for bound in context["sequential"]["interval"]]
+    else:
+        interval = list(score_interval(score, n))
     detail = {
         "score": score,
-        "interval95": list(score_interval(score, n)),
+        "interval95": interval,
         "full_credit": full / n,
         "samples": records,
         **context,

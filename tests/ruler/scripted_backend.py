@@ -3,12 +3,14 @@
 ``PLANTED`` maps a prompt's token ids to its references; :func:`record_planted` fills it by wrapping
 the prompt builder, so the double never parses a prompt. ``MODE`` says what it answers: ``planted``
 (every reference, space-separated: the zoo's tokenizer spells five of vt's variable names in 28 of its
-30-token budget), ``empty`` (nothing) or ``fail_after`` (raise after that many answers, to interrupt a
+30-token budget), ``empty`` (nothing), ``chance`` (the references for about half the prompts, chosen by
+a hash of the prompt, nothing for the rest) or ``fail_after`` (raise after that many answers, to interrupt a
 run). It loads only the tokenizer of a model directory or preset.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 PLANTED: dict[tuple[int, ...], tuple[str, ...]] = {}
@@ -55,10 +57,17 @@ class ScriptedBackend:
         for i, prompt in enumerate(prompts):
             if MODE["fail_after"] is not None and MODE["answered"] >= MODE["fail_after"]:
                 raise Interrupted("killed")
-            text = " " + " ".join(PLANTED[tuple(prompt)]) if MODE["answer"] == "planted" else ""
+            text = " " + " ".join(PLANTED[tuple(prompt)]) if _answers(prompt) else ""
             on_done(i, self.encode(text)[: stop.max_new_tokens])
             MODE["answered"] += 1
         return False
+
+
+def _answers(prompt) -> bool:
+    """Whether the double answers ``prompt`` with its references (see ``MODE``)."""
+    if MODE["answer"] == "chance":
+        return hashlib.sha256(repr(list(prompt)).encode()).digest()[0] % 2 == 0
+    return MODE["answer"] == "planted"
 
 
 def load(method, request) -> ScriptedBackend:

@@ -33,6 +33,21 @@ def test_prints_tasks_by_lengths_with_the_average_and_both_effective_lengths(cap
     assert {c["dataset"] for c in saved["cells"]} == {"niah_single_1", "niah_multikey_2"}
 
 
+def test_samples_auto_prints_its_rule_and_records_the_samples_spent(capsys, tmp_path):
+    out_file = tmp_path / "r.json"
+    auto = ("--samples", "auto", "--max-samples", "40", "--threshold", "50")
+    code, out, err = _cli(capsys, *RUN[:5], *auto, *RUN[7:], "--tasks", "niah_single_1", "--lengths", "512",
+                          "--output", str(out_file))  # fmt: skip
+    assert code == 0, err
+    heading = " ".join(out.split())  # the terminal wraps it
+    assert (
+        "up to 40 samples per task and length, stopping once the 95 % interval lies above or below 50"
+        in heading
+    )
+    (cell,) = json.loads(out_file.read_text())["cells"]
+    assert cell["n"] == cell["detail"]["sequential"]["samples_spent"] < 40
+
+
 def test_a_length_below_the_fixed_parts_is_an_error_cell_and_one_line(capsys, tmp_path):
     out_file = tmp_path / "r.json"
     code, out, err = _cli(capsys, *RUN, "--tasks", "niah_single_1", "--lengths", "40,600",
@@ -54,6 +69,9 @@ def test_a_length_below_the_fixed_parts_is_an_error_cell_and_one_line(capsys, tm
         (("--tasks", ","), "--tasks names no RULER task"),
         (("--haystack", "/no/such/books"), "--haystack /no/such/books: no such file or directory"),
         (("--threshold", "120"), "--threshold must be a score between 0 and 100"),
+        (("--samples", "auto"), "--samples auto needs --max-samples"),
+        (("--samples", "auto", "--max-samples", "50", "--target-width", "0.0"), "--target-width must be"),
+        (("--samples", "20", "--max-samples", "50"), "--max-samples only apply with --samples auto"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, args, message):

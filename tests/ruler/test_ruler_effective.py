@@ -89,3 +89,36 @@ def test_the_lower_bound_covers_the_true_average(samples):
     assert max(rates.values()) <= 0.065, rates
     if samples >= 20:  # enough trials for the normal approximation: the level is used, not wasted
         assert rates[0, False] >= 0.02, rates
+
+
+def test_under_auto_the_bound_covers_the_true_average_whatever_the_stops():
+    """Tasks sampled until the threshold rule stops each (at 0.856, up to 60 samples, partial credit
+    over four values, means around the threshold so the stops vary): the confidence-sequence bound on
+    the average exceeds the true average at most 5 % of the time."""
+    from coca_eval.ruler.effective import sequential_lower_bound
+    from coca_eval.sequential import StoppingRule, stop_point
+
+    rng = np.random.default_rng(7)
+    rule = StoppingRule(60, threshold=0.856)
+    means = [0.80, 0.86, 0.95]
+    misses, spent, reps = 0, set(), 200
+    for _ in range(reps):
+        tasks = []
+        for m in means:
+            scores = rng.binomial(4, m, 60) / 4
+            tasks.append(scores[: stop_point(scores, rule).spent])
+            spent.add(len(tasks[-1]))
+        misses += sequential_lower_bound(tasks) > 100 * np.mean(means)
+    assert len(spent) > 3  # the rule did stop at different counts
+    assert misses / reps <= 0.05, misses
+
+
+def test_a_sequential_row_reads_its_scores_in_visiting_order():
+    """The bound of a row of stopped cells is the confidence sequences' (wider than Wilson's here)."""
+    cells = _cells({1024: [[1.0] * 30, [1.0] * 20 + [0.0] * 10]})
+    fixed = length_scores(cells)[0].lower
+    for cell in cells:
+        cell.detail["sequential"] = {"visited": list(range(cell.n))[::-1]}
+    sequential = length_scores(cells)[0]
+    assert sequential.average == pytest.approx(100 * 50 / 60)
+    assert sequential.lower < fixed

@@ -1,0 +1,67 @@
+"""What the generation tasks (passkey, RULER) share as cell runners: how they are set up, what keys
+their cells, and whether a model preset wants BOS in front of their prompts.
+
+Both answer prompts by greedy decoding, journal each sample's answer, split samples over processes
+(``--shard``, torchrun) and may sample in rounds (``--samples auto``), which one process must decide.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coca_eval.distributed.share import WHOLE, Share
+from coca_eval.errors import CocaEvalError
+from coca_eval.journal import Journal
+from coca_eval.methods import MethodSpec
+from coca_eval.progress import CellProgress
+
+PRESET_BOS = "auto (the preset's documents start with BOS)"  # in a cell's identity: not a cold reading
+
+
+def preset_puts_bos(params: Any, model: str | None) -> bool:
+    """Whether ``--bos auto`` puts BOS in front because ``model`` is a preset trained on documents that
+    each follow its BOS token, which its tokenizer does not add (the zoo's models). The prompt builder
+    and the cell key both ask this one question, so a cold reading never shares a journal key with it."""
+    from coca_eval.models.presets import MODEL_PRESETS
+
+    return params.bos == "auto" and model in MODEL_PRESETS and MODEL_PRESETS.get(model).prompt_starts_with_bos
+
+
+class GenerationTask:
+    """The common part of a generation task's :class:`~coca_eval.runner.CellTask`: ``name`` and
+    ``version`` (the subclass's) enter every cell key."""
+
+    name: str
+    version: int
+
+    def __init__(
+        self,
+        params: Any,
+        journal: Journal,
+        progress: CellProgress,
+        prefix_reuse: bool = True,
+        share: Share = WHOLE,
+        **_: object,
+    ):
+        self.params, self.journal, self.progress = params, journal, progress
+        self.prefix_reuse, self.share = prefix_reuse, share
+        if params.samples == "auto" and not share.whole:
+            raise CocaEvalError(
+                "--samples auto decides after each round of samples in one process; leave out --shard "
+                "and torchrun, or give a fixed --samples N"
+            )
+
+    def identity(self, method: MethodSpec, weights: str, length: int) -> dict[str, Any]:
+        """What keys a cell: the task and its version, method, weights, the parameters but the lengths
+        (a cell is one length), the length, and BOS where a preset put it in front."""
+        identity = {
+            "task": self.name,
+            "version": self.version,
+            "method": method.identity(),
+            "weights": weights,
+            "params": {**self.params.identity(), "lengths": None},
+            "length": length,
+        }
+        if preset_puts_bos(self.params, method.model):
+            identity["params"]["bos"] = PRESET_BOS
+        return identity
