@@ -98,6 +98,7 @@ def train(name: str, out: Path, device: str) -> None:
     from coca_eval.zoo.datasets import ZooData
     from coca_eval.zoo.finetune import FineTuneSpec, finetune
     from coca_eval.zoo.finetunes import FINETUNES, finetune_spec, root_entry
+    from coca_eval.zoo.names import run_dir_under
     from coca_eval.zoo.specfile import load_spec_file
     from coca_eval.zoo.train import resolve_device
     from coca_eval.zoo.train import train as train_one
@@ -111,6 +112,8 @@ def train(name: str, out: Path, device: str) -> None:
         specs, tunes = [], [finetune_spec(name)]
     else:
         specs, tunes = [zoo_spec(name)], []
+    for chosen in [*specs, *tunes]:
+        run_dir_under(out, chosen.name)  # every run folder is checked before any model trains
     roots = specs or [ZOO[root_entry(t.base)] for t in tunes]  # a fine-tune reads its base's books
     books = {(s.architecture.vocab_size, s.recipe.extra_books) for s in roots}
     if len(books) != 1:
@@ -118,9 +121,9 @@ def train(name: str, out: Path, device: str) -> None:
     resolve_device(device)  # a missing GPU is refused before the books are read
     data = ZooData.load(*books.pop())
     for spec in specs:
-        stdout.print(f"{spec.name}: saved {train_one(spec, out / spec.name, data, device)}")
+        stdout.print(f"{spec.name}: saved {train_one(spec, run_dir_under(out, spec.name), data, device)}")
     for tune in tunes:
-        saved = finetune(tune, out / tune.name, base_weights(tune.base, out), data, device)
+        saved = finetune(tune, run_dir_under(out, tune.name), base_weights(tune.base, out), data, device)
         stdout.print(f"{tune.name}: saved {saved}")
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from coca_eval.zoo.names import name_problem
 
 Position = Literal["rope", "coca", "alibi", "prope"]
 
@@ -87,6 +89,18 @@ class ZooSpec(BaseModel):
     rope_fraction: float = Field(1.0, ge=0.0, le=1.0)
     recipe: Recipe = Recipe()
     architecture: Architecture = Architecture()
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_a_folder(cls, name: str) -> str:
+        return folder_name(name)
+
+
+def folder_name(name: str) -> str:
+    """A spec's name becomes ``OUT/NAME``: refuse one that is a path (see zoo/names.py)."""
+    if (problem := name_problem(name)) is not None:
+        raise ValueError(problem)
+    return name
 
 
 def lr_at(recipe: Recipe, step: int) -> float:
