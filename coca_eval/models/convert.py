@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import copy_side_file
 from coca_eval.models.coca.configuration_coca import COCA_VARIANTS
 
 _WEIGHT_FILE = re.compile(r"\.(safetensors|bin|pt|pth|ckpt|msgpack|h5)$|\.index\.json$")
@@ -145,8 +145,8 @@ def _load_and_save(src: Path, out: Path, config: Any, key_mapping: dict[str, str
         raise CocaEvalError(f"{src} does not match the {layout} layout ({len(problems)} keys: {shown})")
     out.mkdir(parents=True, exist_ok=True)
     for path in src.iterdir():  # tokenizer and generation files; config and weights are written below
-        if path.is_file() and path.name != "config.json" and not _WEIGHT_FILE.search(path.name):
-            shutil.copy2(path, out / path.name)
+        if path.name != "config.json" and not _WEIGHT_FILE.search(path.name) and not path.is_dir():
+            copy_side_file(path, src, out)
     model.config.architectures = [type(model).__name__]
     model.save_pretrained(out, save_original_format=False)  # our key names, not the source's k_proj
     return out
