@@ -59,8 +59,9 @@ def probe(model: str, dataset: str, passage: int, window: int) -> None:
     from coca_eval.data.sources import load_documents
     from coca_eval.models.presets import resolve_model
     from coca_eval.models.registration import register_model_types
-    from coca_eval.zoo.probe import context_use
+    from coca_eval.zoo.probe import check_probe_sizes, context_use, probe_fits
 
+    check_probe_sizes(passage, window)
     register_model_types()
     path = resolve_model(model)[0]
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
@@ -68,11 +69,14 @@ def probe(model: str, dataset: str, passage: int, window: int) -> None:
     table = Table("document", "first reading loss", "repeat loss", "PPL alone", "PPL one back", "PPL window")
     for doc in load_documents(dataset):
         ids = tokenizer(doc.text)["input_ids"]
-        if len(ids) <= max(2 * passage, window + 1):
+        if not probe_fits(len(ids), passage, window):
             continue
         use = context_use(lm, ids, passage, window)
         numbers = (use.first_loss, use.repeat_loss, use.ppl_alone, use.ppl_one_back, use.ppl_window)
         table.add_row(doc.doc_id, *(f"{x:.2f}" for x in numbers))
+    if not table.rows:
+        need = max(2 * passage, window + 1) + 1
+        raise CocaEvalError(f"no document of {dataset} has the {need} tokens --passage/--window need")
     stdout.print(table)
 
 

@@ -41,7 +41,7 @@ class FineTuneSpec(BaseModel):
     base: str  # a zoo entry (or another fine-tune) whose trained weights this starts from
     to_coca: Literal["slack", "strict"] | None = None  # convert from LLaMA first
     pi_factor: float | None = Field(None, gt=1.0)  # linear RoPE scaling (Position Interpolation)
-    stages: tuple[Stage, ...]
+    stages: tuple[Stage, ...] = Field(min_length=1)
     recipe: Recipe  # shared by the stages; ``steps`` is replaced by each stage's
 
     @field_validator("name")
