@@ -36,9 +36,14 @@ def _read_config(src: Path) -> dict[str, Any]:
     if not path.is_file():
         raise CocaEvalError(f"{src} is not a checkpoint directory (no config.json)")
     try:
-        return json.loads(path.read_text())
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CocaEvalError(f"{path} is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise CocaEvalError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    if not isinstance(config, dict):
+        raise CocaEvalError(f"{path} holds a JSON {type(config).__name__}, not an object of config fields")
+    return config
 
 
 def torch_version() -> tuple[int, int]:

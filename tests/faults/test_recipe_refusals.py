@@ -89,3 +89,29 @@ def test_a_probe_that_cannot_read_its_passage_or_window_is_one_line(tmp_path, ca
     else:
         assert_one_line_error(result, 2, fragment)
     assert result.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not a checkpoint"])
+def test_a_damaged_checkpoint_is_one_line(tmp_path, damage):
+    import sys
+    from pathlib import Path
+
+    import torch
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "zoo"))  # the micro zoo of tests/zoo
+    from zoo_fixtures import micro_data, micro_spec
+
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.zoo.train import train
+
+    run = tmp_path / "run"
+    run.mkdir()
+    if damage == "truncated":
+        torch.save({"spec": "x", "model": {"w": torch.zeros(1000)}}, run / "checkpoint.pt")
+        data = (run / "checkpoint.pt").read_bytes()
+        (run / "checkpoint.pt").write_bytes(data[: len(data) // 2])
+    else:
+        torch.save([1, 2, 3], run / "checkpoint.pt")
+    with pytest.raises(CocaEvalError, match="checkpoint.pt .*move it away"):
+        train(micro_spec("rope", steps=2), run, micro_data())
+    assert not (run / "model").exists()
