@@ -60,3 +60,21 @@ def _fsync_directory(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def copy_side_file(path: Path, source_dir: Path, dest_dir: Path) -> bool:
+    """Copy ``path`` (a tokenizer or README beside some weights) into ``dest_dir``; returns whether
+    it was copied. A link, or anything resolving outside ``source_dir``, is skipped with a one-line
+    warning: a checkpoint from elsewhere with ``README.md -> /etc/shadow`` must not have that file
+    copied into an output someone shares."""
+    import shutil
+    import sys
+
+    path = Path(path)
+    if path.is_symlink() or not path.resolve().is_relative_to(Path(source_dir).resolve()):
+        print(f"coca-eval: warning: skipped {path}: a link, not a file of {source_dir}", file=sys.stderr)
+        return False
+    if not path.is_file():
+        return False
+    shutil.copy2(path, Path(dest_dir) / path.name)
+    return True

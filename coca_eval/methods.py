@@ -66,6 +66,8 @@ def load_methods_file(path: Path, dtype: str, backend: str) -> list[MethodSpec]:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CocaEvalError(f"methods file not found: {path}") from None
+    except UnicodeDecodeError as exc:
+        raise CocaEvalError(f"methods file {path} is not UTF-8 text (byte {exc.start})") from None
     except (OSError, yaml.YAMLError) as exc:
         raise CocaEvalError(f"cannot read methods file {path}: {str(exc).splitlines()[0]}") from None
     entries = raw.get("methods") if isinstance(raw, dict) else None

@@ -6,6 +6,7 @@ One dataclass serves the four analyses; each names the fields that change its nu
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -61,6 +62,8 @@ def make_params(analysis: str, values: dict[str, Any]) -> AnalysisParams:
     params = AnalysisParams(analysis=analysis, **values)
     for name in ("num_docs", "pairs", "samples", "near", "last_rows"):
         require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
+    if not 1 < params.outlier_ratio < math.inf:  # at most 1, the median head itself is an "outlier"
+        raise CocaEvalError(f"--outlier-ratio must be a number above 1 (got {params.outlier_ratio:g})")
     if min(params.lengths) < 2:
         raise CocaEvalError("lengths must be at least 2 tokens")
     if params.random_bound is not None and params.random_bound < max(params.lengths):

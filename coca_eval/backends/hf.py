@@ -168,6 +168,16 @@ class HFBackend:
             return self.model.get_decoder()(input_ids=input_ids, use_cache=False).last_hidden_state
 
 
+def _damaged_weights_errors() -> tuple[type[BaseException], ...]:
+    """What reading a truncated or foreign weights file raises (safetensors' header check, a pickle
+    cut short): a damaged download or a link to another file, the user's to fix, not a traceback."""
+    import pickle
+
+    from safetensors import SafetensorError
+
+    return (SafetensorError, pickle.UnpicklingError, EOFError)
+
+
 def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | None = None) -> HFBackend:
     """Load the method's model with its rope patch applied to the config before the weights."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -194,7 +204,11 @@ def load_hf_backend(method: MethodSpec, device: str = "cpu", device_map: str | N
             trust_remote_code=False,
         )
         tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, *_damaged_weights_errors()) as exc:
+        raise CocaEvalError(f"cannot load model {method.model!r}: {str(exc).splitlines()[0]}") from None
+    except RuntimeError as exc:  # torch.load on a cut-off pickle .bin; anything else is a bug
+        if "PytorchStreamReader" not in str(exc):
+            raise
         raise CocaEvalError(f"cannot load model {method.model!r}: {str(exc).splitlines()[0]}") from None
     if device_map is None:
         model.to(device)

@@ -47,6 +47,9 @@ class Server:
     client: CompletionsClient
     model: str
 
+    def __str__(self) -> str:  # how a waiting line names it
+        return self.client.base_url
+
 
 def _served_name(client: CompletionsClient, side: LocalModelSide, model: str) -> str:
     """The server's name for the model: the only one served, or the one named like ``--model``."""

@@ -98,7 +98,7 @@ class CompletionsClient:
         self,
         base_url: str,
         api_key: str | None = None,
-        timeout: float = 600.0,
+        timeout: float = 120.0,
         retries: int = RETRIES,
         sleep: Callable[[float], None] | None = None,
         key_env: str = DEFAULT_KEY_ENV,
@@ -134,17 +134,18 @@ class CompletionsClient:
     def _once(self, path: str, data: bytes | None, timeout: float) -> bytes:
         """One request's body; :class:`_Transient` for what a retry may fix, else a one-line error."""
         request = urllib.request.Request(self.url.request_url(path), data=data, headers=self._headers)
-        dropped = f"server {self.base_url} timed out or dropped the connection on {path}"
+        dropped = f"server {self.base_url} dropped the connection on {path}"
+        slow = f"server {self.base_url} sent no answer on {path} within --request-timeout {timeout:g} s"
         try:
             with self._opener.open(request, timeout=timeout) as response:
                 return response.read()
         except urllib.error.HTTPError as exc:
             raise self._http_error(exc, path) from None
-        except _DROPPED:
-            raise _Transient(dropped) from None
+        except _DROPPED as exc:
+            raise _Transient(slow if isinstance(exc, TimeoutError) else dropped) from None
         except urllib.error.URLError as exc:  # a refused connection, a name that does not resolve, ...
             if isinstance(exc.reason, _DROPPED):
-                raise _Transient(dropped) from None
+                raise _Transient(slow if isinstance(exc.reason, TimeoutError) else dropped) from None
             reason = exc.reason
         except (OSError, http.client.HTTPException) as exc:
             reason = exc
@@ -192,7 +193,8 @@ class CompletionsClient:
 def client_for(engine, url: str) -> CompletionsClient:
     """A client for the server at ``url`` with the key in the variable ``EngineOptions`` name."""
     key_env = engine.api_key_env or DEFAULT_KEY_ENV
-    return CompletionsClient(url, os.environ.get(key_env) or None, key_env=key_env)
+    timeout = engine.request_timeout
+    return CompletionsClient(url, os.environ.get(key_env) or None, timeout=timeout, key_env=key_env)
 
 
 def clients_for(engine) -> list[CompletionsClient]:

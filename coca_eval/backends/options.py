@@ -6,6 +6,7 @@ changes a number, so they stay out of the cell keys; the backend name itself is 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -14,13 +15,17 @@ from coca_eval.errors import CocaEvalError
 
 EXECUTORS = ("mp", "ray")  # vLLM's distributed_executor_backend values that suit a coca-eval run
 _SIZES = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_concurrent")
+# a server's requests in flight at once: past this a typo (4000 for 40) only opens threads and sockets
+MAX_CONCURRENT = 256
+REQUEST_TIMEOUT_S = 120.0  # a completions request of BATCH long prompts answers well within this
 
 
 @dataclass(frozen=True)
 class EngineOptions:
     """vLLM engine settings (``None`` = vLLM's default); the server URLs of the openai backend, how
-    many requests each may have in flight, and the environment variable holding its API key (``None``
-    = ``OPENAI_API_KEY``; the key itself never enters these options, so it cannot be recorded)."""
+    many requests each may have in flight, the environment variable holding its API key (``None``
+    = ``OPENAI_API_KEY``; the key itself never enters these options, so it cannot be recorded), and
+    how long one request may go unanswered before it counts as failed (then retried)."""
 
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
@@ -32,6 +37,7 @@ class EngineOptions:
     base_urls: tuple[str, ...] = ()
     max_concurrent: int = 4
     api_key_env: str | None = None
+    request_timeout: float = REQUEST_TIMEOUT_S
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "base_urls", tuple(self.base_urls))  # a list from a notebook is fine
@@ -39,6 +45,14 @@ class EngineOptions:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise CocaEvalError(f"--{name.replace('_', '-')} must be a positive integer (got {value})")
+        if self.max_concurrent > MAX_CONCURRENT:
+            raise CocaEvalError(
+                f"--max-concurrent {self.max_concurrent} is more requests per server than any server "
+                f"takes at once; use at most {MAX_CONCURRENT}"
+            )
+        timeout = self.request_timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+            raise CocaEvalError(f"--request-timeout must be a positive number of seconds (got {timeout})")
         if self.distributed_executor_backend not in (None, *EXECUTORS):
             raise CocaEvalError(
                 f"--distributed-executor-backend must be one of {', '.join(EXECUTORS)} "

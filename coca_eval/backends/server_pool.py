@@ -11,18 +11,25 @@ Dealing in turn rather than letting idle servers take work keeps the spread pred
 gets a share, which a slow server's run can be checked against); the turn carries over from call to
 call, so even one row per call (``--batch-size 1``) alternates servers. The first failure anywhere,
 already retried by the client, cancels the pieces not yet started and ends the call with its error.
+
+While a call waits on requests and none comes back for ``HEARTBEAT_S`` seconds, a line names the
+server whose request has been out longest and for how long: a hung server is seen while it is hung,
+not only once its ``--request-timeout`` and retries run out.
 """
 
 from __future__ import annotations
 
 import queue
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Generic, TypeVar
 
 Server = TypeVar("Server")
 Answer = TypeVar("Answer")
+HEARTBEAT_S = 30.0  # as often as the progress's own plain lines (coca_eval.progress.PLAIN_INTERVAL_S)
 
 
 def pieces(count: int, slots: int, largest: int) -> list[range]:
@@ -32,14 +39,17 @@ def pieces(count: int, slots: int, largest: int) -> list[range]:
     return [range(lo, min(lo + size, count)) for lo in range(0, count, size)]
 
 
-def in_order(futures: Sequence[Future]) -> Iterator:
+def in_order(futures: Sequence[Future], on_idle: Callable[[], None] | None = None) -> Iterator:
     """The futures' results in their order, each as soon as it and those before it are done; the
-    first failure among them, whichever finishes first, is raised at once and cancels the rest."""
+    first failure among them, whichever finishes first, is raised at once and cancels the rest.
+    ``on_idle`` is called each time ``HEARTBEAT_S`` seconds pass with none of them finishing."""
     waiting = set(futures)
     try:
         for future in futures:
             while not future.done():
-                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                done, waiting = wait(waiting, timeout=HEARTBEAT_S, return_when=FIRST_COMPLETED)
+                if not done and on_idle is not None:
+                    on_idle()
                 for finished in done:
                     if finished.exception() is not None:
                         raise finished.exception()
@@ -89,6 +99,8 @@ class ServerPool(Generic[Server]):
         self.servers, self.max_concurrent = list(servers), max_concurrent
         self._workers: list[Workers] | None = None
         self._turn = 0  # the server that gets the next piece
+        self._out: dict[object, tuple[int, float]] = {}  # request -> (server index, when it was sent)
+        self._out_lock = threading.Lock()
 
     def _server_workers(self, index: int) -> Workers:
         if self._workers is None:  # threads start on first use, not when the backend loads
@@ -107,8 +119,33 @@ class ServerPool(Generic[Server]):
         for rows in spans:
             index = self._turn
             self._turn = (self._turn + 1) % len(self.servers)
-            futures.append(self._server_workers(index).submit(send, self.servers[index], rows))
-        yield from zip(spans, in_order(futures), strict=True)
+            futures.append(self._server_workers(index).submit(self._sent, send, index, rows))
+        yield from zip(spans, in_order(futures, self._report_slowest), strict=True)
+
+    def _sent(self, send: Callable[[Server, range], list[Answer]], index: int, rows: range) -> list[Answer]:
+        """``send`` to server ``index``, noted as out while it runs (for the waiting line)."""
+        request = object()
+        with self._out_lock:
+            self._out[request] = (index, time.monotonic())
+        try:
+            return send(self.servers[index], rows)
+        finally:
+            with self._out_lock:
+                del self._out[request]
+
+    def _report_slowest(self) -> None:
+        """One line naming the server whose request has waited longest (a server prints as its URL)."""
+        with self._out_lock:
+            out = list(self._out.values())
+        if not out:
+            return
+        index, since = min(out, key=lambda entry: entry[1])
+        waited = time.monotonic() - since
+        print(
+            f"coca-eval: waiting for server {self.servers[index]}: a request unanswered for {waited:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def close(self) -> None:
         """Stop every server's threads (the method's cells are done); a later call starts new ones."""

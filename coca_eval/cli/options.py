@@ -25,6 +25,7 @@ ENGINE_KEYS = (
     "base_urls",
     "max_concurrent",
     "api_key_env",
+    "request_timeout",
 )
 
 
@@ -81,6 +82,7 @@ def _parallel_options() -> list:
 
 def _engine_options() -> list:
     """Backend choice and the engine options of the vllm and openai backends."""
+    from coca_eval.backends.options import REQUEST_TIMEOUT_S
     from coca_eval.backends.registry import BACKENDS
 
     return [
@@ -105,6 +107,14 @@ def _engine_options() -> list:
             default=4,
             show_default=True,
             help="openai backend: requests each server may have in flight at once.",
+        ),
+        click.option(
+            "--request-timeout",
+            type=float,
+            default=REQUEST_TIMEOUT_S,
+            show_default=True,
+            help="openai backend: seconds a request may go unanswered before it is retried (a hung "
+            "server is named while it is waited for).",
         ),
         click.option(
             "--api-key-env",

@@ -91,6 +91,17 @@ class ShardShare(Share):
         mine = cell is not None and cell.status == "partial"
         return cell if mine and cell.detail.get("shard") == self.partition.label else None
 
+    def owned(self, units: int) -> list[int]:
+        """This shard's units; a shard past the cell's last unit would write an empty part and exit
+        0 with nothing computed, so that is refused (the cells finished before stay journaled)."""
+        if units <= self.partition.index:
+            raise CocaEvalError(
+                f"--shard {self.partition.label}: a cell here has only {units} units (documents or "
+                f"samples), so shard {self.partition.index + 1} has none to compute; split into at most "
+                f"{units} shards"
+            )
+        return super().owned(units)
+
     def cell(self, base: dict, parts: dict[int, dict], units: int, context: dict, combine: Combine) -> Cell:
         return partial_cell(base, parts, units, context, self.partition)
 

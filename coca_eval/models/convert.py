@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import copy_side_file
 from coca_eval.models.coca.configuration_coca import COCA_VARIANTS
 
 _WEIGHT_FILE = re.compile(r"\.(safetensors|bin|pt|pth|ckpt|msgpack|h5)$|\.index\.json$")
@@ -36,9 +36,14 @@ def _read_config(src: Path) -> dict[str, Any]:
     if not path.is_file():
         raise CocaEvalError(f"{src} is not a checkpoint directory (no config.json)")
     try:
-        return json.loads(path.read_text())
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CocaEvalError(f"{path} is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise CocaEvalError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    if not isinstance(config, dict):
+        raise CocaEvalError(f"{path} holds a JSON {type(config).__name__}, not an object of config fields")
+    return config
 
 
 def torch_version() -> tuple[int, int]:
@@ -145,8 +150,8 @@ def _load_and_save(src: Path, out: Path, config: Any, key_mapping: dict[str, str
         raise CocaEvalError(f"{src} does not match the {layout} layout ({len(problems)} keys: {shown})")
     out.mkdir(parents=True, exist_ok=True)
     for path in src.iterdir():  # tokenizer and generation files; config and weights are written below
-        if path.is_file() and path.name != "config.json" and not _WEIGHT_FILE.search(path.name):
-            shutil.copy2(path, out / path.name)
+        if path.name != "config.json" and not _WEIGHT_FILE.search(path.name) and not path.is_dir():
+            copy_side_file(path, src, out)
     model.config.architectures = [type(model).__name__]
     model.save_pretrained(out, save_original_format=False)  # our key names, not the source's k_proj
     return out

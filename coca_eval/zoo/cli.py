@@ -59,8 +59,9 @@ def probe(model: str, dataset: str, passage: int, window: int) -> None:
     from coca_eval.data.sources import load_documents
     from coca_eval.models.presets import resolve_model
     from coca_eval.models.registration import register_model_types
-    from coca_eval.zoo.probe import context_use
+    from coca_eval.zoo.probe import check_probe_sizes, context_use, probe_fits
 
+    check_probe_sizes(passage, window)
     register_model_types()
     path = resolve_model(model)[0]
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
@@ -68,11 +69,14 @@ def probe(model: str, dataset: str, passage: int, window: int) -> None:
     table = Table("document", "first reading loss", "repeat loss", "PPL alone", "PPL one back", "PPL window")
     for doc in load_documents(dataset):
         ids = tokenizer(doc.text)["input_ids"]
-        if len(ids) <= max(2 * passage, window + 1):
+        if not probe_fits(len(ids), passage, window):
             continue
         use = context_use(lm, ids, passage, window)
         numbers = (use.first_loss, use.repeat_loss, use.ppl_alone, use.ppl_one_back, use.ppl_window)
         table.add_row(doc.doc_id, *(f"{x:.2f}" for x in numbers))
+    if not table.rows:
+        need = max(2 * passage, window + 1) + 1
+        raise CocaEvalError(f"no document of {dataset} has the {need} tokens --passage/--window need")
     stdout.print(table)
 
 
@@ -98,6 +102,7 @@ def train(name: str, out: Path, device: str) -> None:
     from coca_eval.zoo.datasets import ZooData
     from coca_eval.zoo.finetune import FineTuneSpec, finetune
     from coca_eval.zoo.finetunes import FINETUNES, finetune_spec, root_entry
+    from coca_eval.zoo.names import run_dir_under
     from coca_eval.zoo.specfile import load_spec_file
     from coca_eval.zoo.train import resolve_device
     from coca_eval.zoo.train import train as train_one
@@ -111,6 +116,8 @@ def train(name: str, out: Path, device: str) -> None:
         specs, tunes = [], [finetune_spec(name)]
     else:
         specs, tunes = [zoo_spec(name)], []
+    for chosen in [*specs, *tunes]:
+        run_dir_under(out, chosen.name)  # every run folder is checked before any model trains
     roots = specs or [ZOO[root_entry(t.base)] for t in tunes]  # a fine-tune reads its base's books
     books = {(s.architecture.vocab_size, s.recipe.extra_books) for s in roots}
     if len(books) != 1:
@@ -118,9 +125,9 @@ def train(name: str, out: Path, device: str) -> None:
     resolve_device(device)  # a missing GPU is refused before the books are read
     data = ZooData.load(*books.pop())
     for spec in specs:
-        stdout.print(f"{spec.name}: saved {train_one(spec, out / spec.name, data, device)}")
+        stdout.print(f"{spec.name}: saved {train_one(spec, run_dir_under(out, spec.name), data, device)}")
     for tune in tunes:
-        saved = finetune(tune, out / tune.name, base_weights(tune.base, out), data, device)
+        saved = finetune(tune, run_dir_under(out, tune.name), base_weights(tune.base, out), data, device)
         stdout.print(f"{tune.name}: saved {saved}")
 
 

@@ -16,10 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.zoo.recipe import Recipe
+from coca_eval.zoo.names import run_dir_under
+from coca_eval.zoo.recipe import Recipe, folder_name
 
 
 class Stage(BaseModel):
@@ -40,8 +41,13 @@ class FineTuneSpec(BaseModel):
     base: str  # a zoo entry (or another fine-tune) whose trained weights this starts from
     to_coca: Literal["slack", "strict"] | None = None  # convert from LLaMA first
     pi_factor: float | None = Field(None, gt=1.0)  # linear RoPE scaling (Position Interpolation)
-    stages: tuple[Stage, ...]
+    stages: tuple[Stage, ...] = Field(min_length=1)
     recipe: Recipe  # shared by the stages; ``steps`` is replaced by each stage's
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_a_folder(cls, name: str) -> str:
+        return folder_name(name)
 
     def stage_recipe(self, index: int) -> Recipe:
         return self.recipe.model_copy(update={"steps": self.stages[index].steps})
@@ -105,7 +111,8 @@ def finetune(spec: FineTuneSpec, run_dir: Path, base_dir: Path, data, device: st
         set_trainable(model, stage)
         stage_key = f"{spec.model_dump_json()} stage {index + 1}"
         recipe = spec.stage_recipe(index)
-        seconds, entries = fit(model, recipe, stream, run_dir / f"stage-{index + 1}", stage_key, spec.name)
+        stage_dir = run_dir_under(run_dir, f"stage-{index + 1}")
+        seconds, entries = fit(model, recipe, stream, stage_dir, stage_key, spec.name)
         spent += seconds
         log += [{**e, "stage": index + 1, "step": e["step"] + before} for e in entries]
         before += stage.steps

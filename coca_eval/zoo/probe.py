@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from coca_eval.errors import CocaEvalError
+
 
 @dataclass(frozen=True)
 class ContextUse:
@@ -63,3 +65,16 @@ def context_use(model, ids: list[int], passage: int = 32, window: int = 512) -> 
     model.eval()
     first, repeat = copy_losses(model, ids, passage)
     return ContextUse(passage, first, repeat, *context_perplexities(model, ids, window))
+
+
+def check_probe_sizes(passage: int, window: int) -> None:
+    """Both readings need at least two tokens to have a next-token loss: below that every loss is the
+    mean of nothing (NaN), so such a probe is refused instead of printing a table of NaN."""
+    for flag, value in (("--passage", passage), ("--window", window)):
+        if value < 2:
+            raise CocaEvalError(f"{flag} {value}: must be at least 2 tokens")
+
+
+def probe_fits(length: int, passage: int, window: int) -> bool:
+    """Whether a document of ``length`` tokens holds two readings of a passage and a full window."""
+    return length > max(2 * passage, window + 1)

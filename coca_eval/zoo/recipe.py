@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from coca_eval.zoo.names import name_problem
 
 Position = Literal["rope", "coca", "alibi", "prope"]
 
@@ -33,29 +35,37 @@ class Recipe(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     seed: int = 0
-    context: int = 512
-    batch_size: int = 64
-    steps: int = 3000
-    peak_lr: float = 4e-3
-    start_lr: float = 1e-7
-    final_lr_ratio: float = 0.1
-    warmup_fraction: float = 0.01
+    context: int = Field(512, gt=1)
+    batch_size: int = Field(64, gt=0)
+    steps: int = Field(3000, gt=0)
+    peak_lr: float = Field(4e-3, gt=0.0)
+    start_lr: float = Field(1e-7, ge=0.0)
+    final_lr_ratio: float = Field(0.1, ge=0.0)
+    warmup_fraction: float = Field(0.01, ge=0.0, le=1.0)
     betas: tuple[float, float] = (0.9, 0.95)
-    weight_decay: float = 0.0
-    grad_clip: float = 1.0
+    weight_decay: float = Field(0.0, ge=0.0)
+    grad_clip: float = Field(1.0, gt=0.0)
     passkey_fraction: float = Field(0.25, ge=0.0, le=1.0)
     copy_fraction: float = Field(0.0, ge=0.0, le=1.0)  # rows of a random segment repeated (a variant's knob)
     copy_warmup_steps: int = Field(0, ge=0)  # the first steps train on copy rows only (a variant's knob)
     extra_books: bool = False  # also train on the train-extra books (zoo/corpus.py): fewer passes
-    checkpoint_every: int = 100
+    checkpoint_every: int = Field(100, gt=0)
     bf16_autocast: bool = True  # where the hardware has bf16 (zoo/hardware.py): 1.38x on AVX-512, off on AVX2
-    eval_windows: int = 32
+    eval_windows: int = Field(32, gt=0)
 
     @model_validator(mode="after")
     def _fractions_fit(self) -> Recipe:
         if self.passkey_fraction + self.copy_fraction > 1.0:
             raise ValueError("passkey_fraction + copy_fraction must be at most 1")
         return self
+
+    @field_validator("betas")
+    @classmethod
+    def _betas_in_range(cls, betas: tuple[float, float]) -> tuple[float, float]:
+        """AdamW's moment decays: outside [0, 1) torch refuses them mid-run or the moments diverge."""
+        if not all(0.0 <= beta < 1.0 for beta in betas):
+            raise ValueError(f"each of betas {list(betas)} must be in [0, 1)")
+        return betas
 
 
 class Architecture(BaseModel):
@@ -66,12 +76,20 @@ class Architecture(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    vocab_size: int = 512  # small: the models learn to lean on their context (4096 left them near-bigram)
-    hidden_size: int = 160
-    intermediate_size: int = 480
-    num_hidden_layers: int = 6
-    num_attention_heads: int = 5
-    rope_theta: float = 10000.0
+    vocab_size: int = Field(512, gt=0)  # small: the models lean on their context (4096 left them near-bigram)
+    hidden_size: int = Field(160, gt=0)
+    intermediate_size: int = Field(480, gt=0)
+    num_hidden_layers: int = Field(6, gt=0)
+    num_attention_heads: int = Field(5, gt=0)
+    rope_theta: float = Field(10000.0, gt=0.0)
+
+    @model_validator(mode="after")
+    def _heads_divide_width(self) -> Architecture:
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"num_attention_heads {self.num_attention_heads} must divide hidden_size {self.hidden_size}"
+            )
+        return self
 
 
 class ZooSpec(BaseModel):
@@ -87,6 +105,18 @@ class ZooSpec(BaseModel):
     rope_fraction: float = Field(1.0, ge=0.0, le=1.0)
     recipe: Recipe = Recipe()
     architecture: Architecture = Architecture()
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_a_folder(cls, name: str) -> str:
+        return folder_name(name)
+
+
+def folder_name(name: str) -> str:
+    """A spec's name becomes ``OUT/NAME``: refuse one that is a path (see zoo/names.py)."""
+    if (problem := name_problem(name)) is not None:
+        raise ValueError(problem)
+    return name
 
 
 def lr_at(recipe: Recipe, step: int) -> float:

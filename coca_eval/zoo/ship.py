@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import copy_side_file
 
 FP16_MAX = torch.finfo(torch.float16).max
 SIDE_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja")
@@ -40,8 +41,8 @@ def ship(model_dir: Path, dest: Path) -> Path:
         shutil.rmtree(dest)
     model.to(torch.float16).save_pretrained(dest, safe_serialization=True)
     for name in SIDE_FILES:
-        if (model_dir / name).is_file():
-            shutil.copy2(model_dir / name, dest / name)
+        if (model_dir / name).is_symlink() or (model_dir / name).exists():
+            copy_side_file(model_dir / name, model_dir, dest)
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     meta["stored_dtype"] = "float16"
     meta["stored_max_abs_error"] = error

@@ -34,6 +34,8 @@ def load_spec_file(path: Path) -> ZooSpec | FineTuneSpec:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CocaEvalError(f"cannot read zoo spec {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise CocaEvalError(f"zoo spec {path} is not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise CocaEvalError(f"zoo spec {path} is not valid YAML: {str(exc).splitlines()[0]}") from None
     if not isinstance(raw, dict):

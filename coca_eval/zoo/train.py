@@ -93,12 +93,25 @@ class Checkpoint:
     def load(self, model, optimizer) -> tuple[int, float]:
         if not self.path.is_file():
             return 0, 0.0
-        state = torch.load(self.path, weights_only=True, map_location="cpu")
+        state = self._read()
         if state["spec"] != self.spec_json:
             raise CocaEvalError(f"{self.path} was made by a different zoo spec; move it away to start over")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         return int(state["step"]), float(state["seconds"])
+
+    def _read(self) -> dict:
+        """The checkpoint's state; a truncated or foreign file is one line (move it away to restart)."""
+        try:
+            state = torch.load(self.path, weights_only=True, map_location="cpu")
+        except Exception as exc:  # any failure to parse the file is a damaged file, not a bug
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise CocaEvalError(
+                f"{self.path} cannot be read ({reason}); move it away to train from the start"
+            ) from None
+        if not isinstance(state, dict) or not {"spec", "model", "optimizer", "step", "seconds"} <= set(state):
+            raise CocaEvalError(f"{self.path} is not a zoo checkpoint; move it away to train from the start")
+        return state
 
     def save(self, model, optimizer, step: int, seconds: float) -> None:
         state = {

@@ -47,6 +47,7 @@ def test_a_run_records_the_public_url_only():
         "data_parallel_size": 1,
         "base_urls": ["http://h:1/v1", "https://h2/v1"],
         "max_concurrent": 4,
+        "request_timeout": 120.0,
         "api_key_env": "MY_KEY",
     }
 

@@ -73,6 +73,7 @@ def test_backends_are_known_and_checked(tiny_llama_dir):
         "data_parallel_size": 1,
         "max_model_len": 64,
         "max_concurrent": 4,
+        "request_timeout": 120.0,
     }
 
 
