@@ -1,0 +1,313 @@
+"""``coca-eval ruler`` against lm-evaluation-harness 0.4.13's ``ruler`` tasks, side by side in one run.
+
+Same model (SmolLM2-135M-Instruct, the ``smollm2-135m`` preset's converted directory, CPU float32),
+same chat template (the tokenizer's own), same tasks, lengths and sample count. Each (task, length) is
+one whole process per harness, as a user runs it, and the two alternate which goes first so machine
+drift cannot favour either. For every row it measures:
+
+* time: wall time of the whole process (imports, model load, building the samples, decoding, writing),
+  the process's CPU time, and the machine's 1-minute load at start and end (the machine may be shared);
+* score: each harness's task score (mean per-sample score x 100) with a Wilson 95 % interval, and
+  lm-eval's outputs re-scored with our RULER scoring, which must give lm-eval's own per-sample numbers;
+* prompts: token counts of every prompt in the model's tokenizer, chat template and answer prefix
+  included (ours are N by construction; lm-eval's are whatever its search settled on), how many NIAH
+  needle lines each prompt holds and how often each expected answer appears in it, each side's answer
+  budget (lm-eval's as its log records it), and the last characters of one prompt of each side.
+
+Only tasks whose haystacks need no download work offline: ``niah_single_1`` (noise), ``niah_multikey_2``
+/ ``niah_multikey_3`` (needle haystacks), ``vt``, ``cwe``, ``fwe``. lm-eval's essay tasks read Paul
+Graham's essays from the hub, and its QA tasks SQuAD / HotpotQA.
+
+    python -m venv .venv-lmeval && .venv-lmeval/bin/pip install torch==2.13.0 "lm_eval[hf,ruler]==0.4.13"
+    nice python benchmarks/ruler_vs_lmeval.py [--tasks niah_single_1,vt,cwe,fwe] [--lengths 1024,2048] \\
+        [--samples 2] [--lmeval-venv .venv-lmeval] [--report reports/benchmarks/ruler_vs_lmeval.md]
+
+``--install`` creates the lm-eval venv (the two lines above) when it is missing. Prints one JSON line
+per row, then the markdown report (also written to ``--report``). It asserts nothing about timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+LMEVAL_PINS = ("torch==2.13.0", "lm_eval[hf,ruler]==0.4.13")
+OFFLINE_TASKS = "niah_single_1,niah_multikey_2,vt,cwe,fwe"
+# lm-eval's names where they differ from RULER's (which are ours)
+LMEVAL_NAMES = {"vt": "ruler_vt", "cwe": "ruler_cwe", "fwe": "ruler_fwe"}
+NEEDLE_LINE = "One of the special magic"
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def install_lmeval(venv: Path) -> None:
+    """A venv of lm-eval's own (its pins need not agree with ours); the CPU torch wheel comes first so
+    pip does not fetch a CUDA build."""
+    if not (venv / "bin" / "python").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *LMEVAL_PINS], check=True)
+
+
+def timed_process(command: list[str], log: Path) -> dict:
+    """Run ``command`` to the end; its wall and CPU seconds and the load around it."""
+    load_start = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with log.open("w") as out:
+        result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=child_env())
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if result.returncode not in (0, 2):  # 2: coca-eval wrote its results but some cell was an error
+        raise SystemExit(f"{command[:4]} failed with {result.returncode}; see {log}")
+    return {"wall_s": wall, "cpu_s": cpu, "load_start": load_start, "load_end": os.getloadavg()[0]}
+
+
+def child_env() -> dict[str, str]:
+    return {**os.environ, **OFFLINE_ENV, "PYTHONPATH": str(ROOT)}
+
+
+def run_ours(task: str, length: int, samples: int, seed: int, work: Path) -> dict:
+    out = work / f"ours-{task}-{length}.json"
+    command = [sys.executable, "-m", "coca_eval", "ruler", "--model", "smollm2-135m", "--tasks", task]
+    command += ["--lengths", str(length), "--samples", str(samples), "--seed", str(seed)]
+    command += ["--chat-template", "auto", "--output", str(out)]
+    timing = timed_process(command, work / f"ours-{task}-{length}.log")
+    cell = json.loads(out.read_text())["cells"][0]
+    if cell["status"] != "ok":
+        return {**timing, "error": cell["detail"].get("error", cell["status"])}
+    records = cell["detail"]["samples"]
+    return {
+        **timing,
+        "scores": [float(r["score"]) for r in records],
+        "answers": [r["answers"] for r in records],
+        "outputs": [r["output"] for r in records],
+        "answer_budget": cell["detail"]["answer_budget"],
+    }
+
+
+def run_theirs(venv: Path, model_dir: Path, task: str, length: int, samples: int, work: Path) -> dict:
+    out = work / f"lmeval-{task}-{length}"
+    name = LMEVAL_NAMES.get(task, task)
+    metadata = json.dumps({"max_seq_lengths": [length], "tokenizer": str(model_dir)})
+    command = [str(venv / "bin" / "python"), "-m", "lm_eval", "run", "--model", "hf"]
+    command += ["--model_args", f"pretrained={model_dir},dtype=float32", "--tasks", name]
+    command += ["--metadata", metadata, "--limit", str(samples), "--apply_chat_template"]
+    command += ["--batch_size", "1", "--device", "cpu", "--output_path", str(out), "--log_samples"]
+    timing = timed_process(command, work / f"lmeval-{task}-{length}.log")
+    logged = sorted(out.rglob(f"samples_{name}_*.jsonl"))
+    if not logged:
+        return {**timing, "error": f"lm-eval logged no samples (see {work}/lmeval-{task}-{length}.log)"}
+    lines = [json.loads(line) for line in logged[-1].read_text().splitlines() if line.strip()]
+    lines.sort(key=lambda s: s["doc_id"])
+    gen = [s["arguments"]["gen_args_0"] for s in lines]
+    return {
+        **timing,
+        "scores": [float(s[str(length)]) for s in lines],
+        "answers": [list(s["doc"]["outputs"]) for s in lines],
+        "outputs": [s["filtered_resps"][0] for s in lines],
+        "prompts": [g["arg_0"] for g in gen],
+        "answer_budget": gen[0]["arg_1"].get("max_gen_toks"),
+        "stop": gen[0]["arg_1"].get("until"),
+    }
+
+
+class OurPrompts:
+    """Our prompts rebuilt in this process (as ``coca-eval ruler`` builds them) for counting."""
+
+    def __init__(self, model_dir: Path):
+        from transformers import AutoTokenizer
+
+        from coca_eval.chat import chat_frame
+        from coca_eval.ruler.prompts import RulerPromptBuilder
+
+        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        encode = lambda text: self.tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+        self.builder = RulerPromptBuilder(encode, None, chat_frame("auto", self.tokenizer))
+
+    def texts_and_lengths(self, task: str, length: int, samples: int, seed: int, answers: list) -> tuple:
+        built = self.builder.build(task, length, samples, seed)
+        if [list(s.answers) for s in built] != answers:
+            raise SystemExit(f"{task}@{length}: rebuilt prompts are not the run's (answers differ)")
+        return [self.tokenizer.decode(s.ids) for s in built], [len(s.ids) for s in built]
+
+    def count(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False).input_ids)
+
+
+def prompt_facts(texts: list[str], lengths: list[int], answers: list[list[str]]) -> dict:
+    occurrences = [text.count(a) for text, refs in zip(texts, answers, strict=True) for a in refs]
+    return {
+        "tokens": lengths,
+        "needle_lines": [t.count(NEEDLE_LINE) for t in texts],
+        "answer_occurrences": [min(occurrences), max(occurrences)],
+        "tail": texts[0][-160:],
+    }
+
+
+def score_summary(scores: list[float]) -> dict:
+    from coca_eval.ruler.effective import score_interval
+
+    value = 100 * sum(scores) / len(scores)
+    return {"score": value, "interval95": list(score_interval(value, len(scores)))}
+
+
+def rescored(task: str, outputs: list[str], answers: list[list[str]]) -> list[float]:
+    from coca_eval.ruler.scoring import score_sample
+    from coca_eval.ruler.tasks import RULER_TASKS
+
+    spec = RULER_TASKS.get(task)
+    return [score_sample(spec, o, a)["score"] for o, a in zip(outputs, answers, strict=True)]
+
+
+def measure_row(args, prompts: OurPrompts, model_dir: Path, task: str, length: int, first: str) -> dict:
+    work = Path(tempfile.mkdtemp(prefix=f"ruler-vs-lmeval-{task}-{length}-"))
+    runs = {}
+    for side in (first, "theirs" if first == "ours" else "ours"):
+        if side == "ours":
+            runs["ours"] = run_ours(task, length, args.samples, args.seed, work)
+        else:
+            runs["theirs"] = run_theirs(args.lmeval_venv, model_dir, task, length, args.samples, work)
+    ours, theirs = runs["ours"], runs["theirs"]
+    row = {"task": task, "length": length, "samples": args.samples, "first": first, "work": str(work)}
+    for side, run in runs.items():
+        row[side] = {k: run[k] for k in ("wall_s", "cpu_s", "load_start", "load_end", "error") if k in run}
+    if "error" in ours or "error" in theirs:
+        return row
+    texts, lengths = prompts.texts_and_lengths(task, length, args.samples, args.seed, ours["answers"])
+    row["ours"].update(score_summary(ours["scores"]), budget=ours["answer_budget"], outputs=ours["outputs"])
+    row["ours"]["prompt"] = prompt_facts(texts, lengths, ours["answers"])
+    theirs_lengths = [prompts.count(t) for t in theirs["prompts"]]
+    row["theirs"].update(score_summary(theirs["scores"]), budget=theirs["answer_budget"], stop=theirs["stop"])
+    row["theirs"]["outputs"] = theirs["outputs"]
+    row["theirs"]["prompt"] = prompt_facts(theirs["prompts"], theirs_lengths, theirs["answers"])
+    ours_scoring = rescored(task, theirs["outputs"], theirs["answers"])
+    row["theirs"]["rescored_by_ours_equal"] = ours_scoring == theirs["scores"]
+    row["wall_ratio_ours_over_theirs"] = ours["wall_s"] / theirs["wall_s"]
+    row["cpu_ratio_ours_over_theirs"] = ours["cpu_s"] / theirs["cpu_s"]
+    return row
+
+
+def fmt_score(side: dict) -> str:
+    if "error" in side:
+        return "error"
+    low, high = side["interval95"]
+    return f"{side['score']:.0f} [{low:.0f}, {high:.0f}]"
+
+
+def fmt_tokens(side: dict) -> str:
+    if "prompt" not in side:
+        return "-"
+    tokens = side["prompt"]["tokens"]
+    return str(tokens[0]) if len(set(tokens)) == 1 else f"{min(tokens)}-{max(tokens)}"
+
+
+def report(rows: list[dict], args) -> str:
+    lines = [
+        "# coca-eval ruler vs lm-evaluation-harness 0.4.13 ruler",
+        "",
+        f"SmolLM2-135M-Instruct (Q4_1 GGUF dequantised to float32), its chat template, CPU, "
+        f"{args.samples} samples per task and length, seed {args.seed}; one whole process per harness "
+        f"and row, alternating which goes first. Machine: {os.cpu_count()} CPUs, shared with other jobs "
+        f"(load = 1-minute load average at the start and end of each process).",
+        "",
+        "| task | N | ours wall s | lm-eval wall s | ours/lm-eval wall | ours CPU s | lm-eval CPU s | "
+        "load | ours score | lm-eval score | ours prompt tokens | lm-eval prompt tokens | "
+        "answer budget ours/lm-eval |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        o, t = r["ours"], r["theirs"]
+        loads = [o["load_start"], o["load_end"], t["load_start"], t["load_end"]]
+        ratio = r.get("wall_ratio_ours_over_theirs")
+        lines.append(
+            f"| {r['task']} | {r['length']} | {o['wall_s']:.0f} | {t['wall_s']:.0f} | "
+            f"{f'{ratio:.2f}' if ratio else '-'} | {o['cpu_s']:.0f} | {t['cpu_s']:.0f} | "
+            f"{min(loads):.1f}-{max(loads):.1f} | {fmt_score(o)} | {fmt_score(t)} | {fmt_tokens(o)} | "
+            f"{fmt_tokens(t)} | {o.get('budget', '-')}/{t.get('budget', '-')} |"
+        )
+    done = [r for r in rows if "wall_ratio_ours_over_theirs" in r]
+    if done:
+        wall = [sum(r[s]["wall_s"] for r in done) for s in ("ours", "theirs")]
+        cpu = [sum(r[s]["cpu_s"] for r in done) for s in ("ours", "theirs")]
+        lines += [
+            "",
+            f"Totals over {len(done)} rows: wall {wall[0]:.0f} s ours, {wall[1]:.0f} s lm-eval "
+            f"(ours/lm-eval {wall[0] / wall[1]:.2f}); CPU {cpu[0]:.0f} s ours, {cpu[1]:.0f} s lm-eval "
+            f"(ours/lm-eval {cpu[0] / cpu[1]:.2f}); median wall ratio "
+            f"{statistics.median(r['wall_ratio_ours_over_theirs'] for r in done):.2f}.",
+        ]
+    lines += ["", "## Prompts", "", "| task | N | side | needle lines | answer occurrences | outputs |"]
+    lines += ["|---|---|---|---|---|---|"]
+    for r in done:
+        for side, name in (("ours", "ours"), ("theirs", "lm-eval")):
+            p = r[side]["prompt"]
+            outs = " / ".join(repr(o[:40]) for o in r[side]["outputs"]).replace("|", "\\|")
+            lines.append(
+                f"| {r['task']} | {r['length']} | {name} | {p['needle_lines']} | "
+                f"{p['answer_occurrences'][0]}-{p['answer_occurrences'][1]} | {outs} |"
+            )
+    lines += ["", "How each side's first prompt ends (last 160 characters):", ""]
+    for r in done:
+        for side, name in (("ours", "ours"), ("theirs", "lm-eval")):
+            lines.append(f"- {r['task']} @ {r['length']}, {name}: `{r[side]['prompt']['tail']!r}`")
+    same = all(r["theirs"]["rescored_by_ours_equal"] for r in done)
+    lines += [
+        "",
+        f"lm-eval's outputs re-scored by coca-eval's RULER scoring equal lm-eval's per-sample scores: "
+        f"{'yes, every row' if same else 'NO (see the JSON lines)'}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("--tasks", default=OFFLINE_TASKS)
+    parser.add_argument("--lengths", default="1024,2048")
+    parser.add_argument("--samples", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--lmeval-venv", type=Path, default=ROOT / ".venv-lmeval")
+    parser.add_argument("--install", action="store_true", help="create the lm-eval venv if it is missing")
+    parser.add_argument("--report", type=Path, default=None)
+    parser.add_argument("--from-rows", type=Path, help="render the report from saved JSON lines instead")
+    args = parser.parse_args()
+    if args.from_rows:
+        rows = [json.loads(line) for line in args.from_rows.read_text().splitlines() if line.startswith("{")]
+        return finish(report(rows, args), args)
+    if args.install:
+        install_lmeval(args.lmeval_venv)
+    if not (args.lmeval_venv / "bin" / "python").exists():
+        raise SystemExit(f"no lm-eval venv at {args.lmeval_venv} (run with --install)")
+    from coca_eval.models.gguf import materialize_gguf
+    from coca_eval.models.presets import SMOLLM2_135M
+
+    model_dir = materialize_gguf(SMOLLM2_135M)
+    prompts = OurPrompts(model_dir)
+    rows = []
+    pairs = [(t, int(n)) for t in args.tasks.split(",") for n in args.lengths.split(",")]
+    for i, (task, length) in enumerate(pairs):
+        row = measure_row(args, prompts, model_dir, task, length, "ours" if i % 2 == 0 else "theirs")
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    finish(report(rows, args), args)
+
+
+def finish(text: str, args) -> None:
+    print(text)
+    if args.report:
+        args.report.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
