@@ -79,6 +79,8 @@ class GateHooks:
     ``test(pair, options, seed)`` returns ``(units, result)`` or a reason to skip; ``result.effect`` is
     positive when the candidate is worse. ``protocol_keys`` are detail fields that must agree and
     ``units(cell)`` the documents or samples that must be the same ones in both runs.
+    ``positions(base, cand, start)`` restricts both runs to the positions ``>= start`` in the window
+    (None: the trained context), for a task that keeps its loss by position (ppl).
     """
 
     test: Callable[[CellPair, GateOptions, int], tuple[int, PairedResult] | str]
@@ -91,6 +93,7 @@ class GateHooks:
     min_p_value: Callable[[int], float] | None = None  # smallest p ``units`` can give (a note if too big)
     change_name: str = "change"  # "perplexity change", in that note
     more_units_hint: str = ""  # "--num-docs"
+    positions: Callable[[Run, Run, int | None], tuple[Run, Run]] | None = None  # gate --from-position
 
 
 @dataclass(frozen=True)
