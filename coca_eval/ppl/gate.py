@@ -75,7 +75,7 @@ def _start_for(run: Run, label: str, start: int | None) -> int:
 
 def _past_cell(cell: Cell, start: int, side: str) -> Cell | None:
     """The cell over the positions ``>= start`` only (labelled so), None when it reaches none."""
-    label = f"{cell.method} [positions >= {format_length(start)}]"
+    label = f"{cell.method} (positions >= {format_length(start)})"
     if cell.status != "ok":
         return (
             None

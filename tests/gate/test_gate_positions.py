@@ -52,7 +52,7 @@ def test_a_rise_past_the_trained_length_fails_there_but_not_over_the_whole_windo
     (verdict,) = past.cells
     assert past.failed and verdict.verdict == "regression"
     assert verdict.result.effect == pytest.approx(math.expm1(0.03), abs=0.002)
-    assert verdict.pair.base.method == "m [positions >= 2k]" and verdict.units == DOCS
+    assert verdict.pair.base.method == "m (positions >= 2k)" and verdict.units == DOCS
     same = run_gate(past_position_pairs([(base, ppl_run(0.0))], 2048), OPTIONS)
     assert not same.failed and same.cells[0].result.effect == pytest.approx(0.0, abs=1e-12)
 
