@@ -99,3 +99,14 @@ def test_the_command_line_gates_past_the_trained_length(tmp_path, capsys, monkey
     out = capsys.readouterr()
     assert codes == [0, 1, 2], out.out + out.err
     assert "positions >= 2k" in out.out and "not a bucket edge" in out.err
+
+
+def test_two_methods_of_one_run_compare_past_the_baseline_methods_trained_length():
+    from coca_eval.gate.protocol import select_method
+
+    plain, other = ppl_run(0.0, method="RoPE"), ppl_run(0.03, method="RoPE + PI")
+    both = Run(config={**plain.config, "methods": plain.config["methods"] + other.config["methods"]},
+               cells=plain.cells + other.cells)  # fmt: skip
+    pair = (select_method(both, "RoPE", "baseline"), select_method(both, "RoPE + PI", "candidate"))
+    (verdict,) = run_gate(past_position_pairs([pair], "trained"), OPTIONS).cells
+    assert verdict.verdict == "regression" and verdict.pair.cand.method == "RoPE + PI (positions >= 2k)"
