@@ -81,6 +81,8 @@ class GateHooks:
     ``units(cell)`` the documents or samples that must be the same ones in both runs.
     ``run_checks(base, cand, options)`` adds checks on numbers a whole run gives (RULER's effective
     length), as :class:`~coca_eval.gate.runs.RunCheck` s; a failed one fails the gate.
+    ``positions(base, cand, start)`` restricts both runs to the positions ``>= start`` in the window
+    (None: the trained context), for a task that keeps its loss by position (ppl).
     """
 
     test: Callable[[CellPair, GateOptions, int], tuple[int, PairedResult] | str]
@@ -94,6 +96,7 @@ class GateHooks:
     change_name: str = "change"  # "perplexity change", in that note
     more_units_hint: str = ""  # "--num-docs"
     run_checks: Callable[[Run, Run, GateOptions], list[RunCheck]] | None = None
+    positions: Callable[[Run, Run, int | None], tuple[Run, Run]] | None = None  # gate --from-position
 
 
 @dataclass(frozen=True)

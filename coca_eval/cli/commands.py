@@ -153,6 +153,12 @@ def report(runs, formats, out_dir, definition, no_plots, **overrides) -> None:
 @click.option(
     "--candidate-method", metavar="LABEL", help="Gate only this method (row) of the candidate runs."
 )
+@click.option(
+    "--from-position",
+    metavar="trained|N",
+    help="Compare perplexity only over the positions >= N in the window (trained: each baseline "
+    "method's trained context): the loss past the trained length, paired over documents.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON instead of a table.")
 def gate(
     baseline,
@@ -164,6 +170,7 @@ def gate(
     n_boot,
     baseline_method,
     candidate_method,
+    from_position,
     as_json,
 ) -> None:
     """Fail (exit 1) when a candidate run regresses against a baseline run, beyond tolerance and
@@ -174,17 +181,20 @@ def gate(
     coca-eval gate --baseline b/ppl.json --candidate c/ppl.json --baseline b/pk.json --candidate c/pk.json
     coca-eval gate --baseline t1.json --candidate t1.json --baseline-method "RoFormer + dynamic NTK" \\
         --candidate-method "RoFormer + dynamic NTK & CoCA"
+    coca-eval gate --baseline base/16k.json --candidate new/16k.json --from-position trained
     """
     import json
 
     from coca_eval.cli.output import stdout
     from coca_eval.gate import append_step_summary, make_options, rich_summary, run_gate, verdict_json
+    from coca_eval.gate.positions import parse_from_position, past_position_pairs
     from coca_eval.results import require_complete
     from coca_eval.taskspec import load_checked_run
 
     if len(baseline) != len(candidate):
         raise CocaEvalError("give one --candidate for every --baseline (they pair up in order)")
     options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot)
+    start = parse_from_position(from_position)
     pairs = [
         (require_complete(load_checked_run(b), b), require_complete(load_checked_run(c), c))
         for b, c in zip(baseline, candidate, strict=True)
@@ -192,6 +202,8 @@ def gate(
     pairs = [
         (_rows(b, baseline_method, "baseline"), _rows(c, candidate_method, "candidate")) for b, c in pairs
     ]
+    if start is not None:
+        pairs = past_position_pairs(pairs, start)
     result = run_gate(pairs, options)
     if as_json:
         click.echo(json.dumps(verdict_json(result), indent=2))

@@ -15,6 +15,7 @@ from typing import Any
 
 from coca_eval.distributed.partial import partial_cell
 from coca_eval.distributed.partition import Partition
+from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal
 from coca_eval.results import Cell
 

@@ -43,4 +43,8 @@ def plot_hook(cells: Sequence[Cell], context: PlotContext) -> list[Plot]:
     ppl_cells = [c for c in cells if c.metric == "ppl"]
     stem = context.stem or "ppl_vs_length"
     plots = ppl_plots(ppl_cells, context.out_dir, stem, context.source, context.context_of)
+    if context.source is None:  # a run's cells (a paper's numbers have no documents)
+        from coca_eval.ppl.position_plot import position_plots
+
+        plots += position_plots(ppl_cells, context.out_dir, context.context_of)
     return plots + default_plots([c for c in cells if c.metric != "ppl"], context)  # --metric bpb

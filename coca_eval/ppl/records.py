@@ -9,13 +9,17 @@ import math
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from coca_eval.ppl.positions import PositionBuckets
+
 LN2 = math.log(2.0)
 NLL_ROUNDING = 1e-3  # nats: how far below zero float rounding may take a token's NLL (a log-prob above 0)
 
 
 class DocPart(BaseModel):
     """One document's NLL over its scored tokens; ``bytes`` and ``words`` (UTF-8 bytes and whitespace
-    words of the document's kept text) are absent in ``coca-eval/1`` files.
+    words of the document's kept text) are absent in ``coca-eval/1`` files, ``positions`` (the same
+    NLL by position in the window, :mod:`coca_eval.ppl.positions`) in files of earlier versions and
+    for a document without a finite sum.
 
     Strict, because parts also arrive from shard files and other ranks: a string, a NaN, a negative
     count or an NLL sum below zero is refused, never summed. ``tokens`` is always the number of scored
@@ -30,6 +34,7 @@ class DocPart(BaseModel):
     bytes: int | None = Field(default=None, ge=0)
     words: int | None = Field(default=None, ge=0)
     error: str | None = None  # why the scores are no number (NaN, a log-prob above 0); nll_sum is None
+    positions: PositionBuckets | None = None
 
     @model_validator(mode="after")
     def _a_probability(self) -> DocPart:
@@ -37,6 +42,10 @@ class DocPart(BaseModel):
             raise ValueError(f"nll_sum {self.nll_sum} is below zero: a probability above 1")
         if self.error is not None and self.nll_sum is not None:
             raise ValueError("a document with an error has no nll_sum")
+        if self.positions is not None and (
+            self.nll_sum is None or not self.positions.agrees_with(self.nll_sum, self.tokens)
+        ):
+            raise ValueError("the position buckets do not add up to the document's nll_sum and tokens")
         return self
 
 

@@ -48,6 +48,7 @@ register_task(
             min_p_value=lambda documents: 2.0**-documents,  # the exact sign-flip test's floor
             change_name="perplexity change",
             more_units_hint="--num-docs",
+            positions=lazy("coca_eval.ppl.gate:past_position_runs"),
         ),
     )
 )

@@ -23,6 +23,7 @@ from coca_eval.journal import Journal, cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.ppl.engine import TokenScores, score_tokens
 from coca_eval.ppl.params import PplParams
+from coca_eval.ppl.positions import position_buckets, window_positions
 from coca_eval.ppl.records import DocPart, bits_per_byte, exp_or_inf, score_problem, word_perplexity
 from coca_eval.ppl.spec import PPL_TASK_VERSION
 from coca_eval.ppl.windows import plan_windows
@@ -52,22 +53,26 @@ def ppl_cell_key(method: MethodSpec, weights: str, params: PplParams, length: in
     return cell_key(identity)
 
 
-def _doc_part(doc: TokenDoc, scores: TokenScores, text: str) -> dict[str, Any]:
+def _doc_part(doc: TokenDoc, scores: TokenScores, text: str, in_window: np.ndarray) -> dict[str, Any]:
     """The document's record; ``text`` (its kept tokens decoded) gives the byte and word counts that
-    bits per byte and word perplexity divide by. Every scored token counts, whatever its score: a NaN
-    or a log-prob above 0 makes the record an error (with the reason), never a shorter sum."""
+    bits per byte and word perplexity divide by, ``in_window`` each token's position in the window
+    that scored it (the loss-by-position buckets). Every scored token counts, whatever its score: a
+    NaN or a log-prob above 0 makes the record an error (with the reason), never a shorter sum."""
     values = scores.values
     problem = score_problem(values, scores.positions)
     total = float(values.sum()) if problem is None else math.nan
+    finite = math.isfinite(total)
     part = DocPart(
         doc_id=doc.doc_id,
-        nll_sum=total if math.isfinite(total) else None,
+        nll_sum=total if finite else None,
         tokens=int(values.size),
         bytes=len(text.encode("utf-8")),
         words=len(text.split()),
         error=problem,
+        positions=position_buckets(values, in_window[scores.scored]) if finite else None,
     )
-    return part.model_dump(exclude=set() if problem else {"error"})
+    absent = {"error"} if problem is None else set()
+    return part.model_dump(exclude=absent if finite else absent | {"positions"})
 
 
 DOCUMENT_HASHES = "document_hashes"  # context: every document's token hash, so processes that read
@@ -212,7 +217,8 @@ class PplTask:
             if str(i) not in finished:
                 scores = score_tokens(backend, docs[i].ids, plans[i], self.batch_size, self.progress.advance)
                 text = backend.tokenizer.decode(docs[i].ids, skip_special_tokens=True)
-                self.journal.record_part(key, str(i), _doc_part(docs[i], scores, text))
+                in_window = window_positions(plans[i], len(docs[i].ids))
+                self.journal.record_part(key, str(i), _doc_part(docs[i], scores, text, in_window))
         parts = {i: self.journal.parts[key][str(i)] for i in mine}
         base = dict(task="ppl", method=method.label, metric="ppl", length=length, dataset=self.dataset)
         context = {

@@ -34,6 +34,10 @@ def test_ppl_merge_keeps_the_bos_policy_and_every_document(task_runs, tmp_path):
     merged = merge_shard_files(list(reversed(paths)))  # the order of the files does not matter
     assert cells_without_place(merged) == cells_without_place(whole)
     assert merged.config["documents"] == whole.config["documents"]
+    for ours, theirs in zip(merged.cells, whole.cells, strict=True):  # loss by position, exactly
+        buckets = [d["positions"] for d in ours.detail["docs"]]
+        assert buckets == [d["positions"] for d in theirs.detail["docs"]]
+        assert sum(sum(b["tokens"]) for b in buckets) == ours.n
 
 
 def test_a_cell_out_of_memory_in_one_shard_stays_oom(
