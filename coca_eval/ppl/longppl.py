@@ -32,6 +32,7 @@ import torch
 
 from coca_eval.backends.base import ScoringBackend
 from coca_eval.errors import CocaEvalError
+from coca_eval.ppl.records import score_problem
 
 Span = tuple[int, int]  # [start, end) character offsets into the text
 
@@ -71,6 +72,7 @@ class KeyScore:
     key_nll_sum: float
     nll_sum: float
     tokens: int  # scored tokens (every token that has a predecessor, or BOS, in front)
+    problem: str | None = None  # why the NLLs are no number (NaN, a log-prob above 0), else None
 
     @property
     def key_tokens(self) -> int:
@@ -92,10 +94,12 @@ def tokenize_with_offsets(tokenizer, text: str, bos: bool, role: str) -> Tokeniz
     aligned with another tokenizer, and is refused in one line."""
     try:
         encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-    except (NotImplementedError, ValueError, TypeError) as exc:
+        encoded["offset_mapping"]
+    except (NotImplementedError, ValueError, TypeError, KeyError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CocaEvalError(
-            f"the {role} tokenizer gives no character offsets ({str(exc).splitlines()[0]}), so its tokens "
-            "cannot be aligned with the text; use a model with a fast tokenizer"
+            f"the {role} tokenizer ({type(tokenizer).__name__}) gives no character offsets ({why}), so its "
+            "tokens cannot be aligned with another tokenizer's; use a model with a fast tokenizer"
         ) from None
     offsets = [(int(a), int(b)) for a, b in encoded["offset_mapping"]]
     _check_offsets(offsets, len(text), role)
@@ -139,15 +143,27 @@ def short_windows(total: int, rule: KeyTokenRule) -> list[tuple[int, int]]:
     ]
 
 
+class UnjudgedText(CocaEvalError):
+    """The evaluator's NLLs are no number (NaN): no token could be judged key or not."""
+
+
+def _judged(nll: np.ndarray, first: int) -> np.ndarray:
+    """The evaluator's NLLs, or a refusal: a NaN compares false and would silently drop key tokens."""
+    problem = score_problem(nll, np.arange(first, first + nll.size))
+    if problem is not None:
+        raise UnjudgedText(f"the evaluator's scores are no number: {problem}")
+    return nll
+
+
 def key_token_positions(backend: ScoringBackend, ids: Sequence[int], rule: KeyTokenRule) -> list[int]:
     """Positions in ``ids`` of the evaluator's key tokens (see the module's docstring)."""
     if len(ids) <= rule.short:
         return []
-    full = full_context_nll(backend, ids)  # full[j - 1]: token j
+    full = _judged(full_context_nll(backend, ids), 1)  # full[j - 1]: token j
     keys = []
     for start, end in short_windows(len(ids), rule):
         first = start + rule.short
-        short = _score(backend, ids[start:end], rule.short - 1, ids[first:end])
+        short = _judged(_score(backend, ids[start:end], rule.short - 1, ids[first:end]), first)
         long = full[first - 1 : end - 1]
         key = ((short - long) > rule.margin) & (long < rule.bound)
         keys += [first + int(i) for i in np.flatnonzero(key)]
@@ -200,7 +216,8 @@ def score_on_spans(
     shift = int(bos)  # sequence position of the text's token i
     keys = [i for i in tokens_inside(tokens.offsets[shift:], spans) if i + shift >= 1]
     key_nll = nll[[i + shift - 1 for i in keys]]
-    return KeyScore(keys, float(key_nll.sum()), float(nll.sum()), int(nll.size))
+    problem = score_problem(nll, np.arange(1, nll.size + 1))
+    return KeyScore(keys, float(key_nll.sum()), float(nll.sum()), int(nll.size), problem)
 
 
 def longppl(
