@@ -15,8 +15,9 @@ LONGPPL_OPTIONS = ("evaluator_model", "short", "step", "bound", "margin", "key_t
 
 @dataclass(frozen=True)
 class LongPplParams(PplParams):
-    """A cell at length L reads each document's first L tokens (BOS included) as one text, in one
-    window: the paper's protocol (the evaluated model sees the whole text), so ``stride`` plays no part.
+    """A cell at length L reads each document's first L tokens as one text (BOS in front where the
+    policy puts one), in one window: the paper's protocol (the evaluated model sees the whole text),
+    so ``stride`` plays no part.
     ``evaluator_model`` None: the evaluated model judges its own key tokens. ``key_tokens``: a results
     file of an earlier longppl run whose key spans are used instead of an evaluator's."""
 

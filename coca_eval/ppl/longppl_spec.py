@@ -18,7 +18,7 @@ register_task(
         make_params=lazy("coca_eval.ppl.longppl_params:make_longppl_params"),
         make_runner=lazy("coca_eval.ppl.longppl_task:LongPplTask"),
         finish=lazy("coca_eval.ppl.task:record_documents"),
-        check=lazy("coca_eval.ppl.task:check_params"),
+        check=lazy("coca_eval.ppl.longppl_task:check_longppl"),
         combine=lazy("coca_eval.ppl.longppl_task:combine_longppl_cell"),
         report=ReportHooks(table_title="LongPPL (key-token perplexity) by evaluation length"),
     )

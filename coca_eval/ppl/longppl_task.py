@@ -1,6 +1,7 @@
 """The ``longppl`` cells of ``coca-eval ppl --metric longppl`` (see :mod:`coca_eval.ppl.longppl`).
 
-A cell at length L reads each sampled document's first L tokens (BOS included) as one text. The key
+A cell at length L reads each sampled document's first L tokens as one text (a BOS, where the policy
+puts one, comes in front: the text, which the key spans are offsets into, does not depend on it). The key
 spans of a text come from, in this order of preference: a results file of an earlier longppl run
 (``--key-tokens``: the paper's protocol of scoring several models on one key-token set), the evaluator
 model (``--evaluator-model``: found once per text and shared by every method of the run), or the
@@ -250,7 +251,7 @@ class LongPplTask(PplTask):
         for i in mine:
             if i in finished:
                 continue
-            text = backend.tokenizer.decode(docs[i].ids[: length - int(bos)], skip_special_tokens=True)
+            text = backend.tokenizer.decode(docs[i].ids[:length], skip_special_tokens=True)
             spans = self._key_spans(i, docs[i].doc_id, text, length, evaluator, evaluator_bos)
             self.journal.record_part(key, str(i), self._document_part(docs[i], text, spans, backend, bos))
             self.progress.advance(1)
@@ -272,6 +273,31 @@ class LongPplTask(PplTask):
             DOCUMENT_HASHES: {doc.doc_id: _ids_hash(doc.ids) for doc in docs},
         }
         return self.share.cell(base, parts, len(docs), context, combine_longppl_cell)
+
+
+def check_longppl(params: LongPplParams, methods=()) -> None:
+    """Fail before any model loads: the dataset must be readable, and the evaluator's tokenizer and
+    those of the hf methods must give character offsets (else no key token can be matched)."""
+    from coca_eval.ppl.task import check_params
+
+    check_params(params, methods)
+    models = [(m.model, "evaluated") for m in methods if m.backend == "hf"]
+    if params.evaluator_model is not None and params.key_tokens is None:
+        models.append((params.evaluator_model, "evaluator"))
+    for model, role in dict(models).items():
+        tokenize_with_offsets(_tokenizer_of(model), PROBE_TEXT, False, role)
+
+
+def _tokenizer_of(model: str):
+    from transformers import AutoTokenizer
+
+    from coca_eval.models.presets import resolve_model
+
+    path, _ = resolve_model(model)
+    try:
+        return AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+    except (OSError, ValueError, KeyError) as exc:
+        raise CocaEvalError(f"cannot load the tokenizer of {model!r}: {str(exc).splitlines()[0]}") from None
 
 
 def _journaled_ok(part: Any, doc_id: str) -> bool:
