@@ -100,8 +100,9 @@ def combine_longppl_cell(base: dict, parts: list[dict], context: dict) -> Cell:
         return Cell(**base, status="error", detail=detail)
     if keys == 0:
         detail["error"] = (
-            f"no key tokens in {len(typed)} documents: LongPPL is undefined (a text needs more than "
-            f"{context.get('short')} tokens to have any)"
+            f"no key tokens in {len(typed)} documents: no token's loss was below {context.get('bound')} "
+            f"nats with the full context and more than {context.get('margin')} nats higher with a short "
+            f"one (texts of at most {context.get('short')} tokens have none); LongPPL is undefined"
         )
         return Cell(**base, status="error", detail=detail)
     detail["key_fraction"] = keys / tokens

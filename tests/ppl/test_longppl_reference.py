@@ -146,3 +146,16 @@ def test_key_spans_score_a_second_model_as_the_reference_does(byte_level, metasp
         logits = other(ids).logits[0, :-1]
     losses = torch.nn.functional.cross_entropy(logits, ids[0, 1:], reduction="none").numpy()
     assert score.longppl == pytest.approx(float(np.exp(losses[ref_keys].mean())), rel=1e-5)
+
+
+def test_the_default_rule_is_the_reference_default():
+    """The paper's constants: short context 4096, step 1024, full-context loss below 2 (beta = -2) that
+    rises by more than 2 (alpha = 2) with the short context."""
+    import inspect
+
+    defaults = {
+        name: p.default for name, p in inspect.signature(_reference().compute_longppl).parameters.items()
+    }
+    rule = KeyTokenRule()
+    assert (rule.short, rule.step) == (defaults["trunc_len"], defaults["sliding_window"])
+    assert (rule.margin, rule.bound) == (defaults["alpha"], -defaults["beta"])

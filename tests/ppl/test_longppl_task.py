@@ -134,7 +134,7 @@ def test_no_key_token_is_an_error_cell_not_a_value():
     part = {"doc_id": "d", "text_sha": "0", "spans": [], "key_tokens": 0, "key_nll_sum": 0.0, "tokens": 9,
             "nll_sum": 20.0}  # fmt: skip
     cell = combine_longppl_cell({"task": "longppl", "method": "m", "metric": "longppl", "length": 9}, [part],
-                                {"short": 24})  # fmt: skip
+                                {"short": 24, "bound": 2.0, "margin": 2.0})  # fmt: skip
     assert cell.status == "error" and cell.value is None and "no key tokens" in cell.detail["error"]
 
 
