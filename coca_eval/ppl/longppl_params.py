@@ -34,6 +34,10 @@ class LongPplParams(PplParams):
 
         return KeyTokenRule(self.short, self.step, self.bound, self.margin)
 
+    def longest_sequence(self) -> int:
+        """L tokens of text and a BOS in front of them (engines sized up front need it)."""
+        return max(self.lengths) + 1
+
     def identity(self) -> dict[str, Any]:
         values = super().identity()
         del values["stride"]  # one window per text: the stride changes nothing

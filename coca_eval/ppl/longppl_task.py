@@ -149,6 +149,9 @@ class LongPplTask(PplTask):
         self._evaluator = None
         self._evaluator_weights: str | None = None
         self._stored = stored_key_spans(params.key_tokens) if params.key_tokens else None
+        self._key_tokens_sha = None
+        if params.key_tokens:
+            self._key_tokens_sha = hashlib.sha256(Path(params.key_tokens).read_bytes()).hexdigest()[:16]
 
     def evaluator_weights(self) -> str | None:
         if self.params.evaluator_model is None:
@@ -166,6 +169,7 @@ class LongPplTask(PplTask):
             "method": method.identity(),
             "weights": weights,
             "evaluator_weights": self.evaluator_weights(),
+            "key_tokens_file": self._key_tokens_sha,  # a rewritten file is not the same key-token set
             "params": {**self.params.identity(), "lengths": None, "dataset": self._fingerprint()},
             "length": length,
         }
@@ -216,9 +220,9 @@ class LongPplTask(PplTask):
         if self.params.evaluator_model is None:
             return find_key_spans(evaluator, text, self.params.rule(), evaluator_bos)
         key = self._spans_key(length, evaluator_bos)
-        saved = self.journal.parts.get(key, {}).get(str(index))
-        if isinstance(saved, dict) and saved.get("text_sha") == text_sha(text):
-            return [tuple(s) for s in saved["spans"]]
+        saved = _saved_spans(self.journal.parts.get(key, {}).get(str(index)), text)
+        if saved is not None:
+            return saved
         spans = find_key_spans(evaluator, text, self.params.rule(), evaluator_bos)
         self.journal.record_part(
             key, str(index), {"text_sha": text_sha(text), "spans": [list(s) for s in spans]}
@@ -274,6 +278,18 @@ class LongPplTask(PplTask):
             DOCUMENT_HASHES: {doc.doc_id: _ids_hash(doc.ids) for doc in docs},
         }
         return self.share.cell(base, parts, len(docs), context, combine_longppl_cell)
+
+
+def _saved_spans(saved: Any, text: str) -> list[Span] | None:
+    """A shared evaluator's journaled spans for this very text, or None (absent, or not spans)."""
+    if not isinstance(saved, dict) or saved.get("text_sha") != text_sha(text):
+        return None
+    spans = saved.get("spans")
+    valid = isinstance(spans, list) and all(
+        isinstance(s, list) and len(s) == 2 and all(type(v) is int for v in s) and 0 <= s[0] <= s[1]
+        for s in spans
+    )
+    return [(s[0], s[1]) for s in spans] if valid else None
 
 
 def check_longppl(params: LongPplParams, methods=()) -> None:
