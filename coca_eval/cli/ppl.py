@@ -6,6 +6,7 @@ import click
 
 from coca_eval.cli.options import method_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
+from coca_eval.ppl.longppl_cli import longppl_options
 from coca_eval.ppl.params import BOS_CHOICES, MODES
 
 PRESET = "zoo"
@@ -40,6 +41,7 @@ _preset_option = preset_option_factory(PRESET, "ppl")
     journaled=True,
     splits=True,
 )
+@longppl_options
 def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, force, backend,
         engine, wait, reuse, shard, **overrides):  # fmt: skip
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
@@ -49,9 +51,15 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
     from coca_eval.cli.preset_options import value_origins
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
+    from coca_eval.ppl.longppl_cli import pop_longppl_options, run_longppl
     from coca_eval.ppl.params import make_params
     from coca_eval.ppl.report import windows_caption
 
+    longppl = pop_longppl_options(overrides)
+    if longppl is not None:
+        return run_longppl(cli_values(preset, overrides), overrides, longppl, models, ropes, methods_file,
+                           dtype, device, device_map, batch_size, output, force, backend, engine, wait, reuse,
+                           shard, preset)  # fmt: skip
     params = make_params(cli_values(preset, overrides))
     origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)

@@ -1,0 +1,107 @@
+"""``coca-eval ppl --metric longppl``: the options and the run, kept apart from the ppl command so that
+command needs only a decorator and two lines to offer them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from coca_eval.ppl.longppl_params import METRICS
+
+# option name -> LongPplParams field
+_FIELDS = {
+    "evaluator_model": "evaluator_model",
+    "longppl_short": "short",
+    "longppl_step": "step",
+    "longppl_bound": "bound",
+    "longppl_margin": "margin",
+    "key_tokens": "key_tokens",
+}
+
+
+def longppl_options(command):
+    """``--metric`` and the key-token rule's options (the paper's defaults apply when not given)."""
+    options = [
+        click.option(
+            "--metric",
+            type=click.Choice(METRICS),
+            default="ppl",
+            show_default=True,
+            help="longppl: perplexity on the key tokens only (Fang et al., ICLR 2025), each document's "
+            "first L tokens read in one window.",
+        ),
+        click.option(
+            "--evaluator-model",
+            help="longppl: the model that picks the key tokens (default: each evaluated model itself); "
+            "its tokenizer may differ (tokens are matched through character offsets).",
+        ),
+        click.option("--longppl-short", type=int, help="longppl: the short context in tokens [4096]."),
+        click.option("--longppl-step", type=int, help="longppl: tokens sharing one short context [1024]."),
+        click.option(
+            "--longppl-bound", type=float, help="longppl: key tokens' full-context loss is below [2.0]."
+        ),
+        click.option(
+            "--longppl-margin", type=float, help="longppl: key tokens' loss rises by more than this [2.0]."
+        ),
+        click.option(
+            "--key-tokens",
+            type=click.Path(exists=True, dir_okay=False),
+            help="longppl: score on the key tokens stored in this earlier longppl results file.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def pop_longppl_options(overrides: dict) -> dict | None:
+    """Take the longppl options out of ``overrides``: their values (as LongPplParams fields) for
+    ``--metric longppl``, None for ``--metric ppl`` (where giving one is refused)."""
+    from coca_eval.errors import CocaEvalError
+
+    metric = overrides.pop("metric", "ppl")
+    given = {field: overrides.pop(option, None) for option, field in _FIELDS.items()}
+    given = {field: value for field, value in given.items() if value is not None}
+    if metric == "longppl":
+        return given
+    if given:
+        names = ", ".join(f"--{o.replace('_', '-')}" for o, f in _FIELDS.items() if f in given)
+        raise CocaEvalError(f"{names} only apply with --metric longppl")
+    return None
+
+
+def run_longppl(values: dict, overrides: dict, longppl: dict, models, ropes, methods_file, dtype, device,
+                device_map, batch_size, output: Path | None, force, backend, engine, wait, reuse, shard,
+                preset: str) -> None:  # fmt: skip
+    """The ppl command's run with LongPPL cells: ``values`` are the ppl command's preset and options."""
+    from coca_eval.api import evaluate
+    from coca_eval.cli.options import build_cli_methods, check_batch_size, make_runtime
+    from coca_eval.cli.output import print_length_table, save_default
+    from coca_eval.data.sampling import TooFewDocuments
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.ppl.longppl_params import longppl_values, make_longppl_params
+
+    params = make_longppl_params({**longppl_values(values, overrides), **longppl})
+    check_batch_size(batch_size)
+    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
+    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
+    try:
+        run = evaluate("longppl", methods, params, output, runtime, batch_size=batch_size)
+    except TooFewDocuments as exc:
+        raise CocaEvalError(
+            f"only {exc.found} of {exc.total} documents in {params.dataset} have >= {exc.doc_tokens} tokens; "
+            "lower --num-docs or --doc-tokens"
+        ) from None
+    if not runtime.share.leads:
+        return
+    written = save_default(run, output, "longppl")
+    docs = max(len(c.detail.get("docs", [])) for c in run.cells)
+    judge = params.evaluator_model or "each evaluated model"
+    source = f"key tokens from {params.key_tokens}" if params.key_tokens else f"key tokens judged by {judge}"
+    heading = (
+        f"[bold]LongPPL[/bold], {params.dataset}: {docs} docs, first L tokens in one window, "
+        f"BOS {params.bos}; "
+        f"{source} (short {params.short}, step {params.step}, loss < {params.bound}, gain > {params.margin})"
+    )
+    print_length_table(run, heading, 2, written)

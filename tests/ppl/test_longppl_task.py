@@ -1,0 +1,211 @@
+"""``ppl --metric longppl`` cells: they equal the library function, resume from the journal, merge from
+shards, share an evaluator's key spans between methods and reuse a results file's; bad input is one
+line, exit 2."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tiny_models import make_tiny_llama
+
+from coca_eval.api import Runtime, evaluate
+from coca_eval.backends.hf import load_hf_backend
+from coca_eval.data.sampling import sample_documents
+from coca_eval.data.sources import load_documents
+from coca_eval.distributed.merge import merge_shard_files
+from coca_eval.distributed.partition import Partition
+from coca_eval.distributed.share import WHOLE, ShardShare
+from coca_eval.errors import CocaEvalError
+from coca_eval.methods import make_method
+from coca_eval.ppl.longppl import KeyTokenRule, find_key_spans, score_on_spans, tokenize_with_offsets
+from coca_eval.ppl.longppl_params import make_longppl_params
+from coca_eval.ppl.longppl_task import combine_longppl_cell
+from coca_eval.results import load_run
+
+ROOT = Path(__file__).resolve().parents[2]
+RULE = {"short": 24, "step": 10, "bound": 6.0, "margin": 0.02}  # random tiny models: no loss below 2
+
+
+@pytest.fixture(scope="module")
+def evaluator_dir(tmp_path_factory) -> Path:
+    """Another tiny model (other weights, a tokenizer that adds BOS) to judge the key tokens."""
+    return make_tiny_llama(tmp_path_factory.mktemp("evaluator"), add_bos=True, seed=3)
+
+
+def _params(corpus: Path, **extra):
+    values = {"dataset": str(corpus), "num_docs": 3, "doc_tokens": 128, "lengths": "48,96", **RULE, **extra}
+    return make_longppl_params(values)
+
+
+def _run(output, model, corpus, rope="none", shard=None, **extra):
+    share = WHOLE if shard is None else ShardShare(Partition(*shard))
+    method = make_method(str(model), rope, None, "float32", "hf")
+    return evaluate("longppl", [method], _params(corpus, **extra), output, Runtime(share=share))
+
+
+def _cells(run):
+    return [cell.model_dump() for cell in run.cells]
+
+
+def _parts(journal: Path) -> list[tuple[str, str]]:
+    entries = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+    return [(e["key"], e["part"]) for e in entries if e["kind"] == "part"]
+
+
+def test_cells_equal_the_library_function_with_another_evaluator(
+    tmp_path, tiny_llama_dir, evaluator_dir, corpus_file
+):
+    run = _run(tmp_path / "out.json", tiny_llama_dir, corpus_file, evaluator_model=str(evaluator_dir))
+    assert [c.status for c in run.cells] == ["ok", "ok"]
+    evaluated = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    evaluator = load_hf_backend(make_method(str(evaluator_dir), "none", None, "float32", "hf"))
+    rule = KeyTokenRule(**RULE)
+    docs = sample_documents(load_documents(str(corpus_file), "text"), evaluated.encode, 3, 128, 0)
+    for cell in run.cells:
+        key_nll = keys = 0.0
+        for part, doc in zip(cell.detail["docs"], docs, strict=True):
+            assert part["doc_id"] == doc.doc_id
+            ids = doc.ids[: cell.length]
+            text = evaluated.tokenizer.decode(ids, skip_special_tokens=True)
+            spans = find_key_spans(evaluator, text, rule, bos=True)  # its tokenizer adds BOS: --bos auto
+            assert part["spans"] == [list(s) for s in spans] and spans
+            score = score_on_spans(evaluated, text, spans, bos=False)
+            assert part["key_tokens"] == score.key_tokens and part["tokens"] == score.tokens
+            key_nll, keys = key_nll + score.key_nll_sum, keys + score.key_tokens
+        assert cell.n == keys and 0 < keys < cell.detail["tokens"]
+        assert cell.value == pytest.approx(math.exp(key_nll / keys), rel=1e-12)
+        assert cell.detail["evaluator"] == str(evaluator_dir)
+
+
+def test_resume_recomputes_no_document(tmp_path, tiny_llama_dir, corpus_file):
+    out = tmp_path / "out.json"
+    first = _run(out, tiny_llama_dir, corpus_file)
+    journal = out.with_suffix(".journal.jsonl")
+    kept = [line for line in journal.read_text().splitlines() if json.loads(line)["kind"] == "part"]
+    journal.write_text("\n".join(kept[:4]) + "\n")  # killed after four documents
+    out.unlink()
+    again = _run(out, tiny_llama_dir, corpus_file)
+    assert _cells(again) == _cells(first)
+    parts = _parts(journal)
+    assert parts[:4] == [(json.loads(k)["key"], json.loads(k)["part"]) for k in kept[:4]]
+    assert len(parts) == len(set(parts)) == 6  # 3 documents x 2 lengths, none twice
+
+
+def test_shards_merge_to_the_unsplit_run(tmp_path, tiny_llama_dir, corpus_file):
+    whole = _run(tmp_path / "whole.json", tiny_llama_dir, corpus_file)
+    paths = [tmp_path / f"s{k}.json" for k in (1, 2)]
+    for k, path in enumerate(paths, start=1):
+        _run(path, tiny_llama_dir, corpus_file, shard=(k - 1, 2))
+    assert all(c.status == "partial" for c in load_run(paths[0]).cells)
+    assert _cells(merge_shard_files(paths)) == _cells(whole)
+
+
+def test_a_second_model_scores_on_the_stored_key_tokens(tmp_path, tiny_llama_dir, evaluator_dir, corpus_file):
+    """The paper's protocol: key tokens found once (here by the evaluator) score another model later."""
+    first = _run(tmp_path / "a.json", tiny_llama_dir, corpus_file, evaluator_model=str(evaluator_dir))
+    second = _run(tmp_path / "b.json", evaluator_dir, corpus_file, key_tokens=str(tmp_path / "a.json"))
+    for a, b in zip(first.cells, second.cells, strict=True):
+        assert [d["spans"] for d in a.detail["docs"]] == [d["spans"] for d in b.detail["docs"]]
+        assert b.status == "ok" and b.value != a.value  # another model, with BOS, on the same key tokens
+        assert b.detail["bos"] == "always" and b.detail["key_tokens_from"] == str(tmp_path / "a.json")
+
+
+def test_an_evaluator_judges_once_for_every_method(tmp_path, tiny_llama_dir, evaluator_dir, corpus_file):
+    methods = [make_method(str(tiny_llama_dir), rope, None, "float32", "hf") for rope in ("none", "linear:2")]
+    params = _params(corpus_file, evaluator_model=str(evaluator_dir))
+    out = tmp_path / "out.json"
+    run = evaluate("longppl", methods, params, out, Runtime())
+    by_length = {}
+    for cell in run.cells:
+        by_length.setdefault(cell.length, []).append([d["spans"] for d in cell.detail["docs"]])
+    assert all(a == b for a, b in by_length.values())
+    assert run.cells[0].value != run.cells[2].value  # two methods, one key-token set
+    keys = {key for key, _ in _parts(out.with_suffix(".journal.jsonl"))}
+    assert len(keys) == 2 * 2 + 2  # the four cells' parts, and the evaluator's spans once per length
+
+
+def test_no_key_token_is_an_error_cell_not_a_value():
+    part = {"doc_id": "d", "text_sha": "0", "spans": [], "key_tokens": 0, "key_nll_sum": 0.0, "tokens": 9,
+            "nll_sum": 20.0}  # fmt: skip
+    cell = combine_longppl_cell({"task": "longppl", "method": "m", "metric": "longppl", "length": 9}, [part],
+                                {"short": 24, "bound": 2.0, "margin": 2.0})  # fmt: skip
+    assert cell.status == "error" and cell.value is None and "no key tokens" in cell.detail["error"]
+
+
+class _PythonTokenizer:
+    """Like transformers' pure-Python tokenizers: no character offsets."""
+
+    def __call__(self, text, **kwargs):
+        if kwargs.get("return_offsets_mapping"):
+            raise NotImplementedError("return_offset_mapping is not available when using Python tokenizers")
+        return {"input_ids": [1, 2]}
+
+
+def test_a_tokenizer_without_offsets_is_refused_in_one_line():
+    with pytest.raises(CocaEvalError, match="cannot be aligned") as caught:
+        tokenize_with_offsets(_PythonTokenizer(), "some text", False, "evaluator")
+    assert "\n" not in str(caught.value)
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+@pytest.fixture(scope="module")
+def byte_evaluator_dir(tmp_path_factory) -> Path:
+    """A tiny LLaMA with ByT5's pure-Python byte tokenizer: it gives no offsets, so cannot be aligned."""
+    from transformers import ByT5Tokenizer, LlamaConfig, LlamaForCausalLM
+
+    directory = tmp_path_factory.mktemp("byt5-evaluator")
+    tokenizer = ByT5Tokenizer()
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=256,
+    )  # fmt: skip
+    LlamaForCausalLM(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--metric", "longppl", "--evaluator-model", "BYTE_EVALUATOR"],
+        ["--metric", "longppl", "--stride", "16"],
+        ["--metric", "longppl", "--mode", "sliding"],
+        ["--metric", "longppl", "--longppl-margin", "nan"],
+        ["--evaluator-model", "BYTE_EVALUATOR"],  # without --metric longppl
+    ],
+)
+def test_bad_input_is_one_line_exit_2(extra, tmp_path, tiny_llama_dir, corpus_file, byte_evaluator_dir):
+    out = tmp_path / "out.json"
+    unaligned = extra[:2] == ["--metric", "longppl"] and "BYTE_EVALUATOR" in extra
+    extra = [str(byte_evaluator_dir) if a == "BYTE_EVALUATOR" else a for a in extra]
+    args = [
+        "ppl",
+        "--model",
+        tiny_llama_dir,
+        "--dataset",
+        corpus_file,
+        "--lengths",
+        "48",
+        "--doc-tokens",
+        "128",
+    ]
+    result = _cli(*args, "--num-docs", "1", *extra, "--output", out)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("coca-eval: error:") and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr and not out.exists()
+    if unaligned:
+        assert "cannot be aligned" in result.stderr and "ByT5Tokenizer" in result.stderr
