@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from coca_eval.cli.longppl import longppl_options
 from coca_eval.cli.options import method_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
-from coca_eval.ppl.longppl_cli import longppl_options
 from coca_eval.ppl.params import BOS_CHOICES, MODES
 
 PRESET = "zoo"
@@ -46,12 +46,12 @@ def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_si
         engine, wait, reuse, shard, **overrides):  # fmt: skip
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
     from coca_eval.api import evaluate
+    from coca_eval.cli.longppl import pop_longppl_options, run_longppl
     from coca_eval.cli.options import build_cli_methods, check_batch_size, make_runtime
     from coca_eval.cli.output import print_length_table, save_default
     from coca_eval.cli.preset_options import value_origins
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
-    from coca_eval.ppl.longppl_cli import pop_longppl_options, run_longppl
     from coca_eval.ppl.params import make_params
     from coca_eval.ppl.report import windows_caption
 
