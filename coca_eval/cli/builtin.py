@@ -19,10 +19,6 @@ COMMANDS.add(
     ),
 )
 COMMANDS.add(
-    "zoo",
-    CommandEntry("coca_eval.zoo.cli:zoo", "The miniature zoo: tiny models trained here, by position scheme."),
-)
-COMMANDS.add(
     "analyze",
     CommandEntry(
         "coca_eval.analyses.cli:analyze",

@@ -24,8 +24,9 @@ from coca_eval.sequential import visiting_order
 
 def preset_puts_bos(params: PasskeyParams, model: str | None) -> bool:
     """Whether ``--bos auto`` puts BOS in front because ``model`` is a preset trained on documents that
-    each follow its BOS token, which its tokenizer does not add (the zoo's models). The prompt builder
-    and the cell key both ask this one question, so a cold reading never shares a journal key with it."""
+    each follow its BOS token, which its tokenizer does not add (``prompt_starts_with_bos``). The prompt
+    builder and the cell key both ask this one question, so a cold reading never shares a journal key
+    with it."""
     from coca_eval.models.presets import MODEL_PRESETS
 
     known = model in MODEL_PRESETS
@@ -34,8 +35,8 @@ def preset_puts_bos(params: PasskeyParams, model: str | None) -> bool:
 
 def prompt_builder(params: PasskeyParams, backend, model: str | None = None) -> PromptBuilder:
     """BOS goes in front as ``params.bos`` says. ``auto``: when the tokenizer puts it there by default
-    (LLaMA, Gemma), or when ``model`` is a preset whose training documents each followed it (the zoo:
-    every passkey example it trained on came after ``<|endoftext|>``). ``always``: for any model, where
+    (LLaMA, Gemma), or when ``model`` is a preset whose training documents each followed it (models
+    trained here, whose every passkey example came after ``<|endoftext|>``). ``always``: for any model, where
     the tokenizer has a BOS token. ``never``: not even where the tokenizer would. The chat template is
     :func:`~coca_eval.passkey.params.chat_option`'s (none: the prompt as it always was)."""
     from coca_eval.chat import chat_frame

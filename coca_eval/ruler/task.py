@@ -27,7 +27,7 @@ from coca_eval.ruler.tasks import RULER_TASKS
 
 def preset_puts_bos(params: RulerParams, model: str | None) -> bool:
     """Whether ``--bos auto`` puts BOS in front because ``model`` is a preset trained on documents that
-    each follow its BOS token, which its tokenizer does not add (the zoo's models)."""
+    each follow its BOS token, which its tokenizer does not add (``prompt_starts_with_bos``)."""
     from coca_eval.models.presets import MODEL_PRESETS
 
     return params.bos == "auto" and model in MODEL_PRESETS and MODEL_PRESETS.get(model).prompt_starts_with_bos
