@@ -11,9 +11,8 @@ from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.presets import ModelPreset
-from coca_eval.zoo.catalog import ZOO
-from coca_eval.zoo.finetunes import FINETUNES, root_entry
-from coca_eval.zoo.shipped import shipped_dir
+from coca_eval.zoo.catalog import ZOO, shipped_dir
+from coca_eval.zoo.finetune_catalog import FINETUNES, root_entry
 
 
 def _materialize(name: str) -> Path:
