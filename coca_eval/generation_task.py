@@ -20,8 +20,9 @@ PRESET_BOS = "auto (the preset's documents start with BOS)"  # in a cell's ident
 
 def preset_puts_bos(params: Any, model: str | None) -> bool:
     """Whether ``--bos auto`` puts BOS in front because ``model`` is a preset trained on documents that
-    each follow its BOS token, which its tokenizer does not add (the zoo's models). The prompt builder
-    and the cell key both ask this one question, so a cold reading never shares a journal key with it."""
+    each follow its BOS token, which its tokenizer does not add (``prompt_starts_with_bos``). The prompt
+    builder and the cell key both ask this one question, so a cold reading never shares a journal key
+    with it."""
     from coca_eval.models.presets import MODEL_PRESETS
 
     return params.bos == "auto" and model in MODEL_PRESETS and MODEL_PRESETS.get(model).prompt_starts_with_bos

@@ -9,7 +9,7 @@ and ``register()`` adds its entries (``TASKS.add(...)``, ``BACKENDS.add(...)``, 
 also name a module, whose import does the registering. Plug-ins load once, on the first lookup in any
 registry, so an installed plug-in costs nothing until a registry is asked for.
 
-A plug-in that registers a name already taken (a built-in command such as ``zoo``, another plug-in's
+A plug-in that registers a name already taken (a built-in command such as ``report``, another plug-in's
 task) is refused: everything it registered is taken out again, one line on stderr names it, and every
 other command keeps working. Built-in entries are loaded before any plug-in runs, so a plug-in can
 never shadow one, whatever order the registries are first asked in.
@@ -36,6 +36,8 @@ REGISTRY_MODULES = (
     "coca_eval.models.rope",
     "coca_eval.models.presets",
     "coca_eval.passkey.templates",
+    "coca_eval.data.sources",
+    "coca_eval.presets",
     "coca_eval.cli.group",
 )
 _state = {"loaded": False, "loading": False}

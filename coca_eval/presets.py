@@ -3,6 +3,9 @@
 A preset names a registered task and its parameters, and may name the methods (rows) a run uses when
 the user names none (the default run's rows, for example). Presets ship inside the wheel
 (``coca_eval/_presets/tasks``) and are read from the checkout's ``tasks/`` in an editable install.
+
+The preset a task's command runs when none is named is the command's own fallback, unless a plug-in
+registered a showcase of its own in :data:`DEFAULT_PRESETS` (task name -> preset name).
 """
 
 from __future__ import annotations
@@ -16,6 +19,14 @@ import yaml
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.registry import Registry
+
+DEFAULT_PRESETS = Registry[str]("default preset")
+
+
+def default_preset(task: str, fallback: str) -> str:
+    """The preset ``task``'s command runs when none is named: a plug-in's, else ``fallback``."""
+    return DEFAULT_PRESETS.get(task) if task in DEFAULT_PRESETS else fallback
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 
 A cell's key hashes everything that changes its number (task and protocol version, model and the
 fingerprint of its weights, position patch, dtype, backend, dataset fingerprint, length), never the
-row's label. So a row two tables share (a baseline that is Table 1's "RoFormer" and again the
-fine-tuning table's "zoo-rope") has one key, and the second run finds it, finished, in the first run's
-journal. It is copied, not referenced: this run's journal stays complete on its own, so the source
-may later move or go, and a rerun resumes without it.
+row's label. So a row two tables share (a baseline that is Table 1's "RoFormer" and again a
+fine-tuning table's base model, under another label) has one key, and the second run finds it,
+finished, in the first run's journal. It is copied, not referenced: this run's journal stays complete
+on its own, so the source may later move or go, and a rerun resumes without it.
 
 What is taken for a key this run has not finished: the source's finished cell (a plain run), else the
 per-document or per-sample parts the source holds (as part lines or inside a ``--shard`` job's partial

@@ -6,7 +6,11 @@ Every cell's samples are replayed in the visiting order a sequential run of the 
 samples (same keys and depths) and greedy decoding answers them the same way, so the table is what it
 would have spent, not an estimate.
 
-    python -m coca_eval.sequential_replay RUN... [--threshold 0.5] [--target-width 0.2] > table.md
+    python -m coca_eval.sequential_replay RUN... [--threshold 0.5] [--target-width 0.2] \
+        [--regenerate CMD] > table.md
+
+``--regenerate`` is the command the table's caption cites for making it again (a script that runs
+this one on its committed runs); by default, this command with the options given.
 """
 
 from __future__ import annotations
@@ -103,7 +107,7 @@ def _share(rows: Sequence[ReplayRow], rule: str) -> str:
     return f"{100 * spent / sum(r.spent for r in rows):.0f} %"
 
 
-def report(paths: Sequence[Path], threshold: float, width: float) -> str:
+def report(paths: Sequence[Path], threshold: float, width: float, regenerate: str | None = None) -> str:
     rows = [row for path in paths for row in replay_run(Path(path), threshold, width)]
     rule = StoppingRule(rows[0].spent if rows else 1, threshold=threshold)
     head = (
@@ -111,9 +115,13 @@ def report(paths: Sequence[Path], threshold: float, width: float) -> str:
         "Each cell's samples replayed in the visiting order of `--samples auto --max-samples 100` "
         f"(rounds of {rule.round_size}, {rule.confidence * 100:g} % betting confidence sequence), once with "
         f"`--threshold {threshold:g}` and once with `--target-width {width:g}`. Regenerate with "
-        "`bash reports/zoo/sequential.sh`; `docs/sequential.md` explains the rules.\n\n"
+        f"`{regenerate or _replay_command(threshold, width)}`; `docs/sequential.md` explains the rules.\n\n"
     )
     return head + markdown_table(rows, threshold, width)
+
+
+def _replay_command(threshold: float, width: float) -> str:
+    return f"python -m coca_eval.sequential_replay RUN... --threshold {threshold:g} --target-width {width:g}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -121,8 +129,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--target-width", type=float, default=0.2)
+    parser.add_argument("--regenerate", help="The command the caption cites for making the table again.")
     args = parser.parse_args(argv)
-    sys.stdout.write(report(args.runs, args.threshold, args.target_width))
+    sys.stdout.write(report(args.runs, args.threshold, args.target_width, args.regenerate))
 
 
 if __name__ == "__main__":

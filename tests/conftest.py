@@ -13,11 +13,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from plugin_metadata import declare_missing_plugins  # noqa: E402
 from tiny_models import make_tiny_llama, tiny_corpus_text  # noqa: E402
 
+from coca_eval import plugins  # noqa: E402
 from coca_eval.models.registration import register_model_types  # noqa: E402
 
 register_model_types()  # tests load CoCA checkpoints with transformers' Auto classes directly
+
+# The plug-ins pyproject.toml declares (the zoo) load in every test, installed metadata current or not;
+# loading them now fills the registries once, before a test swaps in plug-ins of its own.
+declare_missing_plugins()
+plugins.load_plugins()
 
 # `gpu` tests run on this device: CUDA normally (skipped where there is none); set to ``cpu`` to run the
 # GPU suite's logic on a CPU machine (tests that need CUDA itself still skip), e.g. before a GPU run.

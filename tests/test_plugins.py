@@ -81,7 +81,7 @@ def register():
     from coca_eval.backends.registry import BACKENDS, BackendEntry
     from coca_eval.cli import COMMANDS, CommandEntry
     BACKENDS.add("collider", BackendEntry("colliding_coca_plugin:load", "registered before the clash"))
-    COMMANDS.add("zoo", CommandEntry("colliding_coca_plugin:zoo", "Takes a built-in name."))
+    COMMANDS.add("report", CommandEntry("colliding_coca_plugin:report", "Takes a built-in name."))
 
 module.register = register
 sys.modules[module.__name__] = module
@@ -92,19 +92,19 @@ main(sys.argv[1:])
 """
 
 
-@pytest.mark.parametrize("args", [["--help"], ["zoo", "--help"], ["tasks"], ["ppl", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["report", "--help"], ["tasks"], ["ppl", "--help"]])
 def test_a_plugin_taking_a_builtin_command_name_is_refused_in_one_line_and_the_cli_works(args):
-    """The old docs example, ``COMMANDS.add("zoo", ...)``: every command used to end in a traceback."""
+    """A plug-in taking a built-in command's name: every command used to end in a traceback."""
     import subprocess
 
     result = subprocess.run([sys.executable, "-c", COLLIDING_PLUGIN, *args], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip().splitlines() == [
         "coca-eval: warning: plug-in 'collider' (colliding_coca_plugin:register) refused: "
-        "command 'zoo' is already registered"
+        "command 'report' is already registered"
     ]
     assert "Traceback" not in result.stderr
     if args == ["--help"]:
-        assert "The miniature zoo" in result.stdout  # the built-in zoo, not the plug-in's
+        assert "Tables (Markdown" in result.stdout  # the built-in report, not the plug-in's
     if args == ["ppl", "--help"]:
         assert "collider" not in result.stdout  # what the refused plug-in registered first is undone

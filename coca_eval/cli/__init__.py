@@ -28,7 +28,7 @@ def cli() -> None:
     """Long-context evaluation: sliding-window perplexity (and more) for CoCA and RoPE-scaled models.
 
     \b
-    coca-eval ppl --stride 512                    # the zoo showcase: RoFormer vs CoCA, 512..4k
+    coca-eval ppl --stride 512                    # the default preset's rows and lengths
     coca-eval ppl --preset pg19 --model DIR --rope none --rope dynamic:4
     coca-eval tasks | coca-eval models
     """

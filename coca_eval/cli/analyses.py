@@ -41,10 +41,10 @@ def analyze() -> None:
 
 def document_options(length_help: str):
     """Where the text comes from and how much of it; shared by every analysis."""
+    from coca_eval.data.sources import known_sources
+
     options = [
-        click.option(
-            "--dataset", help="embedded | pg19 | hf:ID[:SPLIT] | zoo:heldout | a local file or directory."
-        ),
+        click.option("--dataset", help=f"{known_sources()}."),
         click.option("--num-docs", type=int, help="Documents to read (default 2)."),
         click.option("--lengths", "--tokens", "lengths", help=length_help),
         click.option("--seed", type=int, help="Document sampling seed (default 0)."),

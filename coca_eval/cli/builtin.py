@@ -14,10 +14,6 @@ for name, help_text in (
 ):
     COMMANDS.add(name, CommandEntry(f"coca_eval.cli.commands:{name}", help_text))
 COMMANDS.add(
-    "zoo",
-    CommandEntry("coca_eval.zoo.cli:zoo", "The miniature zoo: tiny models trained here, by position scheme."),
-)
-COMMANDS.add(
     "analyze",
     CommandEntry(
         "coca_eval.cli.analyses:analyze",

@@ -2,7 +2,7 @@
 
 Task commands come from the task registry (each spec's ``command``); every other command from
 :data:`COMMANDS`. Mounting another package's command or group is one line at its import, e.g.
-``COMMANDS.add("zoo", CommandEntry("coca_eval.zoo.cli:zoo", "Tiny trained models ..."))``, or one
+``COMMANDS.add("mine", CommandEntry("my_package.cli:mine", "What mine does ..."))``, or one
 module name appended to ``COMMANDS.builtins``. The listing in ``--help`` uses each entry's help text,
 so it imports none of the commands.
 """

@@ -176,7 +176,7 @@ def method_options(
             "models",
             multiple=True,
             help="Model preset (see `coca-eval models`), local directory or hub id (repeatable). "
-            "Default: the preset's rows (the zoo showcase), else smollm2-135m.",
+            "Default: the preset's rows (the default preset's showcase), else smollm2-135m.",
         ),
         click.option(
             "--rope", "ropes", multiple=True, help=f"Position patch (repeatable): {rope_choices()}."

@@ -10,8 +10,9 @@ from coca_eval.cli.options import RegistryChoice, SampleCount, method_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.passkey.params import BOS_CHOICES, DYNAMIC_ROPE_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
+from coca_eval.presets import default_preset
 
-PRESET = "zoo-passkey"
+PRESET = default_preset("passkey", fallback="passkey-quick")
 
 _preset_option = preset_option_factory(PRESET, "passkey")
 

@@ -8,8 +8,9 @@ from coca_eval.cli.longppl import longppl_options
 from coca_eval.cli.options import method_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.ppl.params import BOS_CHOICES, MODES
+from coca_eval.presets import default_preset
 
-PRESET = "zoo"
+PRESET = default_preset("ppl", fallback="embedded")
 
 _preset_option = preset_option_factory(PRESET, "ppl")
 

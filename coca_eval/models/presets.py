@@ -33,12 +33,16 @@ class ModelPreset:
     trained_context: int
     materialize: Callable[[], Path]
     fingerprint: str
-    # Trained on documents that each follow the BOS token, which the tokenizer does not add (the zoo's
-    # <|endoftext|>): `passkey --bos auto` puts it in front of a prompt, as every training example had.
+    # Trained on documents that each follow the BOS token, which the tokenizer does not add (a
+    # <|endoftext|> of its own): `passkey --bos auto` puts it in front of a prompt, as every training
+    # example had.
     prompt_starts_with_bos: bool = False
     # An instruction-tuned model read through its tokenizer's chat template by default, where a task's
     # default is "the preset's choice" (`passkey --chat-template preset`).
     chat_by_default: bool = False
+    # Where the preset's ``config.json`` already lies on disk (weights shipped inside a package), so
+    # a position patch can be checked before anything loads; None: only materializing tells.
+    config_dir: Callable[[], Path | None] | None = None
 
 
 MODEL_PRESETS = Registry[ModelPreset]("model preset")
@@ -195,13 +199,3 @@ def trained_context_of(model: str) -> int | None:
         "max_position_embeddings"
     )
     return int(value) if value else None
-
-
-def _register_zoo() -> None:
-    """The miniature zoo's trained checkpoints (see ``coca_eval.zoo``) are presets like the GGUF models."""
-    from coca_eval.zoo.presets import register_zoo_presets
-
-    register_zoo_presets(MODEL_PRESETS, ModelPreset)
-
-
-_register_zoo()

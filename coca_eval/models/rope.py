@@ -146,7 +146,7 @@ def apply_rope_patch(config: Any, patch: RopePatch) -> Any:
 
 def check_rope_patches(methods: Iterable[Any]) -> None:
     """Refuse, before any model loads, a patch that cannot apply (``--rope dynamic:2`` on an ALiBi model),
-    for every row whose config reads without weights (local checkpoints, the zoo's shipped presets);
+    for every row whose config reads without weights (local checkpoints, presets shipped with weights);
     others are checked when they load."""
     from transformers import AutoConfig
 
@@ -169,12 +169,12 @@ def check_rope_patches(methods: Iterable[Any]) -> None:
 
 def _config_dir(model: str) -> Path | None:
     """Where a method's ``config.json`` already is on disk: a local checkpoint, or the shipped copy of a
-    zoo preset (``--model zoo-alibi``); presets that would be converted or downloaded first are checked
-    when they load."""
+    preset that ships its weights (its ``config_dir``); presets that would be converted or downloaded
+    first are checked when they load."""
     from coca_eval.models.presets import MODEL_PRESETS
-    from coca_eval.zoo.shipped import shipped_dir
 
     if model in MODEL_PRESETS:  # a preset name wins over a directory of that name, as when loading
-        return shipped_dir(model)
+        config_dir = MODEL_PRESETS.get(model).config_dir
+        return None if config_dir is None else config_dir()
     directory = Path(model).expanduser()
     return directory if (directory / "config.json").is_file() else None

@@ -22,8 +22,8 @@ from coca_eval.sequential import visiting_order
 
 def prompt_builder(params: PasskeyParams, backend, model: str | None = None) -> PromptBuilder:
     """BOS goes in front as ``params.bos`` says. ``auto``: when the tokenizer puts it there by default
-    (LLaMA, Gemma), or when ``model`` is a preset whose training documents each followed it (the zoo:
-    every passkey example it trained on came after ``<|endoftext|>``). ``always``: for any model, where
+    (LLaMA, Gemma), or when ``model`` is a preset whose training documents each followed it (models
+    trained here, whose every passkey example came after ``<|endoftext|>``). ``always``: for any model, where
     the tokenizer has a BOS token. ``never``: not even where the tokenizer would. The chat template is
     :func:`~coca_eval.passkey.params.chat_option`'s (none: the prompt as it always was)."""
     from coca_eval.chat import chat_frame

@@ -14,10 +14,9 @@ from pathlib import Path
 import torch
 
 from coca_eval import __version__
-from coca_eval.zoo.datasets import ZooData
-from coca_eval.zoo.hardware import machine_description, use_bf16_autocast
+from coca_eval.zoo.hardware import machine_description, model_device, use_bf16_autocast
 from coca_eval.zoo.recipe import Recipe
-from coca_eval.zoo.train import model_device
+from coca_eval.zoo.training_data import ZooData
 
 LAST_STEPS = 50  # the final training loss is the mean over the last logged steps in this window
 

@@ -2,10 +2,13 @@
 
 Rows follow the CoCA paper's from-scratch half of Table 1 (ALiBi, RoFormer, + CoCA; the "+ dynamic
 NTK" rows are the same weights evaluated with ``--rope dynamic:4``), its Table 3 (CoCA-Strict vs
-CoCA-Slack), and the p-RoPE paper's Table 2 (RoPE, p-RoPE with p = 0.75, NoPE).
+CoCA-Slack), and the p-RoPE paper's Table 2 (RoPE, p-RoPE with p = 0.75, NoPE). Their trained
+weights, where they ship, are under ``checkpoints/`` (:func:`shipped_dir`).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.recipe import ZooSpec
@@ -57,9 +60,17 @@ ZOO: dict[str, ZooSpec] = {
 }
 
 TRAIN_ORDER = tuple(ZOO)
+# The trained checkpoints ship inside the package, so a wheel install has them too.
+CHECKPOINTS = Path(__file__).parent / "checkpoints"
 
 
 def zoo_spec(name: str) -> ZooSpec:
     if name not in ZOO:
         raise CocaEvalError(f"unknown zoo model {name!r} (known: {', '.join(ZOO)})")
     return ZOO[name]
+
+
+def shipped_dir(name: str) -> Path | None:
+    """The shipped ``from_pretrained`` directory of a zoo model, or None when it was not trained yet."""
+    path = CHECKPOINTS / name
+    return path if (path / "config.json").is_file() else None

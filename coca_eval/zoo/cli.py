@@ -23,9 +23,8 @@ def zoo() -> None:
 @zoo.command("list")
 def list_models() -> None:
     """The zoo's entries, their position scheme and whether trained weights ship with this install."""
-    from coca_eval.zoo.catalog import ZOO
-    from coca_eval.zoo.finetunes import FINETUNES
-    from coca_eval.zoo.shipped import shipped_dir
+    from coca_eval.zoo.catalog import ZOO, shipped_dir
+    from coca_eval.zoo.finetune_catalog import FINETUNES
 
     table = Table("name", "row label", "position", "shipped", "description")
     for name, spec in ZOO.items():
@@ -99,13 +98,13 @@ def train(name: str, out: Path, device: str) -> None:
     """Train NAME: a zoo entry, a fine-tune (its base is taken from OUT, else the shipped weights),
     `all` (every entry, then every fine-tune), or a YAML spec file of your own variant or fine-tune."""
     from coca_eval.zoo.catalog import TRAIN_ORDER, ZOO, zoo_spec
-    from coca_eval.zoo.datasets import ZooData
     from coca_eval.zoo.finetune import FineTuneSpec, finetune
-    from coca_eval.zoo.finetunes import FINETUNES, finetune_spec, root_entry
+    from coca_eval.zoo.finetune_catalog import FINETUNES, finetune_spec, root_entry
+    from coca_eval.zoo.hardware import resolve_device
     from coca_eval.zoo.names import run_dir_under
     from coca_eval.zoo.specfile import load_spec_file
-    from coca_eval.zoo.train import resolve_device
     from coca_eval.zoo.train import train as train_one
+    from coca_eval.zoo.training_data import ZooData
 
     if name == "all":
         specs, tunes = [zoo_spec(n) for n in TRAIN_ORDER], list(FINETUNES.values())
@@ -137,10 +136,9 @@ def train(name: str, out: Path, device: str) -> None:
 def ship(names: tuple[str, ...], source: Path) -> None:
     """Store trained models NAMES (or `all`) from SOURCE/NAME/model inside the package, as fp16 weights,
     so that this install (and a wheel built from it) serves them as presets."""
-    from coca_eval.zoo.catalog import ZOO
-    from coca_eval.zoo.finetunes import FINETUNES
+    from coca_eval.zoo.catalog import CHECKPOINTS, ZOO
+    from coca_eval.zoo.finetune_catalog import FINETUNES
     from coca_eval.zoo.ship import ship as ship_one
-    from coca_eval.zoo.shipped import CHECKPOINTS
 
     chosen = [*ZOO, *FINETUNES] if names == ("all",) else list(names)
     unknown = [n for n in chosen if n not in ZOO and n not in FINETUNES]
@@ -152,7 +150,7 @@ def ship(names: tuple[str, ...], source: Path) -> None:
 
 def base_weights(name: str, out: Path) -> Path:
     """Trained weights of ``name``: a run under ``out`` first, else the checkpoint shipped with coca-eval."""
-    from coca_eval.zoo.shipped import shipped_dir
+    from coca_eval.zoo.catalog import shipped_dir
 
     trained = out / name / "model"
     if (trained / "config.json").is_file():

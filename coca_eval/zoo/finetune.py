@@ -96,8 +96,9 @@ def finetune(spec: FineTuneSpec, run_dir: Path, base_dir: Path, data, device: st
 
     from coca_eval.models.registration import register_model_types
     from coca_eval.zoo.artifact import save_trained
-    from coca_eval.zoo.data import TrainingStream
-    from coca_eval.zoo.train import fit, heldout_loss, resolve_device
+    from coca_eval.zoo.batches import TrainingStream
+    from coca_eval.zoo.hardware import resolve_device
+    from coca_eval.zoo.train import fit, heldout_loss
 
     register_model_types()
     _check_tokenizer(base_dir, data)

@@ -1,4 +1,4 @@
-"""What the training machine can do fast: whether bf16 autocast pays, and how to name the machine.
+"""The training machine: which device a run asks for, whether bf16 autocast pays there, and its name.
 
 bf16 autocast is a speed-up only where the hardware computes in bf16: on a CPU with AVX-512 (oneDNN's
 bf16 kernels) it trained a zoo step 1.38x faster than fp32, while on an AVX2-only CPU, where every
@@ -13,6 +13,8 @@ import platform
 from pathlib import Path
 
 import torch
+
+from coca_eval.errors import CocaEvalError
 
 
 def native_bf16(device: torch.device) -> bool:
@@ -50,3 +52,20 @@ def machine_description(device: torch.device) -> str:
         return f"{torch.cuda.get_device_name(device)} (cuda)"
     capability = torch.backends.cpu.get_cpu_capability()
     return f"{cpu_name()} ({platform.machine()}, {capability}), {torch.get_num_threads()} threads"
+
+
+def model_device(model) -> torch.device:
+    return next(model.parameters()).device
+
+
+def resolve_device(name: str) -> torch.device:
+    """``cpu``, ``cuda`` or ``cuda:N``; a GPU that is not there is one line, not a CUDA traceback."""
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise CocaEvalError(f"unknown device {name!r} (use cpu, cuda or cuda:N)") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise CocaEvalError(f"--device {name}: no CUDA GPU is visible to torch here")
+    if device.type not in ("cpu", "cuda"):
+        raise CocaEvalError(f"--device {name}: zoo training runs on cpu or cuda")
+    return device

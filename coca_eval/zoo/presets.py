@@ -10,9 +10,9 @@ import hashlib
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.zoo.catalog import ZOO
-from coca_eval.zoo.finetunes import FINETUNES, root_entry
-from coca_eval.zoo.shipped import shipped_dir
+from coca_eval.models.presets import ModelPreset
+from coca_eval.zoo.catalog import ZOO, shipped_dir
+from coca_eval.zoo.finetune_catalog import FINETUNES, root_entry
 
 
 def _materialize(name: str) -> Path:
@@ -35,15 +35,15 @@ def _fingerprint(name: str) -> str:
     return f"zoo:{digest.hexdigest()}"
 
 
-def register_zoo_presets(registry, preset_class) -> None:
-    """Add one model preset per zoo entry and fine-tune to ``registry`` (the model-preset registry)."""
+def zoo_presets() -> list[tuple[str, ModelPreset]]:
+    """One model preset per zoo entry and fine-tune, by name."""
     entries = [(name, spec.label, spec.description, spec.recipe.context, spec) for name, spec in ZOO.items()]
     for name, tune in FINETUNES.items():
         entries.append((name, tune.label, tune.description, tune.recipe.context, ZOO[root_entry(name)]))
-    for name, label, description, context, architecture_of in entries:
-        registry.add(
+    return [
+        (
             name,
-            preset_class(
+            ModelPreset(
                 name=name,
                 display_name=label,
                 description=f"zoo: {description}; trained here at {context} tokens",
@@ -52,8 +52,11 @@ def register_zoo_presets(registry, preset_class) -> None:
                 materialize=lambda n=name: _materialize(n),
                 fingerprint=_fingerprint(name),
                 prompt_starts_with_bos=True,  # every training document followed <|endoftext|>
+                config_dir=lambda n=name: shipped_dir(n),
             ),
         )
+        for name, label, description, context, architecture_of in entries
+    ]
 
 
 def _parameter_count(spec) -> str:

@@ -28,7 +28,7 @@ class Recipe(BaseModel):
     (answer digits from chance to 0.9 between steps 1250 and 1500 of this schedule); of ten schedules
     and mixes run side by side on a GPU, only this one taught it, and none with a tenth passkey rows,
     with batches of 8 to 32, or within the 9.8M tokens recipe v4 trained on in 25 CPU minutes
-    (``reports/zoo/README.md``, "Recipe v5"). 98M tokens is about 34 passes over the training books,
+    (``docs/zoo.md``, "History of the recipe", v5). 98M tokens is about 34 passes over the training books,
     so the in-window perplexity on held-out books is higher than v4's; on a 2-core CPU a model takes
     hours, on one GPU minutes."""
 
@@ -72,7 +72,7 @@ class Architecture(BaseModel):
     """A LLaMA-style decoder (RMSNorm, SwiGLU, untied nothing but the embeddings). Six layers of width
     160 with heads of 32, chosen for recipe v4 and kept by v5: of the shapes that trained in under 30 CPU
     minutes on v4's budget, the one whose RoPE model's perplexity rose most past its window, for every
-    seed tried (``reports/zoo/README.md``)."""
+    seed tried (``docs/zoo.md``, "History of the recipe", v4)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

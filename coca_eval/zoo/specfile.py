@@ -54,7 +54,7 @@ def load_spec_file(path: Path) -> ZooSpec | FineTuneSpec:
 def _check_base(path: Path, spec: FineTuneSpec) -> None:
     """The base must be a zoo model, and the fine-tune reads the books its base was trained on."""
     from coca_eval.zoo.catalog import ZOO
-    from coca_eval.zoo.finetunes import FINETUNES, root_entry
+    from coca_eval.zoo.finetune_catalog import FINETUNES, root_entry
 
     if spec.base not in ZOO and spec.base not in FINETUNES:
         known = ", ".join([*ZOO, *FINETUNES])

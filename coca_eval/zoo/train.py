@@ -17,12 +17,13 @@ import torch
 import torch.nn.functional as F
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.zoo.artifact import save_trained
+from coca_eval.zoo.batches import TrainingStream
 from coca_eval.zoo.build import build_model
-from coca_eval.zoo.data import TrainingStream
-from coca_eval.zoo.datasets import ZooData
-from coca_eval.zoo.hardware import use_bf16_autocast
+from coca_eval.zoo.hardware import model_device, resolve_device, use_bf16_autocast
 from coca_eval.zoo.recipe import Recipe, ZooSpec, lr_at
 from coca_eval.zoo.report_line import StepReporter
+from coca_eval.zoo.training_data import ZooData
 
 LOG_EVERY = 10
 
@@ -65,23 +66,6 @@ def heldout_loss(model, windows: torch.Tensor, batch: int = 8) -> float:
     losses = [next_token_loss(model, windows[i : i + batch]).item() for i in range(0, len(windows), batch)]
     model.train()
     return sum(losses) / len(losses)
-
-
-def model_device(model) -> torch.device:
-    return next(model.parameters()).device
-
-
-def resolve_device(name: str) -> torch.device:
-    """``cpu``, ``cuda`` or ``cuda:N``; a GPU that is not there is one line, not a CUDA traceback."""
-    try:
-        device = torch.device(name)
-    except RuntimeError:
-        raise CocaEvalError(f"unknown device {name!r} (use cpu, cuda or cuda:N)") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise CocaEvalError(f"--device {name}: no CUDA GPU is visible to torch here")
-    if device.type not in ("cpu", "cuda"):
-        raise CocaEvalError(f"--device {name}: zoo training runs on cpu or cuda")
-    return device
 
 
 class Checkpoint:
@@ -136,7 +120,6 @@ def train(spec: ZooSpec, run_dir: Path, data: ZooData | None = None, device: str
     tok = data.tokenizer
     model = build_model(spec, tok.eos_token_id, tok.pad_token_id).to(resolve_device(device))
     seconds, entries = fit(model, spec.recipe, stream, run_dir, spec.model_dump_json(), spec.name)
-    from coca_eval.zoo.artifact import save_trained
 
     heldout = heldout_loss(model, data.heldout_windows(spec.recipe))
     spec_data = spec.model_dump(mode="json")

@@ -29,8 +29,8 @@ def main() -> None:
     """Print the unigram floor of the shipped zoo tokenizer on the held-out and outside books."""
     from transformers import AutoTokenizer
 
+    from coca_eval.zoo.catalog import shipped_dir
     from coca_eval.zoo.corpus import load_split
-    from coca_eval.zoo.shipped import shipped_dir
 
     model_dir = shipped_dir("zoo-rope")
     if model_dir is None:

@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 python -m coca_eval.sequential_replay reports/zoo/runs/*_passkey.json.gz --threshold 0.5 --target-width 0.2 \
-  > reports/zoo/sequential.md
+  --regenerate "bash reports/zoo/sequential.sh" > reports/zoo/sequential.md

@@ -19,8 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_LANGUAGES = ("bash", "python")
-# Pages another part of the project curates (the zoo's research record); their examples are not run here.
-NOT_CHECKED = {"docs/zoo.md"}
+# Pages another part of the project curates; their examples are not run here.
+NOT_CHECKED: set[str] = set()
 
 # What a block marked ``# needs: NAME`` must contain: the thing that cannot be had on a CPU machine
 # without a hub, a cluster, a server or an extra.
@@ -33,6 +33,8 @@ NEEDS = {
     "cluster": r"\bsbatch\b|#SBATCH|--nnodes|\bray start\b",
     "pypi": r"scripts/install\w*\.sh|\bpip install\b",
     "files": r"\b(?:[A-Z][A-Z0-9]*_)*(?:DIR|CKPT|CSV)\b|\bcheckpoints/",
+    # Training a model: hours per model on a CPU, and its books from Debian packages (apt-get).
+    "training": r"\bzoo train\b",
 }
 
 _FENCE = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^```[ \t]*$", re.M | re.S)

@@ -22,6 +22,11 @@ TESTS = 'bash scripts/install.sh dev && .venv/bin/python -m pytest -m "not slow"
 TIMEOUT_S = {False: 600, True: 2400}  # by whether the example is a slow one (on a busy 2-core machine)
 
 
+def _python_path() -> str:
+    """The checkout first, then whatever the session added (the checkout's plug-in declarations)."""
+    return os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+
 def runnable(block: Block):
     marks = [pytest.mark.slow] if block.mark and block.mark[0] == "slow" else []
     return pytest.param(block, id=block.name, marks=marks)
@@ -44,7 +49,7 @@ def shims(directory: Path) -> dict[str, str]:
         script.write_text(f'#!/bin/sh\nexec "{sys.executable}" {module} "$@"\n')
         script.chmod(0o755)
     path = os.pathsep.join([str(directory), os.environ.get("PATH", "")])
-    return {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    return {**os.environ, "PATH": path, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1"}
 
 
 @pytest.mark.parametrize("block", RUNNABLE)

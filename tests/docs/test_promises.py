@@ -22,6 +22,11 @@ from coca_eval.methods import make_method
 from coca_eval.presets import get_preset
 
 
+def _python_path() -> str:
+    """The checkout first, then whatever the session added (the checkout's plug-in declarations)."""
+    return os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+
 def page(name: str) -> str:
     """A page with its line breaks folded, so a sentence reads the same wherever it wraps."""
     return re.sub(r"\s+", " ", (ROOT / name).read_text())
@@ -110,7 +115,7 @@ def cells(path: Path) -> list[tuple]:
 def test_torchrun_equals_one_process_with_one_thread(tmp_path):
     """docs/many-machines.md: torchrun's ranks run with OMP_NUM_THREADS=1, so a CPU torchrun run equals a
     one-process run with OMP_NUM_THREADS=1, to the last digit of every document's NLL sum."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1"}
     env.pop("OMP_NUM_THREADS", None)
     launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
     ranks = subprocess.run(

@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from coca_eval.data.books import EMBEDDED_BOOKS
-from coca_eval.zoo.corpus import DEBIAN_BOOKS, SPLIT_BOOKS, load_split
+from coca_eval.zoo.corpus import SPLIT_BOOKS, load_split
+from coca_eval.zoo.debian_books import DEBIAN_BOOKS
 
 
 def test_splits_are_disjoint_and_every_book_is_known():

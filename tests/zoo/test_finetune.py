@@ -13,7 +13,7 @@ from zoo_fixtures import micro_data, micro_spec
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.presets import MODEL_PRESETS
 from coca_eval.zoo.finetune import FineTuneSpec, Stage, finetune, set_trainable
-from coca_eval.zoo.finetunes import FINETUNES
+from coca_eval.zoo.finetune_catalog import FINETUNES
 from coca_eval.zoo.recipe import Recipe
 from coca_eval.zoo.train import train
 

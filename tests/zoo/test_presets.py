@@ -8,9 +8,8 @@ import pytest
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.presets import MODEL_PRESETS, resolve_model
-from coca_eval.zoo.catalog import ZOO
-from coca_eval.zoo.finetunes import FINETUNES
-from coca_eval.zoo.shipped import shipped_dir
+from coca_eval.zoo.catalog import ZOO, shipped_dir
+from coca_eval.zoo.finetune_catalog import FINETUNES
 
 
 def test_every_zoo_entry_is_a_preset_trained_at_512():
@@ -35,7 +34,7 @@ def test_a_shipped_entry_resolves_to_its_checkpoint_and_loads(name):
 def test_every_zoo_entry_and_fine_tune_ships_with_fp16_weights():
     import json
 
-    from coca_eval.zoo.finetunes import FINETUNES
+    from coca_eval.zoo.finetune_catalog import FINETUNES
 
     for name in [*ZOO, *FINETUNES]:
         meta = json.loads((shipped_dir(name) / "zoo.json").read_text())
@@ -44,9 +43,9 @@ def test_every_zoo_entry_and_fine_tune_ships_with_fp16_weights():
 
 @pytest.mark.parametrize("name", list(ZOO))
 def test_an_untrained_entry_says_how_to_train_it(name, monkeypatch, tmp_path):
-    from coca_eval.zoo import shipped
+    from coca_eval.zoo import catalog
 
-    monkeypatch.setattr(shipped, "CHECKPOINTS", tmp_path)  # an install without the weights
+    monkeypatch.setattr(catalog, "CHECKPOINTS", tmp_path)  # an install without the weights
     with pytest.raises(CocaEvalError, match=f"coca-eval zoo train {name}"):
         resolve_model(name)
 

@@ -70,11 +70,11 @@ def test_a_missing_spec_file_is_one_line(tmp_path):
 
 def test_zoo_train_runs_a_fine_tune_file_from_its_base_weights(tmp_path, monkeypatch, capsys):
     from coca_eval.cli import main
-    from coca_eval.zoo import datasets, finetune
-    from coca_eval.zoo.shipped import shipped_dir
+    from coca_eval.zoo import finetune, training_data
+    from coca_eval.zoo.catalog import shipped_dir
 
     calls = []
-    monkeypatch.setattr(datasets.ZooData, "load", lambda vocab, extra: f"books {vocab} {extra}")
+    monkeypatch.setattr(training_data.ZooData, "load", lambda vocab, extra: f"books {vocab} {extra}")
     monkeypatch.setattr(
         finetune,
         "finetune",

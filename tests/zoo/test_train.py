@@ -9,8 +9,8 @@ import torch
 from zoo_fixtures import micro_data, micro_spec
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.zoo.batches import TrainingStream
 from coca_eval.zoo.build import build_model
-from coca_eval.zoo.data import TrainingStream
 from coca_eval.zoo.train import make_optimizer, next_token_loss, train, train_step
 
 
@@ -126,7 +126,7 @@ def test_meta_records_the_cpu_that_ran_the_steps(tmp_path, data):
     [("cuda:7", "no CUDA GPU is visible"), ("tpu", "unknown device"), ("meta", "runs on cpu or cuda")],
 )
 def test_a_device_that_cannot_train_is_one_line(monkeypatch, device, message):
-    from coca_eval.zoo.train import resolve_device
+    from coca_eval.zoo.hardware import resolve_device
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(CocaEvalError, match=message):
@@ -135,10 +135,10 @@ def test_a_device_that_cannot_train_is_one_line(monkeypatch, device, message):
 
 def test_zoo_train_on_a_missing_gpu_exits_2_before_reading_books(monkeypatch, capsys):
     from coca_eval.cli import main
-    from coca_eval.zoo import datasets
+    from coca_eval.zoo import training_data
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(datasets.ZooData, "load", lambda *a: pytest.fail("read the books first"))
+    monkeypatch.setattr(training_data.ZooData, "load", lambda *a: pytest.fail("read the books first"))
     with pytest.raises(SystemExit) as exited:
         main(["zoo", "train", "zoo-rope", "--device", "cuda"])
     err = capsys.readouterr().err

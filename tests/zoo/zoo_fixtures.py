@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tiny_models import tiny_corpus_text
 
-from coca_eval.zoo.datasets import ZooData
 from coca_eval.zoo.recipe import Architecture, Recipe, ZooSpec
 from coca_eval.zoo.tokenizer import train_tokenizer
+from coca_eval.zoo.training_data import ZooData
 
 MICRO_ARCH = Architecture(
     vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2

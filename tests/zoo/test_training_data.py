@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from coca_eval.data.documents import Document
-from coca_eval.zoo import datasets
+from coca_eval.zoo import training_data
 from coca_eval.zoo.corpus import SPLIT_BOOKS
-from coca_eval.zoo.datasets import ZooData
+from coca_eval.zoo.training_data import ZooData
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def fake_books(monkeypatch):
             for b in SPLIT_BOOKS[split]
         ]
 
-    monkeypatch.setattr(datasets, "load_split", load_split)
+    monkeypatch.setattr(training_data, "load_split", load_split)
 
 
 @pytest.mark.parametrize("extra", [False, True])

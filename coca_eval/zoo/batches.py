@@ -8,16 +8,18 @@ own ``landmark`` prompt, answered by `` {key}.`` and ``<|endoftext|>``), each at
 context long: the first of a uniformly drawn length, the next ones drawn from what is left of the
 row, and book text before them where no further example fits. Packing puts several answers in a row
 for more gradient on the skill than one example per row gave (which left the models answering the
-prompt's form with a fixed number); at the zoo's size and budget the models still do not learn to
-retrieve (``reports/zoo/README.md``). The other rows are plain book windows. All of
-it lies inside the trained window, which is what Tables 1 and 2 test beyond.
+prompt's form with a fixed number); at recipe v4's budget they still did not learn
+to retrieve, while recipe v5's batches of 64 rows taught every from-scratch model to retrieve inside
+its window (``docs/zoo.md``, "History of the recipe"; the passkey tables in ``reports/zoo/README.md``).
+The other rows are plain book windows. All of it lies inside the trained window, which is what
+Tables 1 and 2 test beyond.
 
 Two more kinds of rows exist for variants (the shared recipe uses neither): a fraction
 ``copy_fraction`` of copy rows (a segment of 16-128 uniformly random tokens repeated back to back to
 the row's end), and ``copy_warmup_steps`` first steps of rows repeating one 64-token random segment.
 Random segments can only be predicted by copying, the in-context skill (induction) real language
 models get much of their context gain from; at the zoo's size they taught a copy at a fixed offset
-but no copying by content within the budget (``reports/zoo/README.md``, recipe v2).
+but no copying by content within the budget (``docs/zoo.md``, "History of the recipe", v2).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import pytest
 import torch
 from zoo_fixtures import micro_data
 
-from coca_eval.zoo.data import TrainingStream, heldout_windows
+from coca_eval.zoo.batches import TrainingStream, heldout_windows
 from coca_eval.zoo.recipe import Recipe
 
 

@@ -29,7 +29,7 @@ class ZooData:
 
     def heldout_windows(self, recipe):
         """The fixed held-out windows every zoo model's held-out loss is measured on."""
-        from coca_eval.zoo.data import heldout_windows
+        from coca_eval.zoo.batches import heldout_windows
 
         return heldout_windows(self.tokenizer, self.heldout_texts, recipe.eval_windows, recipe.context)
 
