@@ -32,10 +32,10 @@ BAD_SPECS = {
 @pytest.fixture
 def no_training(monkeypatch):
     """Training stubbed out: a spec that got past the checks is recorded rather than trained."""
-    from coca_eval.zoo import datasets, finetune, train
+    from coca_eval.zoo import finetune, train, training_data
 
     calls = []
-    monkeypatch.setattr(datasets.ZooData, "load", lambda vocab, extra: "books")
+    monkeypatch.setattr(training_data.ZooData, "load", lambda vocab, extra: "books")
     monkeypatch.setattr(train, "train", lambda spec, run, *a: calls.append(spec) or run / "model")
     monkeypatch.setattr(finetune, "finetune", lambda spec, run, *a: calls.append(spec) or run / "model")
     return calls

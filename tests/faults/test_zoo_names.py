@@ -20,10 +20,10 @@ BAD_NAMES = ["/abs/dir", "../../x", "a/b", ".hidden", "..", "na me", "'x\\\\y'"]
 @pytest.fixture
 def no_training(monkeypatch):
     """Training stubbed out: the test sees which run folder each model would be written to."""
-    from coca_eval.zoo import datasets, finetune, train
+    from coca_eval.zoo import finetune, train, training_data
 
     calls = []
-    monkeypatch.setattr(datasets.ZooData, "load", lambda vocab, extra: "books")
+    monkeypatch.setattr(training_data.ZooData, "load", lambda vocab, extra: "books")
     monkeypatch.setattr(train, "train", lambda spec, run, data, device: calls.append(run) or run / "model")
     monkeypatch.setattr(
         finetune, "finetune", lambda spec, run, base, data, device: calls.append(run) or run / "model"
