@@ -132,3 +132,35 @@ def test_torchrun_equals_one_process_with_one_thread(tmp_path):
     assert "OMP_NUM_THREADS=1` (its default with more than one process per node)" in page(
         "docs/many-machines.md"
     )
+
+
+def _readme_figures() -> list[float]:
+    """The five perplexities the README quotes for the main job, in the order it names them: RoFormer at
+    512 and at 4k, then dynamic NTK, CoCA and dynamic NTK & CoCA at 4k."""
+    text = page("README.md")
+    match = re.search(
+        r"from (\d+\.\d) at its trained 512 tokens to (\d+\.\d) at 4k, dynamic NTK holds it at "
+        r"(\d+\.\d), CoCA at (\d+\.\d) and dynamic NTK & CoCA at (\d+\.\d)",
+        text,
+    )
+    assert match, "the README no longer quotes the main job's figures in the sentence this test reads"
+    return [float(v) for v in match.groups()]
+
+
+@pytest.mark.slow
+def test_the_main_job_prints_the_readme_figures(tmp_path):
+    """README: the main job (`coca-eval ppl --stride 512`, the default preset through the zoo plug-in)
+    gives RoFormer's rise from 512 to 4k and the three remedies' values at 4k, to the digit quoted."""
+    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "coca_eval", "ppl", "--stride", "512", "--output", "main.json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = json.loads((tmp_path / "main.json").read_text())
+    value = {(c["method"], c["length"]): c["value"] for c in run["cells"] if c["status"] == "ok"}
+    methods = list(dict.fromkeys(c["method"] for c in run["cells"]))
+    assert len(methods) == 4, methods
+    rope, ntk, coca, both = methods
+    measured = [value[rope, 512], value[rope, 4096], value[ntk, 4096], value[coca, 4096], value[both, 4096]]
+    assert [round(v, 1) for v in measured] == _readme_figures(), (methods, measured)
