@@ -27,7 +27,7 @@ from coca_eval.methods import MethodSpec
 from coca_eval.ppl.longppl import Span, find_key_spans, score_on_spans, tokenize_with_offsets
 from coca_eval.ppl.longppl_params import LongPplParams
 from coca_eval.ppl.records import exp_or_inf
-from coca_eval.ppl.task import DOCUMENT_HASHES, PplTask, _ids_hash, resolve_bos
+from coca_eval.ppl.task import DOCUMENT_HASHES, PplTask, _ids_hash, resolve_bos, typed_parts
 from coca_eval.results import Cell
 
 LONGPPL_TASK_VERSION = 1
@@ -69,17 +69,7 @@ def _finite_or_none(value: float) -> float | None:
 
 def typed_longppl_parts(parts: list[dict]) -> list[LongPplPart]:
     """The parts typed; a forged or damaged one (a shard file, another rank) is one line."""
-    typed = []
-    for index, part in enumerate(parts):
-        try:
-            typed.append(LongPplPart.model_validate(part))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "the part"
-            raise CocaEvalError(
-                f"document {index}: invalid longppl part at {where}: {first['msg']}"
-            ) from None
-    return typed
+    return typed_parts(parts, LongPplPart, "longppl part")
 
 
 def combine_longppl_cell(base: dict, parts: list[dict], context: dict) -> Cell:

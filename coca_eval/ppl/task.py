@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from coca_eval.backends.base import ScoringBackend
 from coca_eval.data.sampling import TokenDoc, sample_documents
@@ -79,22 +79,26 @@ DOCUMENT_HASHES = "document_hashes"  # context: every document's token hash, so 
 # other versions of the data cannot form one cell (merge and the torchrun gather compare contexts)
 
 
+PartT = TypeVar("PartT", bound=BaseModel)
+
+
 def _ids_hash(ids) -> str:
     """The hash of a document's scored token ids (what its NLL is a number about)."""
     return hashlib.sha256(np.asarray(ids, dtype=np.int64).tobytes()).hexdigest()[:16]
 
 
-def typed_parts(parts: list[dict]) -> list[DocPart]:
-    """The parts as :class:`DocPart`; a forged or damaged one (a shard file, another rank) is one line."""
+def typed_parts(parts: list[dict], model: type[PartT] = DocPart, kind: str = "part") -> list[PartT]:
+    """The parts as ``model`` (:class:`DocPart` by default); a forged or damaged one (a shard file,
+    another rank) is one line naming the document and the ``kind`` of part."""
     typed = []
     for index, part in enumerate(parts):
         try:
-            typed.append(DocPart.model_validate(part))
+            typed.append(model.model_validate(part))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "the part"
             name = part.get("doc_id", f"unit {index}") if isinstance(part, dict) else f"unit {index}"
-            raise CocaEvalError(f"document {name!r}: invalid part at {where}: {first['msg']}") from None
+            raise CocaEvalError(f"document {name!r}: invalid {kind} at {where}: {first['msg']}") from None
     return typed
 
 
