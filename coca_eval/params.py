@@ -63,6 +63,17 @@ def require_positive_int(option: str, value: Any, allow_none: bool = False) -> N
         raise CocaEvalError(f"{option} must be a positive integer (got {value!r})")
 
 
+class SampledCells:
+    """Shared by the parameters of the generation tasks (passkey, RULER), whose ``samples`` is a count
+    or ``auto`` with a ``max_samples`` cap."""
+
+    @property
+    def drawn_samples(self) -> int:
+        """How many samples a cell's design holds: ``--samples``, or ``--max-samples`` under ``auto``
+        (a cell that stops early has spent a prefix of them in their visiting order)."""
+        return self.max_samples if self.samples == "auto" else self.samples
+
+
 PROMPT_BOS_CHOICES = ("auto", "always", "never")  # BOS in front of a generation prompt (passkey, RULER)
 CHAT_KEYWORDS = ("auto", "none")
 

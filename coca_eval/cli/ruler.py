@@ -6,6 +6,7 @@ import click
 
 from coca_eval.cli.options import SampleCount, method_options
 from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.params import PROMPT_BOS_CHOICES
 
 PRESET = "ruler-quick"
 TASK = "ruler"
@@ -58,7 +59,7 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @_preset_option(
     "--bos",
     key="bos",
-    type=click.Choice(("auto", "always", "never")),
+    type=click.Choice(PROMPT_BOS_CHOICES),
     help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
 )
 @_preset_option(

@@ -13,6 +13,7 @@ from coca_eval.params import (
     PositiveCount,
     PresetLengths,
     PresetParams,
+    SampledCells,
     check_chat_template,
     normalise_task_values,
     require_positive_int,
@@ -34,7 +35,7 @@ SEQUENTIAL_KEYS = ("max_samples", "target_width", "threshold")  # the stopping r
 
 
 @dataclass(frozen=True)
-class PasskeyParams:
+class PasskeyParams(SampledCells):
     """Everything that changes a passkey number (``prefix_reuse`` and the device do not)."""
 
     lengths: tuple[int, ...] = field(default=(512, 1024, 2048))
@@ -69,12 +70,6 @@ class PasskeyParams:
         if values.get("chat_template") not in (None, *CHAT_KEYWORDS):
             values["chat_template"] = source_fingerprint(values["chat_template"])
         return values
-
-    @property
-    def drawn_samples(self) -> int:
-        """How many samples a cell's design holds: ``--samples``, or ``--max-samples`` under ``auto``
-        (a cell that stops early has spent a prefix of them in their visiting order)."""
-        return self.max_samples if self.samples == "auto" else self.samples
 
     def stopping_rule(self) -> StoppingRule | None:
         """The rule of ``--samples auto``, or None for a fixed sample count."""

@@ -16,6 +16,7 @@ from coca_eval.params import (
     PositiveCount,
     PresetLengths,
     PresetParams,
+    SampledCells,
     check_chat_template,
     normalise_task_values,
     require_positive_int,
@@ -29,7 +30,7 @@ BOOKS = "books"  # the embedded public-domain books, our default for RULER's ess
 
 
 @dataclass(frozen=True)
-class RulerParams:
+class RulerParams(SampledCells):
     """Everything that changes a RULER number, plus the threshold the effective length is read at
     (which changes no fixed-count cell, so it stays out of :meth:`identity` unless it stops cells).
 
@@ -67,12 +68,6 @@ class RulerParams:
             if values[name] is not None and _is_path_option(name, values[name]):
                 values[name] = source_fingerprint(values[name])
         return values
-
-    @property
-    def drawn_samples(self) -> int:
-        """How many samples a cell's design holds: ``--samples``, or ``--max-samples`` under ``auto``
-        (a cell that stops early has spent a prefix of them in their visiting order)."""
-        return self.max_samples if self.samples == "auto" else self.samples
 
     def stopping_rule(self) -> StoppingRule | None:
         """The rule of ``--samples auto`` on scores in [0, 1], or None for a fixed sample count."""
