@@ -212,6 +212,16 @@ def fmt_tokens(side: dict) -> str:
     return str(tokens[0]) if len(set(tokens)) == 1 else f"{min(tokens)}-{max(tokens)}"
 
 
+def reproducing_command(rows: list[dict], args) -> str:
+    """The command that measures these rows (tasks and lengths read from the rows themselves)."""
+    tasks = ",".join(dict.fromkeys(r["task"] for r in rows))
+    lengths = ",".join(dict.fromkeys(str(r["length"]) for r in rows))
+    return (
+        f"nice python benchmarks/ruler_vs_lmeval.py --tasks {tasks} --lengths {lengths} "
+        f"--samples {args.samples} --seed {args.seed} --report reports/benchmarks/ruler_vs_lmeval.md"
+    )
+
+
 def report(rows: list[dict], args) -> str:
     lines = [
         "# coca-eval ruler vs lm-evaluation-harness 0.4.13 ruler",
@@ -220,6 +230,8 @@ def report(rows: list[dict], args) -> str:
         f"{args.samples} samples per task and length, seed {args.seed}; one whole process per harness "
         f"and row, alternating which goes first. Machine: {os.cpu_count()} CPUs, shared with other jobs "
         f"(load = 1-minute load average at the start and end of each process).",
+        "",
+        "Command: `" + reproducing_command(rows, args) + "`",
         "",
         "| task | N | ours wall s | lm-eval wall s | ours/lm-eval wall | ours CPU s | lm-eval CPU s | "
         "load | ours score | lm-eval score | ours prompt tokens | lm-eval prompt tokens | "
