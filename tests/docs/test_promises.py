@@ -164,3 +164,35 @@ def test_the_main_job_prints_the_readme_figures(tmp_path):
     rope, ntk, coca, both = methods
     measured = [value[rope, 512], value[rope, 4096], value[ntk, 4096], value[coca, 4096], value[both, 4096]]
     assert [round(v, 1) for v in measured] == _readme_figures(), (methods, measured)
+
+
+def _readme_ruler_table() -> tuple[dict[tuple[str, int], float], str]:
+    """README.md's printed ``ruler-quick`` table: each (task, length) score, and its effective-length line."""
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```text\nTask +1k +2k\n(.*?)```", text, re.S)
+    assert block, "the README no longer shows the ruler-quick table this test reads"
+    lines = block.group(1).strip().splitlines()
+    scores = {}
+    for line in lines[:-2]:  # the task rows; then Average, then the effective-length sentence
+        task, one, two = line.split()
+        scores[task, 1024], scores[task, 2048] = float(one), float(two)
+    return scores, lines[-1]
+
+
+@pytest.mark.slow
+def test_a_bare_ruler_run_prints_the_readme_table(tmp_path):
+    """README: a bare `coca-eval ruler` (the ruler-quick preset, SmolLM2-135M-Instruct through its chat
+    template, offline) gives every task's score at 1k and 2k as quoted, and the effective-length line.
+    The same command opens docs/ruler.md, whose block this test runs too."""
+    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
+    done = subprocess.run(
+        [sys.executable, "-m", "coca_eval", "ruler", "--output", "ruler.json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = json.loads((tmp_path / "ruler.json").read_text())
+    cells = [c for c in run["cells"] if c["status"] == "ok"]
+    measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in cells}
+    quoted, effective = _readme_ruler_table()
+    assert measured == quoted
+    assert effective in re.sub(r"\s+", " ", done.stdout)
