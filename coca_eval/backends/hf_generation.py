@@ -1,6 +1,8 @@
 """Greedy decoding on the hf backend, with the task's stop rule and the shared-prefix fast path.
 
 * Early stop: the task's :class:`~coca_eval.backends.stopping.StopRule` after every token.
+* No copying: decoding writes into a :mod:`~coca_eval.backends.kv_cache` buffer instead of growing
+  the cache by concatenation at every token.
 * Shared prefix: all samples of one length share a leading run of tokens (passkey: BOS + intro + the
   filler before their key line).
   One forward over the longest such prefix fills a KV cache; samples run from the deepest key to the
@@ -23,6 +25,7 @@ from contextlib import nullcontext
 
 import torch
 
+from coca_eval.backends.kv_cache import buffered_cache
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.models.layer_cache import cache_keyword, returned_cache
@@ -48,7 +51,7 @@ class GreedyDecoder:
 
     def _forward(self, ids: Sequence[int], cache=None):
         input_ids = torch.tensor([list(ids)], device=self.backend.device)  # (1, n)
-        cached = {self._cache_keyword: cache}
+        cached = {self._cache_keyword: cache if cache is not None else buffered_cache(self.model)}
         out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1, **cached)
         return out.logits[0, -1], returned_cache(out)  # (vocab,), cache
 

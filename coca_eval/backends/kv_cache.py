@@ -1,0 +1,74 @@
+"""A KV cache for greedy decoding whose layers write into buffers instead of concatenating.
+
+transformers' dynamic cache appends every decoded token with ``torch.cat``, copying the whole cache of
+every layer at every step: on a 2-core CPU at 2k tokens that copy is about 30 % of a decoding step of
+SmolLM2-135M. Here each layer keeps one buffer per keys and values with room to spare, writes the new
+positions in place and hands attention a view of the filled part. The values attention reads are the
+very same, so outputs are unchanged (tested against the plain cache, token for token and logit for
+logit).
+
+Cropping (the shared-prefix route crops back to a shorter prefix) only shortens the view; the next
+write overwrites the dropped positions, which nothing reads any more.
+"""
+
+from __future__ import annotations
+
+import torch
+from transformers.cache_utils import DynamicCache, DynamicLayer
+
+# Positions reserved past what a write needs, so the answer's tokens find room without regrowing.
+HEADROOM = 256
+
+
+class BufferedLayer(DynamicLayer):
+    """A :class:`DynamicLayer` whose ``keys``/``values`` are views of buffers grown by a quarter plus
+    :data:`HEADROOM` when full, so decoding copies one position per step, not the cache."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._buffers: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        # (b, h, new, d) each. Initialised here rather than through the parent's lazy initialisation,
+        # whose signature differs between releases.
+        self.is_initialized, self.device = True, key_states.device
+        start = 0 if self._buffers is None else self.keys.shape[-2]
+        end = start + key_states.shape[-2]
+        if self._buffers is None or end > self._buffers[0].shape[-2]:
+            self._grow(key_states, value_states, start, end)
+        keys, values = self._buffers  # (b, h, capacity, d) each
+        keys[..., start:end, :] = key_states
+        values[..., start:end, :] = value_states
+        self.keys, self.values = keys[..., :end, :], values[..., :end, :]  # (b, h, end, d)
+        return self.keys, self.values
+
+    def _grow(self, key_states: torch.Tensor, value_states: torch.Tensor, start: int, end: int) -> None:
+        """New buffers with room for ``end`` positions and more, holding the ``start`` already cached."""
+        old = 0 if self._buffers is None else self._buffers[0].shape[-2]
+        capacity = max(end, old + old // 4) + HEADROOM
+        grown = []
+        for cached, new in ((self.keys, key_states), (self.values, value_states)):
+            buffer = new.new_empty((*new.shape[:-2], capacity, new.shape[-1]))  # (b, h, capacity, d)
+            if start:
+                buffer[..., :start, :] = cached[..., :start, :]
+            grown.append(buffer)
+        self._buffers = (grown[0], grown[1])
+
+    def reset(self) -> None:
+        self._buffers = None
+        super().reset()
+
+
+def buffered_cache(model) -> DynamicCache | None:
+    """A dynamic cache for ``model`` whose full-attention layers are :class:`BufferedLayer`; ``None``
+    (the model makes its own) where this release of transformers builds no layers up front or a layer
+    is of another kind (sliding windows keep their own rules)."""
+    try:
+        cache = DynamicCache(config=model.config)
+    except TypeError:
+        return None
+    layers = getattr(cache, "layers", None)
+    if not layers or any(type(layer) is not DynamicLayer for layer in layers):
+        return None
+    cache.layers = [BufferedLayer() for _ in layers]
+    return cache
