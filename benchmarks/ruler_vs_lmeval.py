@@ -217,7 +217,7 @@ def reproducing_command(rows: list[dict], args) -> str:
     tasks = ",".join(dict.fromkeys(r["task"] for r in rows))
     lengths = ",".join(dict.fromkeys(str(r["length"]) for r in rows))
     return (
-        f"nice python benchmarks/ruler_vs_lmeval.py --tasks {tasks} --lengths {lengths} "
+        f"python benchmarks/ruler_vs_lmeval.py --tasks {tasks} --lengths {lengths} "
         f"--samples {args.samples} --seed {args.seed} --report reports/benchmarks/ruler_vs_lmeval.md"
     )
 
