@@ -1,8 +1,8 @@
 """Progress with ETA for every long loop: one bar per cell (method x length) plus a run total.
 
 On a terminal rich draws live bars. Elsewhere (a CI log, ``nohup``) rich would print nothing until the
-end, so plain lines are written instead: one per finished cell and one every ``PLAIN_INTERVAL_S``
-seconds while a cell runs.
+end, and then every bar at once, so the bars are off there and plain lines are written instead: one per
+finished cell and one every ``PLAIN_INTERVAL_S`` seconds while a cell runs.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ class CellProgress:
     """Tracks units of work (windows, samples) for the current cell and for the whole run."""
 
     def __init__(self, total_cells: int, console: Console | None = None) -> None:
+        console = console or stderr
+        self._plain = not console.is_terminal
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -35,12 +37,12 @@ class CellProgress:
             TimeElapsedColumn(),
             TextColumn("eta"),
             TimeRemainingColumn(),
-            console=console or stderr,
+            console=console,
             transient=False,
+            disable=self._plain,  # else rich prints every bar, finished, at the end of a logged run
         )
         self._run = self._progress.add_task("all cells", total=total_cells)
         self._cell: int | None = None
-        self._plain = not self._progress.console.is_terminal
         self._last_line = time.monotonic()
 
     def __enter__(self) -> CellProgress:

@@ -24,3 +24,16 @@ def test_without_a_terminal_every_finished_cell_prints_a_line(monkeypatch):
     assert any(line.endswith("model @ 512: 2/4") for line in lines)
     assert any(line.endswith("cell 1/2 done model @ 512") for line in lines)
     assert any(line.endswith("cell 2/2 done model @ 1k OOM") for line in lines)
+    assert not any("━" in line or "eta" in line for line in lines), "bars drawn into a log"
+    assert len(lines) == 3
+
+
+def test_on_a_terminal_the_bars_are_drawn():
+    sink = io.StringIO()
+    console = Console(file=sink, force_terminal=True, width=120)
+    with CellProgress(1, console) as bar:
+        bar.start_cell("model @ 512", total=2)
+        bar.advance(2)
+        bar.finish_cell()
+    assert "model @ 512" in sink.getvalue() and "━" in sink.getvalue()
+    assert "cell 1/1 done" not in sink.getvalue()
