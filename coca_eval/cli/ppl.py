@@ -43,36 +43,32 @@ _preset_option = preset_option_factory(PRESET, "ppl")
     splits=True,
 )
 @longppl_options
-def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, force, backend,
-        engine, wait, reuse, shard, **overrides):  # fmt: skip
+def ppl(preset, batch_size, **overrides):
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
-    from coca_eval.api import evaluate
+    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
     from coca_eval.cli.longppl import pop_longppl_options, run_longppl
-    from coca_eval.cli.options import build_cli_methods, check_batch_size, make_runtime
-    from coca_eval.cli.output import print_length_table, save_default
+    from coca_eval.cli.options import check_batch_size
+    from coca_eval.cli.output import print_length_table
     from coca_eval.cli.preset_options import value_origins
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
     from coca_eval.ppl.params import make_params
     from coca_eval.ppl.report import windows_caption
 
+    chosen = MethodOptions.take(overrides)
     longppl = pop_longppl_options(overrides)
     if longppl is not None:
-        return run_longppl(cli_values(preset, overrides), overrides, longppl, models, ropes, methods_file,
-                           dtype, device, device_map, batch_size, output, force, backend, engine, wait, reuse,
-                           shard, preset)  # fmt: skip
+        return run_longppl(cli_values(preset, overrides), overrides, longppl, chosen, batch_size, preset)
     params = make_params(cli_values(preset, overrides))
     origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)
-    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
-    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
     try:
-        run = evaluate("ppl", methods, params, output, runtime, batch_size=batch_size)
+        saved = evaluate_and_save("ppl", params, chosen, preset, batch_size=batch_size)
     except TooFewDocuments as exc:
         raise CocaEvalError(too_few_documents(exc, params, origins)) from None
-    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
+    if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
-    written = save_default(run, output, "ppl")
+    run, written = saved
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
     heading = (
         f"[bold]Perplexity[/bold], {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
