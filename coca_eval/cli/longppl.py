@@ -81,19 +81,19 @@ def run_longppl(
     from coca_eval.cli.evaluation import evaluate_and_save
     from coca_eval.cli.options import check_batch_size
     from coca_eval.cli.output import print_length_table
+    from coca_eval.cli.ppl_documents import fewer_documents_note, too_few_documents
+    from coca_eval.cli.preset_options import value_origins
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
     from coca_eval.ppl.longppl_params import longppl_values, make_longppl_params
 
     params = make_longppl_params({**longppl_values(values, overrides), **longppl})
+    origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)
     try:
         saved = evaluate_and_save("longppl", params, chosen, preset, "ppl", batch_size=batch_size)
     except TooFewDocuments as exc:
-        raise CocaEvalError(
-            f"only {exc.found} of {exc.total} documents in {params.dataset} have >= {exc.doc_tokens} tokens; "
-            "lower --num-docs or --doc-tokens"
-        ) from None
+        raise CocaEvalError(too_few_documents(exc, params, origins)) from None
     if saved is None:
         return
     run, written = saved
@@ -105,4 +105,4 @@ def run_longppl(
         f"BOS {params.bos}; "
         f"{source} (short {params.short}, step {params.step}, loss < {params.bound}, gain > {params.margin})"
     )
-    print_length_table(run, heading, 2, written)
+    print_length_table(run, heading, 2, written, fewer_documents_note(run, params, origins))
