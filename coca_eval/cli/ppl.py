@@ -7,6 +7,7 @@ import click
 from coca_eval.cli.longppl import longppl_options
 from coca_eval.cli.options import method_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
+from coca_eval.data.sources import known_sources
 from coca_eval.ppl.params import BOS_CHOICES, MODES
 from coca_eval.presets import default_preset
 
@@ -20,7 +21,7 @@ _preset_option = preset_option_factory(PRESET, "ppl")
 @_preset_option(
     "--dataset",
     key="dataset",
-    help="embedded | pg19 | hf:ID[:SPLIT] | path to .txt/.jsonl/.parquet or a directory.",
+    help=lambda: f"{known_sources()}.",  # read when shown: a plug-in's forms are listed too
 )
 @_preset_option(
     "--num-docs", key="num_docs", type=int, help="Documents to sample (each must have >= --doc-tokens)."

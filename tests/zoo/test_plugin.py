@@ -107,6 +107,20 @@ def test_the_default_presets_are_the_zoo_showcase_with_the_plugin():
         assert f"[default: {preset}]" in result.output
 
 
+def test_ppl_names_the_zoo_datasets_in_its_help_and_its_refusal(capsys):
+    from click.testing import CliRunner
+
+    from coca_eval.cli import cli, main
+
+    help_text = CliRunner().invoke(cli, ["ppl", "--help"], terminal_width=200).output
+    assert "hf:ID[:SPLIT] | zoo:SPLIT[:parts] |" in re.sub(r"\s+", " ", help_text)
+    with pytest.raises(SystemExit) as exited:
+        main(["ppl", "--dataset", "nowhere", "--model", "nowhere"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.startswith("coca-eval: error: dataset not found: nowhere"), err
+    assert "zoo:SPLIT[:parts]" in err
+
+
 DEFAULT_DATA = """
 import sys
 from coca_eval.zoo import corpus
