@@ -3,6 +3,8 @@
 A preset names a registered task and its parameters, and may name the methods (rows) a run uses when
 the user names none (the default run's rows, for example). Presets ship inside the wheel
 (``coca_eval/_presets/tasks``) and are read from the checkout's ``tasks/`` in an editable install.
+A plug-in ships its own presets in a directory of its package and registers that directory in
+:data:`PRESET_DIRS`, so its presets (which name its models and datasets) come and go with it.
 
 The preset a task's command runs when none is named is the command's own fallback, unless a plug-in
 registered a showcase of its own in :data:`DEFAULT_PRESETS` (task name -> preset name).
@@ -22,6 +24,8 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.registry import Registry
 
 DEFAULT_PRESETS = Registry[str]("default preset")
+# plug-in name -> a directory of its preset files (read after the core's, so a core name stays the core's)
+PRESET_DIRS = Registry[Path]("preset directory")
 
 
 def default_preset(task: str, fallback: str) -> str:
@@ -40,10 +44,12 @@ class TaskPreset:
 
 
 def preset_dirs() -> list[Path]:
-    """The packaged copy first (non-editable install), then the source checkout's ``tasks/``."""
+    """The packaged copy first (non-editable install), then the source checkout's ``tasks/``, then the
+    directories plug-ins registered."""
     packaged = Path(str(resources.files("coca_eval"))) / "_presets" / "tasks"
     checkout = Path(__file__).resolve().parent.parent / "tasks"
-    return [d for d in (packaged, checkout) if d.is_dir()]
+    plugged = [PRESET_DIRS.get(name) for name in PRESET_DIRS.names()]
+    return [d for d in (packaged, checkout, *plugged) if d.is_dir()]
 
 
 class PresetFile(BaseModel):

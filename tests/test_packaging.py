@@ -30,7 +30,7 @@ def test_the_checkout_entry_is_the_package_command():
 def test_the_sdist_builds_the_wheel_without_the_repositorys_results(tmp_path):
     """The sdist holds what installs the package (no reports/ beyond the report definitions, no
     benchmarks/, scripts/ or tests/), and the wheel built from it, as pip builds one, still carries the
-    presets, the report definitions and the shipped zoo weights."""
+    presets, the report definitions and the shipped zoo weights and presets."""
     import tarfile
     import zipfile
 
@@ -57,3 +57,6 @@ def test_the_sdist_builds_the_wheel_without_the_repositorys_results(tmp_path):
     )
     assert sorted(Path(n).name for n in installed if n.startswith("coca_eval/_presets/tasks/")) == presets
     assert "coca_eval/zoo/checkpoints/zoo-rope/model.safetensors" in installed
+    plugin_presets = sorted(p.name for p in (ROOT / "coca_eval" / "zoo" / "tasks").glob("*.yaml"))
+    assert plugin_presets  # the zoo plug-in's own presets, found through the directory it registers
+    assert sorted(Path(n).name for n in installed if n.startswith("coca_eval/zoo/tasks/")) == plugin_presets

@@ -3,11 +3,14 @@ command needs only a decorator and two lines to offer them."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from coca_eval.ppl.longppl_params import METRICS
+
+if TYPE_CHECKING:
+    from coca_eval.cli.evaluation import MethodOptions
 
 # option name -> LongPplParams field
 _FIELDS = {
@@ -71,31 +74,29 @@ def pop_longppl_options(overrides: dict) -> dict | None:
     return None
 
 
-def run_longppl(values: dict, overrides: dict, longppl: dict, models, ropes, methods_file, dtype, device,
-                device_map, batch_size, output: Path | None, force, backend, engine, wait, reuse, shard,
-                preset: str) -> None:  # fmt: skip
+def run_longppl(
+    values: dict, overrides: dict, longppl: dict, chosen: MethodOptions, batch_size: int, preset: str
+) -> None:
     """The ppl command's run with LongPPL cells: ``values`` are the ppl command's preset and options."""
-    from coca_eval.api import evaluate
-    from coca_eval.cli.options import build_cli_methods, check_batch_size, make_runtime
-    from coca_eval.cli.output import print_length_table, save_default
+    from coca_eval.cli.evaluation import evaluate_and_save
+    from coca_eval.cli.options import check_batch_size
+    from coca_eval.cli.output import print_length_table
+    from coca_eval.cli.ppl_documents import fewer_documents_note, too_few_documents
+    from coca_eval.cli.preset_options import value_origins
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
     from coca_eval.ppl.longppl_params import longppl_values, make_longppl_params
 
     params = make_longppl_params({**longppl_values(values, overrides), **longppl})
+    origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)
-    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
-    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
     try:
-        run = evaluate("longppl", methods, params, output, runtime, batch_size=batch_size)
+        saved = evaluate_and_save("longppl", params, chosen, preset, "ppl", batch_size=batch_size)
     except TooFewDocuments as exc:
-        raise CocaEvalError(
-            f"only {exc.found} of {exc.total} documents in {params.dataset} have >= {exc.doc_tokens} tokens; "
-            "lower --num-docs or --doc-tokens"
-        ) from None
-    if not runtime.share.leads:
+        raise CocaEvalError(too_few_documents(exc, params, origins)) from None
+    if saved is None:
         return
-    written = save_default(run, output, "longppl")
+    run, written = saved
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
     judge = params.evaluator_model or "each evaluated model"
     source = f"key tokens from {params.key_tokens}" if params.key_tokens else f"key tokens judged by {judge}"
@@ -104,4 +105,4 @@ def run_longppl(values: dict, overrides: dict, longppl: dict, models, ropes, met
         f"BOS {params.bos}; "
         f"{source} (short {params.short}, step {params.step}, loss < {params.bound}, gain > {params.margin})"
     )
-    print_length_table(run, heading, 2, written)
+    print_length_table(run, heading, 2, written, fewer_documents_note(run, params, origins))

@@ -88,34 +88,25 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     journaled=True,
     splits=True,
 )
-def passkey(preset, models, ropes, methods_file, dtype, device, device_map, output, force, backend, engine,
-            wait, reuse, shard, dump_samples, no_prefix_reuse, **overrides):  # fmt: skip
+def passkey(preset, dump_samples, no_prefix_reuse, **overrides):
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
 
     Samples of one length share their filler prefix, which is decoded once (see --no-prefix-reuse);
     there is no --batch-size.
     """
-    from coca_eval.api import evaluate
-    from coca_eval.cli.options import build_cli_methods, make_runtime
-    from coca_eval.cli.output import print_length_table, save_default
+    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+    from coca_eval.cli.output import print_length_table
     from coca_eval.cli.preset_options import preset_values
     from coca_eval.passkey.params import make_passkey_params
 
+    chosen = MethodOptions.take(overrides)
     params = make_passkey_params(preset_values(preset, "passkey", overrides))
-    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "passkey")
-    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
-    run = evaluate(
-        "passkey",
-        methods,
-        params,
-        output,
-        runtime,
-        prefix_reuse=not no_prefix_reuse,
-        dump_samples=dump_samples,
+    saved = evaluate_and_save(
+        "passkey", params, chosen, preset, prefix_reuse=not no_prefix_reuse, dump_samples=dump_samples
     )
-    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
+    if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
-    written = save_default(run, output, "passkey")
+    run, written = saved
     rule = params.stopping_rule()
     spent = f"{params.samples} samples per length" if rule is None else f"per length {rule.caption()}"
     heading = (

@@ -7,6 +7,7 @@ import click
 from coca_eval.cli.longppl import longppl_options
 from coca_eval.cli.options import method_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
+from coca_eval.data.sources import known_sources
 from coca_eval.ppl.params import BOS_CHOICES, MODES
 from coca_eval.presets import default_preset
 
@@ -20,7 +21,7 @@ _preset_option = preset_option_factory(PRESET, "ppl")
 @_preset_option(
     "--dataset",
     key="dataset",
-    help="embedded | pg19 | hf:ID[:SPLIT] | path to .txt/.jsonl/.parquet or a directory.",
+    help=lambda: f"{known_sources()}.",  # read when shown: a plug-in's forms are listed too
 )
 @_preset_option(
     "--num-docs", key="num_docs", type=int, help="Documents to sample (each must have >= --doc-tokens)."
@@ -43,36 +44,33 @@ _preset_option = preset_option_factory(PRESET, "ppl")
     splits=True,
 )
 @longppl_options
-def ppl(preset, models, ropes, methods_file, dtype, device, device_map, batch_size, output, force, backend,
-        engine, wait, reuse, shard, **overrides):  # fmt: skip
+def ppl(preset, batch_size, **overrides):
     """Sliding-window perplexity: one methods x lengths table (the paper's Table 1)."""
-    from coca_eval.api import evaluate
+    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
     from coca_eval.cli.longppl import pop_longppl_options, run_longppl
-    from coca_eval.cli.options import build_cli_methods, check_batch_size, make_runtime
-    from coca_eval.cli.output import print_length_table, save_default
+    from coca_eval.cli.options import check_batch_size
+    from coca_eval.cli.output import print_length_table
+    from coca_eval.cli.ppl_documents import fewer_documents_note, too_few_documents
     from coca_eval.cli.preset_options import value_origins
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
     from coca_eval.ppl.params import make_params
     from coca_eval.ppl.report import windows_caption
 
+    chosen = MethodOptions.take(overrides)
     longppl = pop_longppl_options(overrides)
     if longppl is not None:
-        return run_longppl(cli_values(preset, overrides), overrides, longppl, models, ropes, methods_file,
-                           dtype, device, device_map, batch_size, output, force, backend, engine, wait, reuse,
-                           shard, preset)  # fmt: skip
+        return run_longppl(cli_values(preset, overrides), overrides, longppl, chosen, batch_size, preset)
     params = make_params(cli_values(preset, overrides))
     origins = value_origins(preset, "ppl", overrides)
     check_batch_size(batch_size)
-    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, "ppl")
-    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
     try:
-        run = evaluate("ppl", methods, params, output, runtime, batch_size=batch_size)
+        saved = evaluate_and_save("ppl", params, chosen, preset, batch_size=batch_size)
     except TooFewDocuments as exc:
         raise CocaEvalError(too_few_documents(exc, params, origins)) from None
-    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
+    if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
-    written = save_default(run, output, "ppl")
+    run, written = saved
     docs = max(len(c.detail.get("docs", [])) for c in run.cells)
     heading = (
         f"[bold]Perplexity[/bold], {params.dataset}: {docs} docs x {params.doc_tokens} tokens, "
@@ -92,39 +90,3 @@ def cli_values(preset: str, overrides: dict) -> dict:
     if named and values.get("num_docs") is not None:
         values["up_to_num_docs"] = True
     return values
-
-
-def _in_force(origins: dict[str, str], key: str, value) -> str:
-    return f"--{key.replace('_', '-')} {value} from {origins.get(key, 'the ppl default')}"
-
-
-def too_few_documents(exc, params, origins: dict[str, str]) -> str:
-    """The sampler's counts with the values in force and where each came from, since a preset may have
-    set them without the user knowing (the default preset draws 2 documents of 8192 tokens)."""
-    count = "all" if params.num_docs is None else params.num_docs
-    ceiling = "up to " if params.up_to_num_docs else ""
-    in_force = (
-        f"{_in_force(origins, 'num_docs', f'{ceiling}{count}')}, "
-        f"{_in_force(origins, 'doc_tokens', params.doc_tokens)}"
-    )
-    advice = "lower --doc-tokens" if exc.found == 0 else "lower --num-docs or --doc-tokens"
-    return (
-        f"only {exc.found} of {exc.total} documents in {params.dataset} have >= {exc.doc_tokens} tokens "
-        f"(in force: {in_force}); {advice}"
-    )
-
-
-def fewer_documents_note(run, params, origins: dict[str, str]) -> str | None:
-    """The line under the table when the preset's count was a ceiling and fewer documents qualified:
-    not an error (every qualifying one was used), but the table is not the preset's protocol."""
-    if not params.up_to_num_docs:
-        return None
-    used = [len(c.detail["docs"]) for c in run.cells if "docs" in c.detail]
-    wanted = min(params.num_docs, params.limit or params.num_docs)
-    if not used or min(used) >= wanted:
-        return None
-    return (
-        f"Note: {min(used)} document(s) of {params.dataset} have >= {params.doc_tokens} tokens, fewer than "
-        f"{_in_force(origins, 'num_docs', params.num_docs)}; all were used (give --num-docs to require "
-        "a count)."
-    )

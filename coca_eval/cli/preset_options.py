@@ -29,15 +29,23 @@ def preset_default(preset: str, task: str, key: str) -> str | None:
 
 class PresetValuedOption(click.Option):
     """An option whose help shows the value of the preset in force (``--preset`` given before
-    ``--help``, else the command's default preset)."""
+    ``--help``, else the command's default preset).
+
+    Its ``help`` may also be a function, called each time the help is shown: text that lists a
+    registry (the ``--dataset`` forms) then names what plug-ins registered, which the text fixed when
+    the command was defined would not, as plug-ins may load, and tests register, after that.
+    """
 
     def __init__(self, *args, preset: str, task: str, key: str, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+        self.help_text = kwargs.pop("help", None)
+        super().__init__(*args, help=None if callable(self.help_text) else self.help_text, **kwargs)
         self.preset, self.task, self.key = preset, task, key
 
     def get_help_record(self, ctx: click.Context):
         preset = ctx.params.get("preset") or self.preset
         self.show_default = preset_default(preset, self.task, self.key) or False
+        if callable(self.help_text):
+            self.help = self.help_text()
         return super().get_help_record(ctx)
 
 

@@ -78,8 +78,7 @@ _preset_option = preset_option_factory(PRESET, TASK)
     journaled=True,
     splits=True,
 )
-def ruler(preset, models, ropes, methods_file, dtype, device, device_map, output, force, backend, engine,
-          wait, reuse, shard, no_prefix_reuse, **overrides):  # fmt: skip
+def ruler(preset, no_prefix_reuse, **overrides):
     """RULER's synthetic long-context tasks at exact token lengths: scores per task and length, and the
     effective context length (RULER's, and ours from a 95 % lower bound).
 
@@ -88,19 +87,17 @@ def ruler(preset, models, ropes, methods_file, dtype, device, device_map, output
     coca-eval ruler --preset ruler --model DIR        # all thirteen tasks, 4k..128k, 500 samples
     coca-eval ruler --tasks niah_single_1,vt --lengths 4k,8k --samples 50 --chat-template none
     """
-    from coca_eval.api import evaluate
-    from coca_eval.cli.options import build_cli_methods, make_runtime
-    from coca_eval.cli.output import save_default
+    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
     from coca_eval.cli.preset_options import preset_values
     from coca_eval.ruler.params import make_ruler_params
 
+    chosen = MethodOptions.take(overrides)
     params = make_ruler_params(preset_values(preset, TASK, overrides))
-    methods = build_cli_methods(models, ropes, methods_file, dtype, backend, preset, TASK)
-    runtime = make_runtime(device, device_map, engine, force, wait, shard, reuse)
-    run = evaluate(TASK, methods, params, output, runtime, prefix_reuse=not no_prefix_reuse)
-    if not runtime.share.leads:  # a torchrun rank other than 0: rank 0 writes and prints
+    saved = evaluate_and_save(TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse)
+    if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
-    print_ruler_tables(run, params, save_default(run, output, TASK))
+    run, written = saved
+    print_ruler_tables(run, params, written)
 
 
 def print_ruler_tables(run, params, written) -> None:

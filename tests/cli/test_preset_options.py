@@ -40,3 +40,14 @@ def test_help_shows_the_values_of_the_preset_in_force(args, expected, absent):
 
 def test_a_preset_after_help_leaves_the_default_presets_values():
     assert "(preset zoo: 2)" in shown(["ppl", "--help", "--preset", "pg19"])
+
+
+def test_dataset_help_lists_the_data_sources_registered_after_the_command_was_made():
+    from coca_eval.data.sources import DATA_SOURCES, DataSource
+
+    assert "later:NAME" not in shown(["ppl", "--help"])  # the command and its options exist by now
+    DATA_SOURCES.add("later:", DataSource("later:NAME", lambda source, text_field: []))
+    try:
+        assert "later:NAME" in shown(["ppl", "--help"])
+    finally:
+        DATA_SOURCES.remove("later:")

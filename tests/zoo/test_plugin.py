@@ -16,7 +16,7 @@ from coca_eval.cli.group import COMMANDS
 from coca_eval.data.sources import DATA_SOURCES, check_source, known_sources
 from coca_eval.errors import CocaEvalError
 from coca_eval.models.presets import MODEL_PRESETS
-from coca_eval.presets import DEFAULT_PRESETS, get_preset
+from coca_eval.presets import DEFAULT_PRESETS, PRESET_DIRS, get_preset, list_presets
 from coca_eval.zoo import plugin
 from coca_eval.zoo.catalog import ZOO
 
@@ -51,6 +51,14 @@ def test_the_plugin_registers_its_command_sources_presets_and_defaults():
     assert {task: DEFAULT_PRESETS.get(task) for task in ("ppl", "passkey")} == plugin.DEFAULTS
     for task, name in plugin.DEFAULTS.items():
         assert get_preset(name, task=task).methods  # a showcase names its rows
+    assert PRESET_DIRS.get("zoo") is plugin.PRESETS
+    assert {p.name for p in list_presets() if p.path.parent == plugin.PRESETS} == {"zoo", "zoo-passkey"}
+
+
+def test_the_cores_presets_name_nothing_of_the_zoo():
+    """The zoo's presets run its models on its data: they ship with the plug-in, not in ``tasks/``."""
+    hits = [p.name for p in sorted((ROOT / "tasks").glob("*.yaml")) if "zoo" in p.read_text().lower()]
+    assert hits == []
 
 
 def test_registering_again_adds_the_same_entries_and_is_not_refused():
@@ -84,13 +92,16 @@ def _cli_without_plugins(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_without_the_plugin_the_core_stands_alone():
-    """No zoo installed: no zoo command, and the default presets fall back to the core's own."""
+    """No zoo installed: no zoo command, no zoo preset, and the default presets fall back to the core's
+    own."""
     listing = _cli_without_plugins("--help")
     assert listing.returncode == 0 and "zoo" not in listing.stdout
     ppl = _cli_without_plugins("ppl", "--help")
     assert "[default: embedded]" in ppl.stdout and "zoo" not in ppl.stdout
     passkey = _cli_without_plugins("passkey", "--help")
     assert "[default: passkey-quick]" in passkey.stdout
+    listed = _cli_without_plugins("tasks")
+    assert listed.returncode == 0 and "passkey-quick" in listed.stdout and "zoo" not in listed.stdout
     refused = _cli_without_plugins("ppl", "--dataset", "zoo:heldout", "--model", "nowhere")
     assert refused.returncode == 2
     assert refused.stderr.startswith("coca-eval: error: dataset not found: zoo:heldout"), refused.stderr
@@ -105,6 +116,20 @@ def test_the_default_presets_are_the_zoo_showcase_with_the_plugin():
     for command, preset in plugin.DEFAULTS.items():
         result = CliRunner().invoke(cli, [command, "--help"], terminal_width=200)
         assert f"[default: {preset}]" in result.output
+
+
+def test_ppl_names_the_zoo_datasets_in_its_help_and_its_refusal(capsys):
+    from click.testing import CliRunner
+
+    from coca_eval.cli import cli, main
+
+    help_text = CliRunner().invoke(cli, ["ppl", "--help"], terminal_width=200).output
+    assert "hf:ID[:SPLIT] | zoo:SPLIT[:parts] |" in re.sub(r"\s+", " ", help_text)
+    with pytest.raises(SystemExit) as exited:
+        main(["ppl", "--dataset", "nowhere", "--model", "nowhere"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.startswith("coca-eval: error: dataset not found: nowhere"), err
+    assert "zoo:SPLIT[:parts]" in err
 
 
 DEFAULT_DATA = """
