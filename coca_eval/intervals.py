@@ -48,10 +48,19 @@ def resample_counts(n_items: int, n_boot: int, seed: int) -> np.ndarray:
 def ppl_interval(
     nll_sums: Sequence[float], tokens: Sequence[int], level: float = 0.95, n_boot: int = 2000, seed: int = 0
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of one run's micro-averaged PPL, resampling documents."""
+    """Percentile bootstrap interval of one run's micro-averaged PPL, resampling documents.
+
+    A document may hold no scored token (LongPPL's documents without a key token): it is still one of
+    the units drawn, but a draw of such documents only has no perplexity and is left out, so the
+    interval is the one of the draws that define the statistic (ppl's documents always do).
+    """
     nll, tok = np.asarray(nll_sums, dtype=np.float64), np.asarray(tokens, dtype=np.float64)
     counts = resample_counts(len(nll), n_boot, seed)
-    draws = np.exp((counts @ nll) / (counts @ tok))
+    drawn_tokens = counts @ tok
+    defined = drawn_tokens > 0
+    if not defined.any():
+        raise ValueError("no document holds a scored token: the perplexity is undefined")
+    draws = np.exp((counts[defined] @ nll) / drawn_tokens[defined])
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(draws, [tail, 1.0 - tail])
     return float(low), float(high)

@@ -83,6 +83,11 @@ class GateHooks:
     length), as :class:`~coca_eval.gate.runs.RunCheck` s; a failed one fails the gate.
     ``positions(base, cand, start)`` restricts both runs to the positions ``>= start`` in the window
     (None: the trained context), for a task that keeps its loss by position (ppl).
+    ``unit_params`` are run parameters that only decide what ``units`` returns (LongPPL's key-token
+    source and rule): runs may differ in them, since their units are compared instead.
+    ``units_mismatch(units_b, units_c, where)`` says what differs when the units do (default: a
+    sentence built from ``units_differ``). ``notes(pairs)`` says what the verdict cannot show about
+    the compared cells (LongPPL: key tokens the baseline judged for itself favour it).
     """
 
     test: Callable[[CellPair, GateOptions, int], tuple[int, PairedResult] | str]
@@ -97,6 +102,9 @@ class GateHooks:
     more_units_hint: str = ""  # "--num-docs"
     run_checks: Callable[[Run, Run, GateOptions], list[RunCheck]] | None = None
     positions: Callable[[Run, Run, int | None], tuple[Run, Run]] | None = None  # gate --from-position
+    unit_params: tuple[str, ...] = ()
+    units_mismatch: Callable[[dict, dict, str], str] | None = None
+    notes: Callable[[Sequence[CellPair]], list[str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -193,3 +193,21 @@ def test_paired_interval_matches_newcombe_method_10(table):
     """Tables whose ``AD - BC`` lies in ``[0, n/2]`` (where the continuity correction zeroes phi), above
     it and below zero, against an independent implementation of the formula."""
     assert paired_difference_interval(*table) == pytest.approx(_newcombe_method_10(*table), abs=1e-12)
+
+
+def test_draws_of_documents_without_tokens_have_no_ratio_and_count_as_no_rise(monkeypatch):
+    """LongPPL's documents may hold no key token: of four documents, two without, about 1 draw in 16
+    holds none with a token. Those draws are left out of the interval (it stays finite) and counted as
+    "no rise" in the bootstrap p-value (isolated here from the sign-flip p, which bounds it anyway)."""
+    from coca_eval.gate import stats
+    from coca_eval.intervals import resample_counts
+
+    tokens = np.array([0.0, 1000.0, 0.0, 1200.0])
+    base = tokens * 2.5
+    cand = base + tokens * np.array([0.0, 0.04, 0.0, 0.05])
+    monkeypatch.setattr(stats, "sign_flip_p", lambda diff, n_draws, seed: 0.0)
+    result = paired_ppl_ratio(base, cand, tokens, 0.05, 500, 0)
+    undefined = int(np.count_nonzero(resample_counts(4, 500, 0) @ tokens == 0))
+    assert undefined > 10
+    assert result.p_value == pytest.approx((1 + undefined) / 501)
+    assert math.expm1(0.04) - 1e-12 <= result.low <= result.high <= math.expm1(0.05) + 1e-12

@@ -64,3 +64,13 @@ def test_ppl_interval_matches_an_independent_bootstrap_at_its_level():
     got_low, got_high = ppl_interval(nll, tokens, n_boot=20000, seed=0)
     assert abs(got_low - low) < 0.12 * spread
     assert abs(got_high - high) < 0.12 * spread
+
+
+def test_documents_without_tokens_are_drawn_but_draws_of_only_them_are_left_out():
+    """LongPPL's documents may hold no key token; a draw of only those has no perplexity. The interval
+    of the others' draws stays inside the range of the documents' own perplexities, never NaN."""
+    nll, tokens = np.array([0.0, 2900.0, 0.0, 3410.0]), np.array([0, 1000, 0, 1100])
+    low, high = ppl_interval(nll, tokens, n_boot=500)
+    assert math.exp(2.9) - 1e-9 <= low < high <= math.exp(3.1) + 1e-9
+    with pytest.raises(ValueError, match="undefined"):
+        ppl_interval([0.0, 0.0], [0, 0])

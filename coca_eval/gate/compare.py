@@ -64,7 +64,8 @@ def run_gate(pairs: Sequence[tuple[Run, Run]], options: GateOptions) -> GateResu
     for verdict, adjusted in zip(tested, holm_adjust([v.result.p_value for v in tested]), strict=True):
         verdict.p_adjusted = adjusted
         _decide(verdict, options)
-    return GateResult(verdicts, options, _notes(tested, options), run_checks(pairs, options))
+    notes = _notes(tested, options) + _task_notes(cell_pairs)
+    return GateResult(verdicts, options, notes, run_checks(pairs, options))
 
 
 def _test(pair: CellPair, options: GateOptions, index: int) -> CellVerdict:
@@ -122,4 +123,14 @@ def _notes(tested: Sequence[CellVerdict], options: GateOptions) -> list[str]:
             f"be significant at alpha {options.alpha:g}; gate on more {hooks.units_name} "
             f"({hooks.more_units_hint}) or fewer lengths"
         )
+    return notes
+
+
+def _task_notes(pairs: Sequence[CellPair]) -> list[str]:
+    """What each task says about its compared cells beyond the verdicts (its ``GateHooks.notes``)."""
+    notes = []
+    for task in dict.fromkeys(pair.base.task for pair in pairs):
+        hooks = spec_for(task).gate
+        if hooks is not None and hooks.notes is not None:
+            notes += hooks.notes([pair for pair in pairs if pair.base.task == task])
     return notes

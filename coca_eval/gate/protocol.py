@@ -3,7 +3,8 @@
 A gate that compares a 100-document run with a 50-document one, or keys drawn with another seed,
 would report noise as a regression (or hide one). So every parameter that changes numbers must agree,
 and each cell must cover the same documents (same ids, same scored tokens) or the same passkey samples
-(same index, key and depth). Anything else is a one-line :class:`IncomparableRuns` (exit code 2).
+(same index, key and depth), LongPPL's the same key tokens (parameters that only choose the key
+tokens may then differ). Anything else is a one-line :class:`IncomparableRuns` (exit code 2).
 
 A cell sampled until its stopping rule was met (``--samples auto``, ``detail["sequential"]``) holds a
 prefix of its design's units in a visiting order both runs share, so two such cells that stopped at
@@ -24,15 +25,18 @@ class IncomparableRuns(CocaEvalError):
 
 
 def check_protocol(base: Run, cand: Run) -> None:
-    """Same task and the same task parameters (documents, seeds, lengths, template, stride, ...)."""
+    """Same task and the same task parameters (documents, seeds, lengths, template, stride, ...), but
+    for those the task compares through its units instead (``GateHooks.unit_params``)."""
     task_b, task_c = base.config.get("task"), cand.config.get("task")
     if task_b != task_c:
         raise IncomparableRuns(f"incomparable runs: the baseline is a {task_b} run, the candidate {task_c}")
     params_b, params_c = base.config.get("params") or {}, cand.config.get("params") or {}
+    hooks = spec_for(task_b).gate if task_b else None
+    compared_by_units = set(hooks.unit_params) if hooks is not None else set()
     differ = [
         f"{key} {params_b.get(key)!r} vs {params_c.get(key)!r}"
         for key in sorted(set(params_b) | set(params_c))
-        if params_b.get(key) != params_c.get(key)
+        if key not in compared_by_units and params_b.get(key) != params_c.get(key)
     ]
     if differ:
         raise IncomparableRuns(
@@ -95,7 +99,12 @@ def check_units(pair: CellPair) -> None:
         return
     units_b, units_c = shared_units(pair, hooks.units(pair.base), hooks.units(pair.cand))
     if units_b and units_c and units_b != units_c:
-        raise IncomparableRuns(f"incomparable runs: {hooks.units_differ} differ at {pair.where}")
+        why = (
+            hooks.units_mismatch(units_b, units_c, pair.where)
+            if hooks.units_mismatch is not None
+            else f"{hooks.units_differ} differ at {pair.where}"
+        )
+        raise IncomparableRuns(f"incomparable runs: {why}")
 
 
 def stopped_early(pair: CellPair) -> bool:

@@ -6,7 +6,12 @@ Imported by ``coca-eval --help``, so every hook is a lazy reference to its imple
 from __future__ import annotations
 
 from coca_eval.registry import lazy
-from coca_eval.taskspec import ReportHooks, TaskSpec, register_task
+from coca_eval.taskspec import EffectKind, GateHooks, ReportHooks, TaskSpec, register_task
+
+# The run parameters that only decide which tokens are key: two runs may differ in them when their
+# key tokens agree (the candidate scored with --key-tokens on the baseline's file), which the gate
+# checks document by document (coca_eval.ppl.longppl_gate).
+KEY_SOURCE_PARAMS = ("evaluator_model", "key_tokens", "short", "step", "bound", "margin")
 
 register_task(
     TaskSpec(
@@ -20,6 +25,29 @@ register_task(
         finish=lazy("coca_eval.ppl.task:record_documents"),
         check=lazy("coca_eval.ppl.longppl_task:check_longppl"),
         combine=lazy("coca_eval.ppl.longppl_task:combine_longppl_cell"),
-        report=ReportHooks(table_title="LongPPL (key-token perplexity) by evaluation length"),
+        report=ReportHooks(
+            table_title="LongPPL (key-token perplexity) by evaluation length",
+            protocol=lazy("coca_eval.ppl.longppl_report:protocol_line"),
+            interval=lazy("coca_eval.ppl.longppl_report:interval"),
+            interval_note="Brackets (LongPPL): 95 % bootstrap interval, resampling documents with their "
+            "key-token NLL sums and counts; none where fewer than two documents hold a key token.",
+            units=lazy("coca_eval.ppl.longppl_report:units"),
+            units_note="documents for LongPPL",
+        ),
+        gate=GateHooks(
+            test=lazy("coca_eval.ppl.longppl_gate:paired_test"),
+            tolerance=lambda options: options.max_ppl_rise,
+            effect=EffectKind("longppl_ratio_minus_1", sign=1, percent=True),
+            protocol_keys=("mode", "bos", "doc_tokens"),
+            units=lazy("coca_eval.ppl.longppl_gate:unit_ids"),
+            units_name="documents with key tokens",
+            units_differ="documents or their key tokens",
+            min_p_value=lambda documents: 2.0**-documents,  # the exact sign-flip test's floor
+            change_name="LongPPL change",
+            more_units_hint="--num-docs",
+            unit_params=KEY_SOURCE_PARAMS,
+            units_mismatch=lazy("coca_eval.ppl.longppl_gate:key_sets_differ"),
+            notes=lazy("coca_eval.ppl.longppl_gate:notes"),
+        ),
     )
 )

@@ -19,44 +19,21 @@ import math
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.ppl.longppl import Span, find_key_spans, score_on_spans, tokenize_with_offsets
 from coca_eval.ppl.longppl_params import LongPplParams
+from coca_eval.ppl.longppl_records import SELF_JUDGED, LongPplPart
 from coca_eval.ppl.records import exp_or_inf
 from coca_eval.ppl.task import DOCUMENT_HASHES, PplTask, _ids_hash, resolve_bos, typed_parts
 from coca_eval.results import Cell
 
 LONGPPL_TASK_VERSION = 1
 PROBE_TEXT = "Alignment probe: two tokenizers, one text."
-
-
-class LongPplPart(BaseModel):
-    """One document's record: its key spans and the evaluated model's NLL on its key and all tokens."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    doc_id: str
-    text_sha: str  # the text the spans are offsets into
-    spans: list[list[int]]  # [start, end) character offsets
-    key_tokens: int = Field(ge=0)
-    key_nll_sum: float | None = Field(allow_inf_nan=False)  # None: infinite, or an error
-    tokens: int = Field(ge=1)
-    nll_sum: float | None = Field(allow_inf_nan=False)
-    error: str | None = None
-
-    @model_validator(mode="after")
-    def _consistent(self) -> LongPplPart:
-        if any(len(s) != 2 or not 0 <= s[0] <= s[1] for s in self.spans):
-            raise ValueError("a key span is not [start, end] with 0 <= start <= end")
-        if self.key_tokens > self.tokens:
-            raise ValueError(f"{self.key_tokens} key tokens of {self.tokens} scored tokens")
-        if self.error is not None and (self.nll_sum is not None or self.key_nll_sum is not None):
-            raise ValueError("a document with an error has no NLL sums")
-        return self
+JUDGED = ("ok", "inf", "error")  # cell statuses whose documents all have key spans (not oom, partial)
 
 
 def text_sha(text: str) -> str:
@@ -114,10 +91,18 @@ def combine_longppl_cell(base: dict, parts: list[dict], context: dict) -> Cell:
 
 def stored_key_spans(path: str) -> dict[tuple[int, str], LongPplPart]:
     """The key spans of an earlier longppl run's results file, by (length, document id). Read as JSON
-    data only: nothing in the file is ever executed."""
+    data only: nothing in the file is ever executed.
+
+    Every cell whose documents were all judged counts, not only those with a value: a cell with no key
+    token (an ``error`` cell, as every length up to the short context is) holds an empty key-token set,
+    and a candidate must be scored on that too for its cells to pair with the baseline's."""
     try:
         run = json.loads(Path(path).read_text(encoding="utf-8"))
-        cells = [c for c in run["cells"] if c.get("task") == "longppl" and c.get("status") == "ok"]
+        cells = [
+            c
+            for c in run["cells"]
+            if c.get("task") == "longppl" and c.get("status") in JUDGED and c.get("detail", {}).get("docs")
+        ]
         found = {}
         for cell in cells:
             for part in typed_longppl_parts(cell["detail"]["docs"]):
@@ -259,7 +244,7 @@ class LongPplTask(PplTask):
             "mode": "truncated",
             "bos": policy,
             "doc_tokens": self.params.doc_tokens,
-            "evaluator": self.params.evaluator_model or "the evaluated model",
+            "evaluator": self.params.evaluator_model or SELF_JUDGED,
             "key_tokens_from": self.params.key_tokens,
             "short": rule.short,
             "step": rule.step,

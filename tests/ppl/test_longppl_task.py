@@ -116,6 +116,17 @@ def test_a_second_model_scores_on_the_stored_key_tokens(tmp_path, tiny_llama_dir
         assert b.detail["bos"] == "always" and b.detail["key_tokens_from"] == str(tmp_path / "a.json")
 
 
+def test_stored_key_tokens_include_a_length_without_any(tmp_path, tiny_llama_dir, evaluator_dir, corpus_file):
+    """At L = 16, within the short context, no token is key: that cell is an error cell, yet its empty
+    key-token set is stored and scores the second model too (whose cells then pair with the first's)."""
+    first = _run(tmp_path / "a.json", tiny_llama_dir, corpus_file, lengths="16,96")
+    second = _run(
+        tmp_path / "b.json", evaluator_dir, corpus_file, lengths="16,96", key_tokens=str(tmp_path / "a.json")
+    )
+    assert [c.status for c in first.cells] == [c.status for c in second.cells] == ["error", "ok"]
+    assert second.cells[0].n == 0 and all(d["spans"] == [] for d in second.cells[0].detail["docs"])
+
+
 def test_an_evaluator_judges_once_for_every_method(tmp_path, tiny_llama_dir, evaluator_dir, corpus_file):
     methods = [make_method(str(tiny_llama_dir), rope, None, "float32", "hf") for rope in ("none", "linear:2")]
     params = _params(corpus_file, evaluator_model=str(evaluator_dir))
