@@ -100,7 +100,8 @@ def train(name: str, out: Path, device: str) -> None:
     from coca_eval.zoo.catalog import TRAIN_ORDER, ZOO, zoo_spec
     from coca_eval.zoo.finetune import FineTuneSpec, finetune
     from coca_eval.zoo.finetune_catalog import FINETUNES, finetune_spec, root_entry
-    from coca_eval.zoo.hardware import resolve_device
+    from coca_eval.zoo.hardware import device_memory, resolve_device
+    from coca_eval.zoo.memory import check_training_fits
     from coca_eval.zoo.names import run_dir_under
     from coca_eval.zoo.specfile import load_spec_file
     from coca_eval.zoo.train import train as train_one
@@ -121,7 +122,11 @@ def train(name: str, out: Path, device: str) -> None:
     books = {(s.architecture.vocab_size, s.recipe.extra_books) for s in roots}
     if len(books) != 1:
         raise CocaEvalError("models trained in one call must share a vocabulary size and training books")
-    resolve_device(device)  # a missing GPU is refused before the books are read
+    # A missing GPU, and a model too large for the memory there, are refused before the books are read
+    # and before any tensor is allocated.
+    memory, where = device_memory(resolve_device(device))
+    for chosen in [*specs, *tunes]:
+        check_training_fits(chosen, memory, where)
     data = ZooData.load(*books.pop())
     for spec in specs:
         stdout.print(f"{spec.name}: saved {train_one(spec, run_dir_under(out, spec.name), data, device)}")

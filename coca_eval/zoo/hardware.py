@@ -69,3 +69,13 @@ def resolve_device(name: str) -> torch.device:
     if device.type not in ("cpu", "cuda"):
         raise CocaEvalError(f"--device {name}: zoo training runs on cpu or cuda")
     return device
+
+
+def device_memory(device: torch.device) -> tuple[int | None, str]:
+    """How many bytes a model trained on ``device`` can use at most, and what to call that memory: a
+    GPU's own memory, or the machine's physical memory for the CPU. Allocates nothing."""
+    from coca_eval.zoo.memory import system_memory_bytes
+
+    if device.type == "cuda":
+        return torch.cuda.get_device_properties(device).total_memory, torch.cuda.get_device_name(device)
+    return system_memory_bytes(), "this machine's RAM"

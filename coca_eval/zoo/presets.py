@@ -13,6 +13,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.models.presets import ModelPreset
 from coca_eval.zoo.catalog import ZOO, shipped_dir
 from coca_eval.zoo.finetune_catalog import FINETUNES, root_entry
+from coca_eval.zoo.memory import parameter_count
 
 
 def _materialize(name: str) -> Path:
@@ -60,7 +61,4 @@ def zoo_presets() -> list[tuple[str, ModelPreset]]:
 
 
 def _parameter_count(spec) -> str:
-    a = spec.architecture
-    per_layer = 4 * a.hidden_size**2 + 3 * a.hidden_size * a.intermediate_size
-    total = a.vocab_size * a.hidden_size + a.num_hidden_layers * per_layer
-    return f"{total / 1e6:.1f}M"
+    return f"{parameter_count(spec.architecture) / 1e6:.1f}M"

@@ -1,5 +1,6 @@
-"""Item 10: a zoo spec whose recipe or shape cannot train, a non-UTF-8 spec or methods file, and a
-probe that cannot read what it asks for are each one line and exit 2, before anything is written."""
+"""Item 10: a zoo spec whose recipe or shape cannot train (or cannot fit in memory), a non-UTF-8 spec
+or methods file, and a probe that cannot read what it asks for are each one line and exit 2, before
+anything is written."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from test_gate_cli import invoke
 
 VARIANT = "name: my-rope\nlabel: mine\ndescription: x\nposition: rope\n"
 FINETUNE = "name: my-ft\nlabel: mine\ndescription: x\nbase: zoo-rope\n"
+MEMORY = "cannot train in this machine's memory"  # sizes no machine holds: refused before any tensor
 
 BAD_SPECS = {
     "steps 0": (VARIANT + "recipe: {steps: 0}\n", "recipe.steps"),
@@ -26,6 +28,10 @@ BAD_SPECS = {
     "heads do not divide width": (VARIANT + "architecture: {num_attention_heads: 7}\n", "divide"),
     "zero layers": (VARIANT + "architecture: {num_hidden_layers: 0}\n", "num_hidden_layers"),
     "fine-tune with no stages": (FINETUNE + "stages: []\nrecipe: {context: 64}\n", "stages"),
+    "width of a million": (VARIANT + "architecture: {hidden_size: 1000000}\n", MEMORY),
+    "vocabulary of a billion": (VARIANT + "architecture: {vocab_size: 1000000000}\n", MEMORY),
+    "batch of 1e5 x 1e5 tokens": (VARIANT + "recipe: {batch_size: 100000, context: 100000}\n", MEMORY),
+    "fine-tune at 1e9 tokens": (FINETUNE + "stages: [{steps: 1}]\nrecipe: {context: 1000000000}\n", MEMORY),
 }
 
 
