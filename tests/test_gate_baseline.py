@@ -1,12 +1,15 @@
-"""The gate on every submission: rerun the committed tiny baseline and gate the result against it.
+"""The gate on every submission: rerun the committed baselines and gate the results against them.
 
-``reports/baseline/{ppl,passkey}_tiny.json`` were made by :func:`produce_runs` on a tiny LLaMA whose
-weights come from NumPy's seeded generator (stable across torch and transformers versions). The test
-makes the same runs again and expects ``coca-eval gate`` to pass: a change of protocol (sampled
-documents, passkey keys, window plan) exits 2 and a change of numbers beyond tolerance exits 1, so
-either one shows up here before it reaches a user's baseline.
+``reports/baseline/ppl_tiny.json`` was made by :func:`produce_ppl` on a tiny LLaMA whose weights come
+from NumPy's seeded generator (stable across torch and transformers versions);
+``reports/baseline/passkey_zoo.json`` by :func:`produce_passkey` on the shipped ``zoo-rope``, which
+retrieves every key at 512 tokens, so a candidate that lost retrieval has something to drop from
+(``tests/faults/test_gate_baseline_drop.py`` shows the gate failing one). The test makes the same runs
+again and expects ``coca-eval gate`` to pass: a change of protocol (sampled documents, passkey keys,
+window plan) exits 2 and a change of numbers beyond tolerance exits 1, so either one shows up here
+before it reaches a user's baseline.
 
-Regenerate the baseline after an intended change with ``python tests/test_gate_baseline.py``.
+Regenerate the baselines after an intended change with ``python tests/test_gate_baseline.py``.
 """
 
 from __future__ import annotations
@@ -22,17 +25,11 @@ BASELINE = ROOT / "reports" / "baseline"
 MODEL = "tiny-gate-model"
 PPL_ARGS = ["ppl", "--model", MODEL, "--dataset", "books.jsonl", "--lengths", "64,128", "--stride", "32",
             "--doc-tokens", "256", "--num-docs", "4"]  # fmt: skip
-PASSKEY_ARGS = [
-    "passkey",
-    "--model",
-    MODEL,
-    "--lengths",
-    "230,300",
-    "--samples",
-    "8",
-    "--max-new-tokens",
-    "6",
-]
+# zoo-rope inside its 512-token window, each prompt after <|endoftext|> as in its training (--bos always
+# names that BOS for any model directory, so a candidate checkpoint outside the presets reads the same
+# prompts); a key's answer is 7 tokens. Ten samples take seconds on a CPU.
+PASSKEY_ARGS = ["passkey", "--lengths", "512", "--samples", "10", "--max-new-tokens", "8", "--bos", "always"]
+PASSKEY_MODEL = "zoo-rope"
 
 
 def make_gate_model(directory: Path) -> Path:
@@ -63,9 +60,9 @@ def working_directory(path: Path):
         os.chdir(previous)
 
 
-def produce_runs(work: Path, out: Path) -> list[Path]:
-    """Model and books in ``work`` (named relative to it, so the run records no machine's paths),
-    results in ``out``: exactly what the committed baseline is."""
+def produce_ppl(work: Path, output: Path) -> Path:
+    """The tiny model and its books in ``work`` (named relative to it, so the run records no machine's
+    paths), the ppl run in ``output``: exactly what the committed baseline is."""
     from tiny_models import tiny_corpus_text
 
     from coca_eval.cli import main
@@ -73,11 +70,30 @@ def produce_runs(work: Path, out: Path) -> list[Path]:
     make_gate_model(work / MODEL)
     books = "".join(json.dumps({"text": t}) + "\n" for t in tiny_corpus_text())
     (work / "books.jsonl").write_text(books, encoding="utf-8")
-    outputs = [Path(out).resolve() / "ppl_tiny.json", Path(out).resolve() / "passkey_tiny.json"]
     with working_directory(work):
-        for args, output in zip((PPL_ARGS, PASSKEY_ARGS), outputs, strict=True):
-            main([*args, "--output", str(output)])
-    return outputs
+        main([*PPL_ARGS, "--output", str(Path(output).resolve())])
+    return output
+
+
+def produce_passkey(output: Path, model: str | Path = PASSKEY_MODEL) -> Path:
+    """The passkey run of ``model`` (the committed baseline's is ``zoo-rope``) in ``output``."""
+    from coca_eval.cli import main
+
+    main([*PASSKEY_ARGS, "--model", str(model), "--output", str(output)])
+    return output
+
+
+def gate_verdict(capsys, monkeypatch, baseline: Path, candidate: Path):
+    """``coca-eval gate --json`` of ``candidate`` against ``baseline``: (exit code, verdict or output)."""
+    from test_gate_cli import invoke
+
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "200")
+    result = invoke(capsys, "gate", "--baseline", baseline, "--candidate", candidate, "--json")
+    try:
+        return result.returncode, json.loads(result.stdout)
+    except json.JSONDecodeError:
+        return result.returncode, result.stdout + result.stderr
 
 
 def test_rerun_passes_the_gate_against_the_committed_baseline(tmp_path, capsys, monkeypatch):
@@ -85,20 +101,20 @@ def test_rerun_passes_the_gate_against_the_committed_baseline(tmp_path, capsys, 
 
     work, out = tmp_path / "work", tmp_path / "out"
     work.mkdir()
-    ppl, passkey = produce_runs(work, out)
+    ppl = produce_ppl(work, out / "ppl_tiny.json")
+    passkey = produce_passkey(out / "passkey_zoo.json")
     capsys.readouterr()
     monkeypatch.setenv("COLUMNS", "200")
     args = ["gate", "--baseline", BASELINE / "ppl_tiny.json", "--candidate", ppl]
     result = invoke(
-        capsys, *args, "--baseline", BASELINE / "passkey_tiny.json", "--candidate", passkey, "--json"
+        capsys, *args, "--baseline", BASELINE / "passkey_zoo.json", "--candidate", passkey, "--json"
     )
     assert result.returncode == 0, result.stdout + result.stderr
     verdict = json.loads(result.stdout)
     assert [(c["task"], c["length"], c["verdict"]) for c in verdict["cells"]] == [
         ("ppl", 64, "pass"),
         ("ppl", 128, "pass"),
-        ("passkey", 230, "pass"),
-        ("passkey", 300, "pass"),
+        ("passkey", 512, "pass"),
     ]
     assert all(abs(c["effect"]) < 1e-4 for c in verdict["cells"])  # same weights, same numbers
 
@@ -110,6 +126,10 @@ if __name__ == "__main__":  # regenerate reports/baseline/ (run from the reposit
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     for stale in BASELINE.glob("*.journal.jsonl"):
         stale.unlink()
-    with tempfile.TemporaryDirectory() as scratch:
-        for path in produce_runs(Path(scratch), BASELINE):
-            print(f"wrote {path.relative_to(ROOT)}")
+    with tempfile.TemporaryDirectory() as scratch, working_directory(ROOT):
+        written = (
+            produce_ppl(Path(scratch), BASELINE / "ppl_tiny.json"),
+            produce_passkey(BASELINE.relative_to(ROOT) / "passkey_zoo.json"),  # a path of no machine
+        )
+    for path in written:
+        print(f"wrote {(ROOT / path).relative_to(ROOT)}")
