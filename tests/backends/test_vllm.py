@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 
 import pytest
 import yaml
 from test_cli import run_cli
-from vllm_models import make_model
+from vllm_models import make_model, with_nan_embedding_row
 
 from coca_eval.results import load_run
 
@@ -90,6 +91,53 @@ def test_disjoint_windows_equal_hf(model_dirs, corpus_file, tmp_path):
     result = run_cli("ppl", "--methods", methods, *args, "--num-docs", "1", "--output", out)
     assert result.returncode == 0, result.stderr[-3000:]
     _assert_same_ppl(load_run(out), len(entries))
+
+
+def _late_token(model_dir, corpus_file) -> int:
+    """The token of the first document's 256 that appears first latest (once, near the end)."""
+    from transformers import AutoTokenizer
+
+    text = json.loads(corpus_file.read_text().splitlines()[0])["text"]
+    ids = AutoTokenizer.from_pretrained(model_dir)(text, add_special_tokens=False).input_ids[:256]
+    first: dict[int, int] = {}
+    for position, token in enumerate(ids):
+        first.setdefault(token, position)
+    return max(first, key=first.get)
+
+
+def _nan_reason(cell) -> tuple[int, int, int]:
+    """(NaN scores, scored tokens, first NaN position) from an error cell's reason."""
+    found = re.search(r"(\d+) NaN of (\d+) scored tokens \(first at token (\d+)", cell.detail["error"])
+    assert found, cell.detail
+    return int(found.group(1)), int(found.group(2)), int(found.group(3))
+
+
+def test_nan_from_some_position_on_is_an_error_cell_with_its_reason_as_in_hf(
+    model_dirs, corpus_file, tmp_path
+):
+    """A model whose scores turn NaN late in the document (in every window holding one late token):
+    through vLLM's prompt log-probs the cell is ``error``, says how many scored tokens are NaN and from
+    where, and counts every scored token, as through hf. How far a NaN value reaches back into the
+    positions before it within a window (zero attention weight times NaN is NaN) is the kernel's: here
+    hf's SDPA gave 65 NaN from position 191, vLLM's 64 from 192. A rerun says it scores the journaled
+    document again and reports the error again, never an ``ok`` cell over the finite scores alone."""
+    token = _late_token(model_dirs["llama"], corpus_file)
+    nan_dir = with_nan_embedding_row(model_dirs["llama"], tmp_path / "nan-model", token)
+    out = tmp_path / "ppl.json"
+    methods = _methods_file(tmp_path / "m.yaml", [("nan", nan_dir, "none")])
+    args = ["--dataset", corpus_file, "--lengths", "128", "--stride", "64", "--doc-tokens", "256"]
+    args += ["--num-docs", "1", "--output", out]
+    for attempt in ("first", "rerun"):
+        result = run_cli("ppl", "--methods", methods, *args)
+        assert result.returncode == 0, result.stderr[-3000:]
+        ((_, cells),) = _pairs(load_run(out)).items()
+        hf, vl = cells["hf"], cells["vllm"]
+        assert hf.status == vl.status == "error" and hf.value is vl.value is None, (attempt, hf, vl)
+        assert vl.n == hf.n >= 255, attempt  # every scored token counted, NaN ones too
+        for cell in (hf, vl):
+            nan, scored, first = _nan_reason(cell)
+            assert 0 < nan < scored == cell.n and scored - first <= 2 * nan, (attempt, cell.detail["error"])
+    assert "scoring 1 journaled document(s) again" in result.stderr
 
 
 def test_passkey_outputs_equal_hf(model_dirs, tmp_path):

@@ -51,3 +51,18 @@ def make_model(directory: Path, kind: str, variant: str = "slack", seed: int = 0
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return Path(directory)
+
+
+def with_nan_embedding_row(source: Path, target: Path, token: int) -> Path:
+    """A copy of ``source`` whose embedding row ``token`` is NaN: every position from that token's first
+    appearance in a window on scores NaN (attention carries it forward), the positions before stay
+    finite, as in a model whose fp16 activations overflow from some position on."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(source, target)
+    weights = load_file(target / "model.safetensors")
+    weights["model.embed_tokens.weight"][token] = float("nan")
+    save_file(weights, target / "model.safetensors", metadata={"format": "pt"})
+    return Path(target)
