@@ -7,3 +7,8 @@ corrupt results file). Everything else is a bug and keeps its traceback.
 
 class CocaEvalError(Exception):
     """A problem with the user's input or environment, reported without a traceback."""
+
+
+class NonFiniteOutput(Exception):
+    """A model produced non-finite logits while answering: its answer, and so the cell's score, would be
+    read from garbage. The runner turns it into an ``error`` cell that says where, never an ``ok`` one."""

@@ -18,10 +18,11 @@ from typing import Any, Protocol
 
 from coca_eval.backends.base import is_out_of_memory
 from coca_eval.distributed.share import WHOLE, Share
+from coca_eval.errors import NonFiniteOutput
 from coca_eval.journal import Journal
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
-from coca_eval.results import Cell
+from coca_eval.results import Cell, Status
 
 
 class CellTask(Protocol):
@@ -57,16 +58,22 @@ def cell_count(task: Any, methods: Sequence[Any], lengths: Sequence[int]) -> int
     return len(methods) * len(lengths) * max(1, len(task_datasets(task)))
 
 
-def oom_cell(
-    task: CellTask, method: MethodSpec, length: int, exc: BaseException, dataset: str | None = None
+def failed_cell(
+    task: CellTask,
+    method: MethodSpec,
+    length: int,
+    exc: BaseException,
+    dataset: str | None = None,
+    status: Status = "oom",
 ) -> Cell:
+    """A cell that could not be computed (``oom``, or ``error`` for a non-finite output), saying why."""
     return Cell(
         task=task.name,
         method=method.label,
         metric=task.metric,
         length=length,
         dataset=dataset if dataset is not None else task.dataset,
-        status="oom",
+        status=status,
         detail={"error": str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__},
     )
 
@@ -109,13 +116,17 @@ def run_cells(
                 try:
                     cell = task.evaluate(method, backend, state, length, key, **extra)
                     progress.finish_cell()
+                except NonFiniteOutput as exc:
+                    share.abandon(exc)
+                    progress.finish_cell("[red]error")
+                    cell = failed_cell(task, method, length, exc, extra.get("dataset"), "error")
                 except Exception as exc:
                     if not is_out_of_memory(exc):
                         raise
                     share.abandon(exc)  # processes gathering this cell's parts learn it failed
                     _free_cuda_memory()
                     progress.finish_cell("[red]OOM")
-                    cell = oom_cell(task, method, length, exc, extra.get("dataset"))
+                    cell = failed_cell(task, method, length, exc, extra.get("dataset"))
                 journal.record_cell(key, cell)
             else:
                 progress.finish_cell()

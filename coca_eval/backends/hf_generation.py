@@ -1,6 +1,8 @@
 """Greedy decoding on the hf backend, with the task's stop rule and the shared-prefix fast path.
 
 * Early stop: the task's :class:`~coca_eval.backends.stopping.StopRule` after every token.
+* Non-finite logits (a model that yields NaN from some position on) stop the sample with
+  :class:`~coca_eval.errors.NonFiniteOutput` instead of an answer read from them.
 * No copying: decoding writes into a :mod:`~coca_eval.backends.kv_cache` buffer instead of growing
   the cache by concatenation at every token.
 * Shared prefix: all samples of one length share a leading run of tokens (passkey: BOS + intro + the
@@ -28,6 +30,7 @@ import torch
 from coca_eval.backends.kv_cache import buffered_cache
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
+from coca_eval.errors import NonFiniteOutput
 from coca_eval.models.layer_cache import cache_keyword, returned_cache
 
 
@@ -58,6 +61,8 @@ class GreedyDecoder:
     def _continue(self, logits: torch.Tensor, cache) -> list[int]:
         generated: list[int] = []
         while True:
+            if not bool(torch.isfinite(logits).all()):
+                raise NonFiniteOutput(f"non-finite logits at answer token {len(generated) + 1}")
             token = int(logits.argmax())
             generated.append(token)
             if self.stop.stops_after(generated, self.eos, self._decode):

@@ -204,3 +204,24 @@ def test_a_server_answering_token_ids_outside_the_vocabulary_is_one_line(
                         "--backend", "openai", "--base-url", url)  # fmt: skip
     assert_error_after_progress(result, 2, f"server {url} answered token id 99999, outside the vocabulary")
     assert not (tmp_path / "run.json").exists()
+
+
+@pytest.mark.parametrize("task", ["passkey", "ruler"])
+def test_an_answer_read_from_nan_logits_is_an_error_cell_not_a_wrong_score(
+    task, tmp_path, capsys, tiny_llama_bos_dir
+):
+    """A generation task on a model whose every position is NaN (BOS's embedding row, and BOS opens
+    every prompt): no answer is decoded from NaN logits and scored 0; the cell is ``error`` and says
+    where, and the run goes on to its next cell. RULER then exits 2 naming the cell, as for any error
+    cell; passkey reports it in its table."""
+    nan_model = _nan_row_model(tiny_llama_bos_dir, tmp_path / "model", 0)
+    out = tmp_path / "run.json"
+    task_args = (
+        ["--tasks", "niah_single_1", "--lengths", "400,480"] if task == "ruler" else ["--lengths", "230,300"]
+    )
+    args = [task, "--model", nan_model, "--samples", "2", "--bos", "always"]
+    result = invoke(capsys, *args, *task_args, "--output", out)
+    assert result.returncode == (2 if task == "ruler" else 0), result.stderr[-2000:]
+    cells = json.loads(out.read_text())["cells"]
+    assert [c["status"] for c in cells] == ["error", "error"]
+    assert all(c["value"] is None and "non-finite logits" in c["detail"]["error"] for c in cells)
