@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,7 +31,7 @@ from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_
 from coca_eval.backends.options import EngineOptions
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.backends.vllm_rope import rope_note, rope_overrides
-from coca_eval.errors import CocaEvalError
+from coca_eval.errors import CocaEvalError, NonFiniteOutput
 
 FIRST_ROUND_TOKENS = 8
 
@@ -189,11 +190,13 @@ class VllmBackend(TokenizerMixin):
         while pending:
             budget = min(budget, max_new_tokens - len(generated[pending[0]]))  # pending ones are level
             params = SamplingParams(
-                max_tokens=budget, temperature=0.0, stop_token_ids=sorted(self.eos), detokenize=False
-            )
+                max_tokens=budget, temperature=0.0, stop_token_ids=sorted(self.eos), detokenize=False,
+                logprobs=0,  # the chosen token's, to refuse an answer decoded from non-finite logits
+            )  # fmt: skip
             requests = [{"prompt_token_ids": [*map(int, prompts[i]), *generated[i]]} for i in pending]
             grown = set()
             for i, out in zip(pending, llm.generate(requests, params, use_tqdm=False), strict=True):
+                _check_finite(out.outputs[0], len(generated[i]))
                 generated[i] += list(out.outputs[0].token_ids)
                 grown.update([i] if len(out.outputs[0].token_ids) == budget else [])
             pending = [  # a short round ended at EOS (or the engine's length limit): nothing follows
@@ -235,3 +238,13 @@ def load_vllm_backend(method, options: EngineOptions, longest: int) -> VllmBacke
 def load_for_request(method, request) -> object:
     """The backend registry's loader (:mod:`coca_eval.backends.registry`)."""
     return load_vllm_backend(method, request.engine, request.longest)
+
+
+def _check_finite(completion, answered: int) -> None:
+    """Raise :class:`~coca_eval.errors.NonFiniteOutput` when a token of ``completion`` was chosen from
+    non-finite logits (its log-prob is NaN or infinite); ``answered`` tokens came in earlier rounds."""
+    chosen = completion.logprobs or [None] * len(completion.token_ids)  # one {token: Logprob} per step
+    for step, (token, entries) in enumerate(zip(completion.token_ids, chosen, strict=True)):
+        entry = entries.get(token) if entries else None
+        if entry is not None and not math.isfinite(entry.logprob):
+            raise NonFiniteOutput(f"non-finite logits at answer token {answered + step + 1}")

@@ -140,6 +140,25 @@ def test_nan_from_some_position_on_is_an_error_cell_with_its_reason_as_in_hf(
     assert "scoring 1 journaled document(s) again" in result.stderr
 
 
+def test_an_answer_from_nan_logits_is_an_error_cell_as_in_hf(model_dirs, tmp_path):
+    """Passkey on a model that is NaN from its first position (BOS's embedding row, BOS before every
+    prompt): vLLM's chosen-token log-probs are NaN, so, as on hf, no answer is scored and the cell is
+    ``error`` naming the answer token, instead of an ``ok`` cell at 0 accuracy."""
+    from transformers import AutoTokenizer
+
+    bos = AutoTokenizer.from_pretrained(model_dirs["llama"]).bos_token_id
+    nan_dir = with_nan_embedding_row(model_dirs["llama"], tmp_path / "nan-model", bos)
+    out = tmp_path / "pk.json"
+    methods = _methods_file(tmp_path / "m.yaml", [("nan", nan_dir, "none")])
+    args = ["--lengths", "300", "--samples", "2", "--max-new-tokens", "8", "--bos", "always"]
+    result = run_cli("passkey", "--methods", methods, *args, "--output", out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    ((_, cells),) = _pairs(load_run(out)).items()
+    for backend, cell in cells.items():
+        assert cell.status == "error", backend
+        assert "non-finite logits at answer token 1" in cell.detail["error"], backend
+
+
 def test_passkey_outputs_equal_hf(model_dirs, tmp_path):
     entries = [(name, model_dirs[name], "none") for name in MODELS]
     out = tmp_path / "pk.json"
