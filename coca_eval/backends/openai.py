@@ -19,6 +19,7 @@ same weights the server serves), so the server sees exactly the prompts the hf b
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from coca_eval.backends.openai_replies import ChatCompletion, Choice
 from coca_eval.backends.server_pool import ServerPool
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.chat import ChatPrompt
-from coca_eval.errors import CocaEvalError
+from coca_eval.errors import CocaEvalError, NonFiniteOutput
 
 __all__ = ["CompletionsClient", "OpenAIBackend", "Server", "load_openai_backend"]
 
@@ -120,7 +121,9 @@ class OpenAIBackend(TokenizerMixin):
 
         for rows, choices in self.pool.map(send, len(prompts), BATCH):
             for i, (choice, url) in zip(rows, choices, strict=True):
-                on_done(i, stop.cut(self._ids_of(choice, url), eos, self.decode))
+                answer = stop.cut(self._ids_of(choice, url), eos, self.decode)
+                _check_answer_logprobs(choice, len(answer), url)
+                on_done(i, answer)
         return False
 
     def generate_chat(
@@ -180,6 +183,16 @@ def _in_vocabulary(ids: list[int], vocabulary: int, server: str) -> list[int]:
             "tokens of --model: does it serve the same weights?"
         )
     return ids
+
+
+def _check_answer_logprobs(choice: Choice, kept: int, server: str) -> None:
+    """Raise :class:`~coca_eval.errors.NonFiniteOutput` when one of the ``kept`` answer tokens came with
+    a non-finite log-prob: the model answered from non-finite logits. Servers that send no per-token
+    log-probs are taken as they answer."""
+    logprobs = (choice.logprobs.token_logprobs if choice.logprobs else None) or []
+    for step, value in enumerate(logprobs[:kept]):
+        if value is not None and not math.isfinite(value):
+            raise NonFiniteOutput(f"server {server}: answer token {step + 1} has log-prob {value}")
 
 
 def _prompt_nll(choice: Choice, scored: slice, prompt_tokens: int, server: str) -> list[float]:

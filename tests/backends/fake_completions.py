@@ -48,7 +48,8 @@ def _choice(model, prompt: list[int], request: dict, eos: int | None, echo_suppo
         logprobs = {"token_logprobs": _prompt_logprobs(model, prompt)} if echo_supported else None
         return {"text": "", "logprobs": logprobs}
     tokens = _greedy(model, prompt, request["max_tokens"], eos)
-    return {"text": "", "logprobs": {"tokens": [f"token_id:{t}" for t in tokens]}}
+    chosen = _prompt_logprobs(model, [*prompt, *tokens])[len(prompt) :]  # each answer token's log-prob
+    return {"text": "", "logprobs": {"tokens": [f"token_id:{t}" for t in tokens], "token_logprobs": chosen}}
 
 
 class InFlight:

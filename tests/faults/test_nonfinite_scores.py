@@ -225,3 +225,21 @@ def test_an_answer_read_from_nan_logits_is_an_error_cell_not_a_wrong_score(
     cells = json.loads(out.read_text())["cells"]
     assert [c["status"] for c in cells] == ["error", "error"]
     assert all(c["value"] is None and "non-finite logits" in c["detail"]["error"] for c in cells)
+
+
+def test_a_server_answering_from_nan_logits_gives_an_error_cell(tmp_path, capsys, tiny_llama_bos_dir):
+    """The same model behind an OpenAI-compatible server: the answer tokens' log-probs are NaN, so the
+    passkey cell is ``error`` naming the server and the token, not ``ok`` at 0 accuracy."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    nan_dir = _nan_row_model(tiny_llama_bos_dir, tmp_path / "model", 0)
+    served = AutoModelForCausalLM.from_pretrained(nan_dir, dtype=torch.float32).eval()
+    out = tmp_path / "run.json"
+    args = ["passkey", "--model", tiny_llama_bos_dir, "--lengths", "230", "--samples", "2", "--bos", "always"]
+    with FakeServer(served, "tiny") as url:
+        result = invoke(capsys, *args, "--max-new-tokens", "4", "--backend", "openai", "--base-url", url,
+                        "--output", out)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    (cell,) = json.loads(out.read_text())["cells"]
+    assert cell["status"] == "error" and "answer token 1 has log-prob nan" in cell["detail"]["error"]
