@@ -20,6 +20,10 @@ register_task(
         finish=lazy("coca_eval.ppl.task:record_documents"),
         check=lazy("coca_eval.ppl.longppl_task:check_longppl"),
         combine=lazy("coca_eval.ppl.longppl_task:combine_longppl_cell"),
-        report=ReportHooks(table_title="LongPPL (key-token perplexity) by evaluation length"),
+        report=ReportHooks(
+            table_title="LongPPL (key-token perplexity) by evaluation length",
+            interval=lazy("coca_eval.ppl.longppl_compare:longppl_interval"),
+            interval_note="Brackets: 95 % bootstrap interval of LongPPL, resampling documents.",
+        ),
     )
 )
