@@ -186,7 +186,8 @@ def markdown(longppl_path: Path, ppl_paths: Sequence[Path], regenerate: str | No
     for length in sorted({row.length for row in rows}):
         at = [row for row in rows if row.length == length]
         notes = [n for n in (_shared_keys(longppl_run, at), _evaluator_note(longppl_run, at)) if n]
-        out += ["", f"## L = {format_length(length)}", "", *length_table(at, columns)]
+        docs = max(len(c.detail["docs"]) for c in longppl_run.cells if c.length == length)
+        out += ["", f"## L = {format_length(length)}, {docs} documents", "", *length_table(at, columns)]
         out += ["", *notes] if notes else []
     if regenerate:
         out += ["", f"Regenerate with `{regenerate}`."]

@@ -75,6 +75,7 @@ def test_the_page_names_the_key_tokens_and_the_evaluators_bias(tmp_path):
     )
     assert "| A (evaluator) | 20.00 |" in text and "| A + NTK | – |" in text
     assert "below exp(2) = 7.39 by construction" in text
+    assert "## L = 1k, 3 documents" in text
     assert text.endswith("Regenerate with `bash make.sh`.\n")
 
 
