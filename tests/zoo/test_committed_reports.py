@@ -38,6 +38,8 @@ COMMITTED = [
     "vllm_passkey.json",
     "vllm_dynamic_hold.json",
     "dynamic-hold/passkey_hold_100.json.gz",
+    "table1_positions_ppl.json",
+    "table1_longppl.json.gz",
 ]
 
 
@@ -289,3 +291,67 @@ def test_a_rendered_report_names_only_committed_runs(report):
     assert listed, report
     committed = _committed_runs_by_stamp()
     assert [run for run in listed if tuple(run) not in committed] == []
+
+
+def test_one_16k_window_per_document_is_table1s_16k_window():
+    """The loss-by-position run reads each document in one 16k window, which is Table 1's 16k window
+    (documents of 16384 tokens, no BOS): every row's and every document's NLL is Table 1's (a GPU there,
+    CPU here: within 1e-5), and each document's buckets reach the last one, 12288..16383."""
+    positions, table1 = load_run(RUNS / "table1_positions_ppl.json"), load_run(RUNS / "table1_ppl.json")
+    assert positions.config["params"]["mode"] == "truncated" and len(positions.cells) == 7
+    for cell in positions.cells:
+        (old,) = [c for c in table1.cells if c.method == cell.method and c.length == 16384]
+        assert cell.length == 16384 and abs(cell.value / old.value - 1) < 1e-5, cell.method
+        for doc, old_doc in zip(cell.detail["docs"], old.detail["docs"], strict=True):
+            assert (doc["doc_id"], doc["tokens"]) == (old_doc["doc_id"], old_doc["tokens"])
+            assert abs(doc["nll_sum"] / old_doc["nll_sum"] - 1) < 1e-5
+            assert doc["positions"]["starts"][-1] == 12288
+
+
+def test_every_longppl_row_is_scored_on_one_key_token_set():
+    """LongPPL as the paper scores models: one evaluator (zoo-coca-slack, its rule scaled to the zoo's
+    512-token training: short context 64, step 16) judges the key tokens once per document, and every
+    Table 1 row is scored on those very spans."""
+    run = load_run(RUNS / "table1_longppl.json.gz")
+    params = run.config["params"]
+    assert (params["evaluator_model"], params["short"], params["step"]) == ("zoo-coca-slack", 64, 16)
+    assert (params["bound"], params["margin"]) == (2.0, 2.0)
+    assert len(run.cells) == 7 and all(c.status == "ok" and c.length == 16384 for c in run.cells)
+    spans = {json.dumps([d["spans"] for d in c.detail["docs"]]) for c in run.cells}
+    assert len(spans) == 1 and len({c.n for c in run.cells}) == 1
+
+
+def test_the_committed_longppl_table_is_a_fresh_render():
+    from coca_eval.ppl.longppl_compare import markdown
+
+    script = "bash reports/zoo/measurements.sh report"
+    assert (ZOO / "longppl.md").read_text() == markdown(RUNS / "table1_longppl.json.gz", [], script)
+
+
+def test_the_documentation_shows_the_rendered_figure():
+    """docs/figures holds the very figure `coca-eval report` drew (the script copies it)."""
+    rendered = ZOO / "measurements" / "plots" / "loss_vs_position_16384.png"
+    shown = ZOO.parents[1] / "docs" / "figures" / "zoo_loss_by_position_16k.png"
+    assert shown.read_bytes() == rendered.read_bytes()
+
+
+def test_the_loss_by_position_table_the_docs_quote_is_the_committed_runs():
+    """docs/measurements.md and the README print, per row, the mean loss in the buckets 384..511,
+    1024..1535 and 12288..16382 of the committed run."""
+    from coca_eval.ppl.position_plot import position_curve
+
+    quoted = [(ZOO / "README.md").read_text(), (ZOO.parents[1] / "docs" / "measurements.md").read_text()]
+    for cell in load_run(RUNS / "table1_positions_ppl.json").cells:
+        curve = position_curve(cell)
+        at = dict(zip(curve.starts.tolist(), curve.mean.tolist(), strict=True))
+        line = f"| {cell.method} | " + " | ".join(f"{at[start]:.2f}" for start in (384, 1024, 12288)) + " |"
+        assert all(line in text for text in quoted), line
+
+
+def test_the_longppl_table_the_docs_quote_is_longppl_md():
+    """Every row of reports/zoo/longppl.md's table, verbatim, in the README and docs/measurements.md."""
+    rows = [line for line in (ZOO / "longppl.md").read_text().splitlines() if line.startswith("| ")]
+    assert len(rows) == 1 + 7
+    for text in ((ZOO / "README.md").read_text(), (ZOO.parents[1] / "docs" / "measurements.md").read_text()):
+        assert all(row in text for row in rows)
+        assert "645 of 49149 scored tokens (1.31 %), 197 to 236 per document" in text
