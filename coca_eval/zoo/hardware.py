@@ -9,6 +9,7 @@ what was actually used.
 
 from __future__ import annotations
 
+import os
 import platform
 from pathlib import Path
 
@@ -74,8 +75,21 @@ def resolve_device(name: str) -> torch.device:
 def device_memory(device: torch.device) -> tuple[int | None, str]:
     """How many bytes a model trained on ``device`` can use at most, and what to call that memory: a
     GPU's own memory, or the machine's physical memory for the CPU. Allocates nothing."""
-    from coca_eval.zoo.memory import system_memory_bytes
-
     if device.type == "cuda":
         return torch.cuda.get_device_properties(device).total_memory, torch.cuda.get_device_name(device)
     return system_memory_bytes(), "this machine's RAM"
+
+
+def system_memory_bytes() -> int | None:
+    """This machine's physical memory (not what is free now: a run refused because another process
+    holds memory for the moment would fit once it ends). None where the platform does not say."""
+    try:
+        for line in Path("/proc/meminfo").read_text(encoding="ascii").splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None

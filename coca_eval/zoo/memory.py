@@ -20,9 +20,7 @@ Attention scores (context squared per head) are left out: a fused attention neve
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.finetune import FineTuneSpec
@@ -63,21 +61,6 @@ def training_footprint(arch: Architecture, recipe: Recipe) -> TrainingFootprint:
     per_token = arch.num_hidden_layers * per_layer * BYTES_PER_SAVED_ACTIVATION
     per_token += arch.vocab_size * BYTES_PER_LOGIT
     return TrainingFootprint(parameters, parameters * BYTES_PER_TRAINED_PARAMETER, tokens * per_token, tokens)
-
-
-def system_memory_bytes() -> int | None:
-    """This machine's physical memory (not what is free now: a run refused because another process
-    holds memory for the moment would fit once it ends). None where the platform does not say."""
-    try:
-        for line in Path("/proc/meminfo").read_text(encoding="ascii").splitlines():
-            if line.startswith("MemTotal:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
 
 
 def check_training_fits(spec: ZooSpec | FineTuneSpec, memory: int | None, where: str) -> None:

@@ -10,11 +10,11 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.build import build_model
 from coca_eval.zoo.catalog import ZOO
 from coca_eval.zoo.finetune_catalog import FINETUNES
+from coca_eval.zoo.hardware import system_memory_bytes
 from coca_eval.zoo.memory import (
     check_fits,
     check_training_fits,
     parameter_count,
-    system_memory_bytes,
     training_footprint,
 )
 from coca_eval.zoo.train import next_token_loss
