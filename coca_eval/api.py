@@ -99,6 +99,11 @@ def evaluate(
     weights = weights_fingerprints(methods)  # fails fast on a missing model
     check_backends(methods, runtime.engine)
     check_lengths(methods, runtime.engine, sequence_need(params))
+    if options.get("batch_size") is not None:
+        from coca_eval.backends.batch_size import check_batch_size
+
+        need = sequence_need(params)
+        check_batch_size(methods, runtime.device, need.prompt, need.new_tokens, options["batch_size"])
     check_rope_patches(methods)
     identity = {"methods": [m.identity() for m in methods], "weights": weights, "params": params.identity()}
     data = data_of(params)

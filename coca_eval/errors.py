@@ -4,6 +4,8 @@ Library code raises :class:`CocaEvalError` for anything the user can fix (bad in
 corrupt results file). Everything else is a bug and keeps its traceback.
 """
 
+from __future__ import annotations
+
 
 class CocaEvalError(Exception):
     """A problem with the user's input or environment, reported without a traceback."""
@@ -11,4 +13,17 @@ class CocaEvalError(Exception):
 
 class NonFiniteOutput(Exception):
     """A model produced non-finite logits while answering: its answer, and so the cell's score, would be
-    read from garbage. The runner turns it into an ``error`` cell that says where, never an ``ok`` one."""
+    read from garbage. The runner turns it into an ``error`` cell that says where, never an ``ok`` one.
+
+    ``rows`` maps each failed prompt of a batched call (its position in the call) to its message, so a
+    task whose call held several cells' prompts can tell whose they were."""
+
+    def __init__(self, message: str, rows: dict[int, str] | None = None) -> None:
+        super().__init__(message)
+        self.rows = dict(rows or {})
+
+    @classmethod
+    def of_rows(cls, failures: list[NonFiniteOutput]) -> NonFiniteOutput:
+        """One error for every failed row of a call: the first row's message, every row's entry."""
+        rows = {row: text for failure in failures for row, text in failure.rows.items()}
+        return cls(str(failures[0]), rows)

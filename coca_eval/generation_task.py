@@ -42,10 +42,12 @@ class GenerationTask:
         progress: CellProgress,
         prefix_reuse: bool = True,
         share: Share = WHOLE,
+        batch_size: int | None = None,
         **_: object,
     ):
         self.params, self.journal, self.progress = params, journal, progress
         self.prefix_reuse, self.share = prefix_reuse, share
+        self.batch_size = batch_size  # rows decoded together (None: auto); never changes an output
         if params.samples == "auto" and not share.whole:
             raise CocaEvalError(
                 "--samples auto decides after each round of samples in one process; leave out --shard "

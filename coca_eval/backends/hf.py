@@ -19,7 +19,7 @@ import torch
 from coca_eval.backends import dynamic_rope, probes
 from coca_eval.backends.banded import banded_sdpa
 from coca_eval.backends.special_tokens import encode_plain, tokenizer_adds_bos
-from coca_eval.backends.stopping import StopRule
+from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.backends.tail import tail_rows
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import MethodSpec
@@ -143,14 +143,22 @@ class HFBackend:
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
         hold_dynamic_rope: bool = False,
+        batch_size: int | None = None,
+        prefix_groups: Sequence[int] | None = None,
     ) -> bool:
-        """Step-by-step greedy decoding under the task's ``stop`` rule (or a bare token budget) with the
-        shared-prefix KV cache (see :mod:`.hf_generation`); ``hold_dynamic_rope`` keeps the prompt's
-        dynamic rope scaling for the answer."""
+        """Step-by-step greedy decoding under the task's ``stop`` rule (or a bare token budget), rows of
+        one length ``batch_size`` at a time (None: as many as fit, :func:`.batch_size.auto_batch_size`),
+        with the shared-prefix KV cache (see :mod:`.hf_generation`); ``hold_dynamic_rope`` keeps the
+        prompt's dynamic rope scaling for the answer. ``prefix_groups`` says which prompts share a
+        prefix (all when None): one call may hold several cells' prompts."""
+        from coca_eval.backends.batch_size import auto_batch_size
         from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 
-        decoder = GreedyDecoder(self, stop, hold_dynamic_rope)
-        return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse)
+        if batch_size is None and prompts:
+            longest = max(len(p) for p in prompts)
+            batch_size = auto_batch_size(self.model, longest, stop_rule(stop).max_new_tokens)
+        decoder = GreedyDecoder(self, stop, hold_dynamic_rope, batch_size or 1)
+        return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse, prefix_groups)
 
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:
         """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the

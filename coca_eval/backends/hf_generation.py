@@ -1,109 +1,236 @@
-"""Greedy decoding on the hf backend, with the task's stop rule and the shared-prefix fast path.
+"""Greedy decoding on the hf backend: rows of one length decoded together, the task's stop rule per
+row, and the shared-prefix fast path for the prefill.
 
-* Early stop: the task's :class:`~coca_eval.backends.stopping.StopRule` after every token.
-* Non-finite logits (a model that yields NaN from some position on) stop the sample with
-  :class:`~coca_eval.errors.NonFiniteOutput` instead of an answer read from them.
+* Batches without padding. Every prompt of a cell (and every cell of a run at one length and answer
+  budget) has the same number of tokens, so ``B`` rows go through decoding together with no pad token
+  and no attention mask: each step reads the weights once for ``B`` tokens instead of once per token.
+  A row that stops (EOS, the budget, the task's rule) leaves the batch at once; the cache keeps the
+  others' rows.
+* Prefill: where the prompts share a leading run of tokens (passkey: BOS + intro + the filler before
+  their key line), one forward over the longest such prefix fills a KV cache; rows run from the deepest
+  key to the shallowest, each cropping the cache back to its own prefix and computing only the rest,
+  and the filled rows are stacked into the batch's cache. A crop only drops positions, so the next
+  (shorter) prefix is still intact. Otherwise rows are prefilled together, as many at once as
+  :data:`PREFILL_TOKENS` allows, so a long prompt's activations are never held for many rows.
+* Non-finite logits (a model that yields NaN from some position on) stop that row with
+  :class:`~coca_eval.errors.NonFiniteOutput` naming the sample; the other rows finish and are reported
+  first, then the error is raised.
 * No copying: decoding writes into a :mod:`~coca_eval.backends.kv_cache` buffer instead of growing
   the cache by concatenation at every token.
-* Shared prefix: all samples of one length share a leading run of tokens (passkey: BOS + intro + the
-  filler before their key line).
-  One forward over the longest such prefix fills a KV cache; samples run from the deepest key to the
-  shallowest, each cropping the cache back to its own prefix and computing only the rest. A crop only
-  drops positions, so the next (shorter) prefix is still intact.
 
-The fast path gives the naive run's outputs (to float rounding) wherever a position's keys are the same
-in both. Dynamic rope scaling (dynamic NTK, dynamic YaRN) rescales with the sequence's length: a naive
-run prefills its whole prompt at the prompt's scaling, so the pieces are prefilled with the tables held
-at that length (:mod:`~coca_eval.backends.dynamic_rope`), which needs every prompt to have one length
-(the passkey and RULER prompts do); decoding then rescales token by token in both routes alike, or, with
-``hold_dynamic_rope``, keeps the prompt's scaling in both. Sliding-window caches cannot be cropped
-back, so they always take the naive route.
+Rows are independent in every layer, so the batch gives each row's tokens as a batch of one does, up to
+the rounding of a different reduction order (tested token for token on every model kind). Dynamic rope
+scaling (dynamic NTK, dynamic YaRN) rescales with the sequence's length: a naive run prefills its whole
+prompt at the prompt's scaling, so the pieces are prefilled with the tables held at that length
+(:mod:`~coca_eval.backends.dynamic_rope`), which needs every prompt to have one length (the passkey and
+RULER prompts do); decoding then rescales token by token in both routes alike, or, with
+``hold_dynamic_rope``, keeps the prompt's scaling in both. Sliding-window caches cannot be cropped back,
+so they always prefill whole rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 
 import torch
 
-from coca_eval.backends.kv_cache import buffered_cache
+from coca_eval.backends.kv_cache import buffered_cache, select_rows, stacked_cache
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.errors import NonFiniteOutput
 from coca_eval.models.layer_cache import cache_keyword, returned_cache
+
+PREFILL_TOKENS = 8192
+"""Prompt tokens prefilled in one forward when rows are prefilled together (at least one row)."""
+
+OnDone = Callable[[int, list[int]], None]
 
 
 def _plain_decode(tokenizer) -> Callable[[Sequence[int]], str]:
     return lambda tokens: tokenizer.decode(list(tokens), skip_special_tokens=True)
 
 
+@dataclass
+class _Rows:
+    """The rows still decoding: each one's prompt index and tokens so far, in batch order."""
+
+    prompts: list[int]
+    generated: list[list[int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.generated = [[] for _ in self.prompts]
+
+    def keep(self, going: list[int]) -> None:
+        self.prompts = [self.prompts[k] for k in going]
+        self.generated = [self.generated[k] for k in going]
+
+
+class _Failures:
+    """Rows stopped by non-finite logits, raised together once every other row is answered."""
+
+    def __init__(self) -> None:
+        self.found: list[NonFiniteOutput] = []
+
+    def add(self, prompt: int, step: int) -> None:
+        text = f"sample {prompt}: non-finite logits at answer token {step}"
+        self.found.append(NonFiniteOutput(text, {prompt: text}))
+
+    def collect(self, call: Callable[[], None]) -> None:
+        try:
+            call()
+        except NonFiniteOutput as exc:
+            self.found.append(exc)
+
+    def raise_any(self) -> None:
+        if self.found:
+            raise NonFiniteOutput.of_rows(self.found)
+
+
 class GreedyDecoder:
     """Greedy generation on an :class:`~coca_eval.backends.hf.HFBackend` under a stop rule (a bare
-    token budget stops at EOS or after that many tokens).
+    token budget stops at EOS or after that many tokens), ``batch_size`` rows at a time.
 
     ``hold_dynamic_rope``: the answer keeps the prompt's dynamic rope scaling (as vLLM's engine does)
     instead of rescaling with every generated token (as transformers does)."""
 
-    def __init__(self, backend, stop: StopRule | int, hold_dynamic_rope: bool = False) -> None:
+    def __init__(
+        self, backend, stop: StopRule | int, hold_dynamic_rope: bool = False, batch_size: int = 1
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch size must be at least 1, not {batch_size}")
         self.backend, self.model, self.stop = backend, backend.model, stop_rule(stop)
+        self.batch_size = batch_size
         self.hold = hold_dynamic_rope and backend.has_dynamic_rope
         self.eos = eos_ids(self.model.generation_config, backend.tokenizer)
         self._decode = _plain_decode(backend.tokenizer)
         self._cache_keyword = cache_keyword(self.model)
+        self._stackable = buffered_cache(self.model) is not None  # rows filled apart can join one batch
 
-    def _forward(self, ids: Sequence[int], cache=None):
-        input_ids = torch.tensor([list(ids)], device=self.backend.device)  # (1, n)
+    def _forward(self, rows: Sequence[Sequence[int]], cache=None):
+        input_ids = torch.tensor([list(row) for row in rows], device=self.backend.device)  # (b, n)
         cached = {self._cache_keyword: cache if cache is not None else buffered_cache(self.model)}
         out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1, **cached)
-        return out.logits[0, -1], returned_cache(out)  # (vocab,), cache
+        return out.logits[:, -1], returned_cache(out)  # (b, vocab), cache
 
-    def _continue(self, logits: torch.Tensor, cache) -> list[int]:
-        generated: list[int] = []
-        while True:
-            if not bool(torch.isfinite(logits).all()):
-                raise NonFiniteOutput(f"non-finite logits at answer token {len(generated) + 1}")
-            token = int(logits.argmax())
-            generated.append(token)
+    def _continue(self, logits: torch.Tensor, cache, prompts: Sequence[int], on_done: OnDone) -> None:
+        """Decode every row of ``cache`` from its last ``logits`` (b, vocab) until each stops; rows that
+        stop leave the batch. Non-finite rows are left out and raised once the others are done."""
+        rows, failures = _Rows(list(prompts)), _Failures()
+        while rows.prompts:
+            finite = torch.isfinite(logits).all(dim=-1).tolist()  # (b,)
+            tokens = logits.argmax(dim=-1).tolist()  # (b,)
+            going = self._step(rows, finite, tokens, on_done, failures)
+            if not going:
+                break
+            if len(going) < len(rows.prompts):
+                select_rows(cache, going)
+            rows.keep(going)
+            logits, cache = self._forward([[tokens[k]] for k in going], cache)
+        failures.raise_any()
+
+    def _step(
+        self, rows: _Rows, finite: list[bool], tokens: list[int], on_done: OnDone, failures
+    ) -> list[int]:
+        """Take each row's next token; report the rows that stop; the batch positions still going."""
+        going = []
+        for k, prompt in enumerate(rows.prompts):
+            generated = rows.generated[k]
+            if not finite[k]:
+                failures.add(prompt, len(generated) + 1)
+                continue
+            generated.append(tokens[k])
             if self.stop.stops_after(generated, self.eos, self._decode):
-                return generated
-            logits, cache = self._forward([token], cache)
+                on_done(prompt, generated)
+            else:
+                going.append(k)
+        return going
 
     @torch.inference_mode()
     def naive(self, prompt: Sequence[int]) -> list[int]:
         """One sample from scratch: prefill the whole prompt, then decode."""
+        answers: dict[int, list[int]] = {}
+        self.whole_rows([prompt], answers.__setitem__)
+        return answers[0]
+
+    @torch.inference_mode()
+    def whole_rows(self, prompts: Sequence[Sequence[int]], on_done: OnDone) -> None:
+        """Every prompt prefilled whole and decoded, rows of one length ``batch_size`` at a time (prompts
+        of other lengths one by one); calls ``on_done(i, tokens)``."""
+        failures = _Failures()
+        for group in _same_length_groups(prompts, range(len(prompts)), self.batch_size):
+            failures.collect(lambda group=group: self._whole_group(prompts, group, on_done))
+        failures.raise_any()
+
+    def _whole_group(self, prompts: Sequence[Sequence[int]], group: list[int], on_done: OnDone) -> None:
         if self.hold:
-            return self._answer(prompt, 0, None)
+            with self._scaling(len(prompts[group[0]]), through_answer=True):
+                return self._prefill_and_decode(prompts, group, on_done)
         self.backend.reset_dynamic_rope()
-        logits, cache = self._forward(prompt)
-        return self._continue(logits, cache)
+        return self._prefill_and_decode(prompts, group, on_done)
+
+    def _prefill_and_decode(self, prompts, group: list[int], on_done: OnDone) -> None:
+        """Prefill the group's rows, :data:`PREFILL_TOKENS` at a time, and decode them together (a
+        cache that cannot be stacked decodes each prefill's rows on their own)."""
+        per_forward = max(1, PREFILL_TOKENS // max(1, len(prompts[group[0]])))
+        if len(group) <= per_forward:
+            logits, cache = self._forward([prompts[i] for i in group])
+            return self._continue(logits, cache, group, on_done)
+        if not self._stackable:
+            failures = _Failures()
+            for part in _groups(group, per_forward):
+                failures.collect(lambda part=part: self._prefill_and_decode(prompts, part, on_done))
+            return failures.raise_any()
+        filled = []
+        for part in _groups(group, per_forward):
+            logits, cache = self._forward([prompts[i] for i in part])  # (p, vocab), cache
+            filled.append((logits, _layer_tensors(cache)))
+        logits = torch.cat([f[0] for f in filled])  # (b, vocab)
+        return self._continue(logits, stacked_cache(self.model, [f[1] for f in filled]), group, on_done)
 
     @torch.inference_mode()
     def shared_prefix(
         self,
         prompts: Sequence[Sequence[int]],
         prefix_lengths: Sequence[int],
-        on_done: Callable[[int, list[int]], None],
+        on_done: OnDone,
+        prefix_groups: Sequence[int] | None = None,
     ) -> None:
-        """Decode every prompt, reusing the KV cache of their common prefix; calls ``on_done(i, tokens)``.
+        """Decode every prompt, reusing the KV cache of its group's common prefix; calls
+        ``on_done(i, tokens)``. ``prefix_groups`` says which prompts share a prefix (all, when None):
+        several cells' prompts of one length then decode in one batch, each group's prefix prefilled
+        once. With dynamic rope every prompt has one length (see :func:`prefix_reuse_is_exact`)."""
+        groups = list(prefix_groups) if prefix_groups is not None else [0] * len(prompts)
+        first_seen = {g: n for n, g in reversed(list(enumerate(groups)))}
+        order = sorted(range(len(prompts)), key=lambda i: (first_seen[groups[i]], -prefix_lengths[i]))
+        shared = _SharedPrefix(self, prompts, prefix_lengths, groups)
+        failures = _Failures()
+        for batch in _same_length_groups(prompts, order, self.batch_size if self._stackable else 1):
+            failures.collect(lambda batch=batch: self._prefix_batch(prompts, batch, shared, on_done))
+        failures.raise_any()
 
-        With dynamic rope every prompt has one length (see :func:`prefix_reuse_is_exact`)."""
-        order = sorted(range(len(prompts)), key=lambda i: -prefix_lengths[i])
-        longest = order[0]
-        with self._scaling(len(prompts[longest])):
-            _, cache = self._forward(prompts[longest][: max(1, prefix_lengths[longest])])
-        for i in order:
-            keep = max(1, prefix_lengths[i])
-            _crop_to(cache, keep)
-            on_done(i, self._answer(prompts[i], keep, cache))
-
-    def _answer(self, prompt: Sequence[int], keep: int, cache) -> list[int]:
-        """Prefill ``prompt[keep:]`` after the cached ``prompt[:keep]``, then decode the answer."""
-        with self._scaling(len(prompt), through_answer=self.hold):
-            logits, cache = self._forward(prompt[keep:], cache)
+    def _prefix_batch(self, prompts, batch: list[int], shared: _SharedPrefix, on_done: OnDone) -> None:
+        """Each row's rest prefilled after its cropped prefix, the rows stacked, then decoded together
+        (inside the held scaling with ``hold``, else outside it, as a naive run decodes)."""
+        with self._scaling(len(prompts[batch[0]]), through_answer=self.hold):
+            logits, cache = self._prefill_rests(prompts, batch, shared)
             if self.hold:
-                return self._continue(logits, cache)
-        return self._continue(logits, cache)
+                return self._continue(logits, cache, batch, on_done)
+        return self._continue(logits, cache, batch, on_done)
+
+    def _prefill_rests(self, prompts, batch: list[int], shared: _SharedPrefix):
+        """The batch's last logits (b, vocab) and its cache; a lone row decodes in the shared cache
+        itself (no copy), several rows in a stack of copies of their filled caches."""
+        filled = []
+        for i in batch:
+            cache, keep = shared.cropped_for(i)
+            logits, cache = self._forward([prompts[i][keep:]], cache)  # (1, vocab), cache
+            if len(batch) == 1:
+                return logits, cache
+            filled.append((logits, _layer_tensors(cache, copy=True)))
+        logits = torch.cat([f[0] for f in filled])  # (b, vocab)
+        return logits, stacked_cache(self.model, [f[1] for f in filled])
 
     def _scaling(self, length: int, through_answer: bool = False):
         """Dynamic rope held at the whole prompt's scaling while a piece of it is prefilled (and, with
@@ -113,14 +240,64 @@ class GreedyDecoder:
         return nullcontext()
 
 
+class _SharedPrefix:
+    """The KV cache of the current prefix group's longest prefix. Rows come group by group, deepest
+    prefix first, so each group's prefix is prefilled once and only ever cropped after that."""
+
+    def __init__(self, decoder: GreedyDecoder, prompts, prefix_lengths, groups: list[int]) -> None:
+        self.decoder, self.prompts, self.prefix_lengths, self.groups = (
+            decoder,
+            prompts,
+            prefix_lengths,
+            groups,
+        )
+        self.group: int | None = None
+        self.cache = None
+
+    def cropped_for(self, i: int):
+        """The cache holding exactly prompt ``i``'s shared prefix, and that prefix's length."""
+        keep = max(1, self.prefix_lengths[i])
+        if self.groups[i] != self.group:  # the group's first row has its longest prefix
+            self.group, self.cache = self.groups[i], None
+            with self.decoder._scaling(len(self.prompts[i])):
+                _, self.cache = self.decoder._forward([self.prompts[i][:keep]])
+        _crop_to(self.cache, keep)
+        return self.cache, keep
+
+
+def _groups(indices, size: int) -> list[list[int]]:
+    indices = list(indices)
+    return [indices[lo : lo + size] for lo in range(0, len(indices), size)]
+
+
+def _same_length_groups(prompts: Sequence[Sequence[int]], order, size: int) -> list[list[int]]:
+    """``order`` cut into batches of at most ``size`` prompts of one length, keeping the order."""
+    batches: list[list[int]] = []
+    for i in order:
+        if batches and len(batches[-1]) < size and len(prompts[batches[-1][0]]) == len(prompts[i]):
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
+def _layer_tensors(cache, copy: bool = False) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """The filled keys and values of every layer, copied when the cache is overwritten next (the shared
+    prefix's cache is cropped and refilled for the next row)."""
+    if copy:
+        return [(layer.keys.clone(), layer.values.clone()) for layer in cache.layers]  # (r, h, n, d) each
+    return [(layer.keys, layer.values) for layer in cache.layers]  # (r, h, n, d) each
+
+
 def decode_prompts(
     decoder: GreedyDecoder,
     prompts: Sequence[Sequence[int]],
     prefix_lengths: Sequence[int],
-    on_done: Callable[[int, list[int]], None],
+    on_done: OnDone,
     prefix_reuse: bool = True,
+    prefix_groups: Sequence[int] | None = None,
 ) -> bool:
-    """Decode every prompt by the fastest exact route; returns whether the shared prefix was reused.
+    """Decode every prompt by the fastest exact route; returns whether a shared prefix was reused.
 
     No prompts is nothing to do (a resumed cell whose samples are all journaled), as in the vLLM backend.
     """
@@ -128,10 +305,9 @@ def decode_prompts(
         return False
     reuse = prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, prompts)
     if reuse:
-        decoder.shared_prefix(prompts, prefix_lengths, on_done)
+        decoder.shared_prefix(prompts, prefix_lengths, on_done, prefix_groups)
     else:
-        for i, prompt in enumerate(prompts):
-            on_done(i, decoder.naive(prompt))
+        decoder.whole_rows(prompts, on_done)
     return reuse
 
 

@@ -54,6 +54,16 @@ class BufferedLayer(DynamicLayer):
             grown.append(buffer)
         self._buffers = (grown[0], grown[1])
 
+    def batch_select_indices(self, indices: torch.Tensor) -> None:
+        """Keep the rows ``indices`` (finished rows leave a decoding batch): the buffers shrink with
+        them, so the next write still goes in place."""
+        if self._buffers is None:
+            return
+        end = self.keys.shape[-2]
+        keys, values = (buffer.index_select(0, indices) for buffer in self._buffers)  # (r, h, cap, d)
+        self._buffers = (keys, values)
+        self.keys, self.values = keys[..., :end, :], values[..., :end, :]  # (r, h, end, d)
+
     def reset(self) -> None:
         self._buffers = None
         super().reset()
@@ -72,3 +82,23 @@ def buffered_cache(model) -> DynamicCache | None:
         return None
     cache.layers = [BufferedLayer() for _ in layers]
     return cache
+
+
+def stacked_cache(model, parts: list[list[tuple[torch.Tensor, torch.Tensor]]]) -> DynamicCache:
+    """One buffered cache whose rows are ``parts``' rows in order: each part is a list of every layer's
+    (keys, values), all of one length. Rows prefilled apart (each after its own cropped prefix, or a
+    long prompt's few rows per forward) then decode as one batch."""
+    cache = buffered_cache(model)
+    if cache is None:
+        raise ValueError("this model's cache cannot be stacked")
+    for index, layer in enumerate(cache.layers):
+        keys = torch.cat([part[index][0] for part in parts])  # (b, h, n, d)
+        values = torch.cat([part[index][1] for part in parts])  # (b, h, n, d)
+        layer.update(keys, values)
+    return cache
+
+
+def select_rows(cache, rows: list[int]) -> None:
+    """Keep only ``rows`` of the batch (in that order): finished rows leave it."""
+    index = torch.tensor(rows, device=cache.layers[0].keys.device)
+    cache.batch_select_indices(index)

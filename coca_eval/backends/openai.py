@@ -96,12 +96,16 @@ class OpenAIBackend(TokenizerMixin):
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
         hold_dynamic_rope: bool = False,
+        batch_size: int | None = None,
+        prefix_groups: Sequence[int] | None = None,
     ) -> bool:
         """Greedy completions spread over the servers, cut by the task's ``stop`` rule (or a bare token
         budget); each server's own prefix cache (if on) does
         any reuse. The tokenizer (cutting, re-encoding text) runs here, never in a request thread.
         No rope patch reaches a server (see :func:`load_openai_backend`), so ``hold_dynamic_rope`` has
-        nothing to hold."""
+        nothing to hold. ``batch_size`` is the hf backend's: up to ``--max-concurrent`` requests are in
+        flight per server, each server batching them as it likes; ``prefix_groups`` likewise (a server's
+        own prefix cache finds shared prefixes by their content)."""
         from coca_eval.backends.special_tokens import eos_ids
 
         stop = stop_rule(stop)

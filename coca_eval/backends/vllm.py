@@ -153,20 +153,27 @@ class VllmBackend(TokenizerMixin):
         on_done: Callable[[int, list[int]], None],
         prefix_reuse: bool = True,
         hold_dynamic_rope: bool = False,
+        batch_size: int | None = None,
+        prefix_groups: Sequence[int] | None = None,
     ) -> bool:
         """All prompts in one batch (prefix caching shares their filler) under the task's ``stop`` rule
         (or a bare token budget); ``prefix_reuse=False`` runs them one at a time on an emptied prefix
         cache. The engine built for the prompts' length holds its
         dynamic rope base through the answer (see :mod:`.vllm_rope`), which is what
         ``hold_dynamic_rope`` asks for; the passkey task refuses per-token rescaling here before any
-        model loads."""
+        model loads. ``batch_size`` is the hf backend's: the engine schedules every prompt of the call
+        itself. ``prefix_groups`` says which prompts share a prefix (all when None); each group's is
+        cached first."""
         stop = stop_rule(stop)
         if not prompts:
             return False
         llm = self.engine(max(map(len, prompts)))
         batches = [list(range(len(prompts)))] if prefix_reuse else [[i] for i in range(len(prompts))]
         if prefix_reuse and len(prompts) > 1:
-            self._cache_prefix(llm, prompts, prefix_lengths)
+            groups = list(prefix_groups) if prefix_groups is not None else [0] * len(prompts)
+            for group in dict.fromkeys(groups):
+                members = [i for i, g in enumerate(groups) if g == group]
+                self._cache_prefix(llm, [prompts[i] for i in members], [prefix_lengths[i] for i in members])
         for batch in batches:
             if not prefix_reuse:
                 llm.reset_prefix_cache()

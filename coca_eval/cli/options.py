@@ -43,6 +43,37 @@ class SampleCount(click.ParamType):
             self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
 
 
+class BatchSize(click.ParamType):
+    """``--batch-size``: rows decoded together, a whole number from 1, or ``auto`` (as many as fit)."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if value is None or value == "auto":
+            return None
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
+        if number < 1:
+            self.fail(f"{number} rows cannot be decoded together; give 1 or more, or auto", param, ctx)
+        return number
+
+
+def batch_size_option(command):
+    """``--batch-size N|auto`` of a generation command (passed on as ``batch_size``; None is auto)."""
+    return click.option(
+        "--batch-size",
+        "batch_size",
+        type=BatchSize(),
+        default="auto",
+        show_default=True,
+        help="Prompts of one length decoded together on the hf backend (no padding: they have one "
+        "length); auto takes as many as half the free memory holds, at most 16 on a CPU and 64 on a GPU. "
+        "Outputs are the same at every batch size.",
+    )(command)
+
+
 class RegistryChoice(click.Choice):
     """A choice list read from a registry each time it is shown or checked, so entries a plug-in
     registers later (or a test registers) are valid too."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from coca_eval.cli.options import RegistryChoice, SampleCount, method_options
+from coca_eval.cli.options import RegistryChoice, SampleCount, batch_size_option, method_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.passkey.params import BOS_CHOICES, DYNAMIC_ROPE_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
@@ -82,17 +82,18 @@ _preset_option = preset_option_factory(PRESET, "passkey")
 @click.option(
     "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
 )
+@batch_size_option
 @method_options(
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/passkey-TIMESTAMP.json.",
     journaled=True,
     splits=True,
 )
-def passkey(preset, dump_samples, no_prefix_reuse, **overrides):
+def passkey(preset, dump_samples, no_prefix_reuse, batch_size, **overrides):
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
 
-    Samples of one length share their filler prefix, which is decoded once (see --no-prefix-reuse);
-    there is no --batch-size.
+    Samples of one length share their filler prefix, which is prefilled once (see --no-prefix-reuse),
+    and their answers are decoded together, --batch-size rows at a time.
     """
     from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
     from coca_eval.cli.output import print_length_table
@@ -102,7 +103,13 @@ def passkey(preset, dump_samples, no_prefix_reuse, **overrides):
     chosen = MethodOptions.take(overrides)
     params = make_passkey_params(preset_values(preset, "passkey", overrides))
     saved = evaluate_and_save(
-        "passkey", params, chosen, preset, prefix_reuse=not no_prefix_reuse, dump_samples=dump_samples
+        "passkey",
+        params,
+        chosen,
+        preset,
+        prefix_reuse=not no_prefix_reuse,
+        dump_samples=dump_samples,
+        batch_size=batch_size,
     )
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import SampleCount, method_options
+from coca_eval.cli.options import SampleCount, batch_size_option, method_options
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.params import PROMPT_BOS_CHOICES
 
@@ -72,13 +72,14 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @click.option(
     "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
 )
+@batch_size_option
 @method_options(
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/ruler-TIMESTAMP.json.",
     journaled=True,
     splits=True,
 )
-def ruler(preset, no_prefix_reuse, **overrides):
+def ruler(preset, no_prefix_reuse, batch_size, **overrides):
     """RULER's synthetic long-context tasks at exact token lengths: scores per task and length, and the
     effective context length (RULER's, and ours from a 95 % lower bound).
 
@@ -93,7 +94,9 @@ def ruler(preset, no_prefix_reuse, **overrides):
 
     chosen = MethodOptions.take(overrides)
     params = make_ruler_params(preset_values(preset, TASK, overrides))
-    saved = evaluate_and_save(TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse)
+    saved = evaluate_and_save(
+        TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse, batch_size=batch_size
+    )
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
     run, written = saved

@@ -106,6 +106,7 @@ class PasskeyTask(GenerationTask):
                     record,
                     self.prefix_reuse,
                     hold_dynamic_rope=self.params.dynamic_rope == "hold",
+                    batch_size=self.batch_size,
                 )
             )
 

@@ -116,6 +116,7 @@ class RulerRunner(GenerationTask):
                     StopRule(task.answer_budget),
                     record,
                     self.prefix_reuse,
+                    batch_size=self.batch_size,
                 )
             )
 

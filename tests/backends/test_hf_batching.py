@@ -1,0 +1,145 @@
+"""Batched greedy decoding against batch 1: the same tokens for every row, on every model kind the zoo
+ships, CoCA's GPT-NeoX form and a sliding-window model, through both prefill routes, with rows that stop
+at different steps; a row with non-finite logits fails alone."""
+
+import random
+
+import pytest
+import torch
+
+from coca_eval.backends import hf_generation
+from coca_eval.backends.hf import load_hf_backend
+from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
+from coca_eval.backends.stopping import StopRule
+from coca_eval.errors import NonFiniteOutput
+from coca_eval.methods import make_method
+from coca_eval.models.presets import resolve_model
+from tests.tiny_models import make_tiny_coca, make_tiny_gemma3
+
+ZOO = ["zoo-rope", "zoo-coca-slack", "zoo-coca-strict", "zoo-alibi", "zoo-prope-0.75", "zoo-nope"]
+LENGTH = 300
+
+
+def _model_dir(name: str, tmp_path_factory):
+    if name == "coca-gpt-neox":
+        return make_tiny_coca(tmp_path_factory.mktemp("neox"), "gpt_neox")
+    if name == "gemma3-sliding":
+        return make_tiny_gemma3(tmp_path_factory.mktemp("gemma"), sliding_window=64)
+    return resolve_model(name)[0]
+
+
+def _prompts(vocab: int, n: int = 7, seed: int = 0) -> tuple[list[list[int]], list[int]]:
+    """``n`` prompts of LENGTH tokens sharing a prefix of 40..250 tokens with the first one, which is
+    what the shared-prefix route reuses; and those prefix lengths."""
+    rng = random.Random(seed)
+    base = [rng.randrange(3, vocab) for _ in range(LENGTH)]
+    prompts, prefixes = [], []
+    for _ in range(n):
+        keep = rng.randrange(40, 250)
+        prompts.append(base[:keep] + [rng.randrange(3, vocab) for _ in range(LENGTH - keep)])
+        prefixes.append(keep)
+    return prompts, prefixes
+
+
+def _ragged_stop(budget: int = 14) -> StopRule:
+    """Rows stop at different steps (on their text's length), and some run to the budget."""
+    return StopRule(budget, decided=lambda text: len(text) % 9 == 4)
+
+
+def _one_by_one(backend, prompts, stop) -> list[list[int]]:
+    decoder = GreedyDecoder(backend, stop, batch_size=1)
+    return [decoder.naive(p) for p in prompts]
+
+
+def _batched(backend, prompts, prefixes, stop, batch: int, reuse: bool) -> list[list[int]]:
+    answers: dict[int, list[int]] = {}
+    decoder = GreedyDecoder(backend, stop, batch_size=batch)
+    decode_prompts(decoder, prompts, prefixes, answers.__setitem__, prefix_reuse=reuse)
+    return [answers[i] for i in range(len(prompts))]
+
+
+@pytest.mark.parametrize("name", [*ZOO, "coca-gpt-neox", "gemma3-sliding"])
+def test_batched_rows_give_batch_one_tokens(name, tmp_path_factory):
+    backend = load_hf_backend(
+        make_method(str(_model_dir(name, tmp_path_factory)), "none", None, "float32", "hf")
+    )
+    prompts, prefixes = _prompts(backend.model.config.get_text_config().vocab_size)
+    stop = _ragged_stop()
+    alone = _one_by_one(backend, prompts, stop)
+    assert len({len(a) for a in alone}) > 1, "the rows must stop at different steps"
+    for batch in (3, 7):
+        for reuse in (True, False):
+            assert _batched(backend, prompts, prefixes, stop, batch, reuse) == alone, (batch, reuse)
+
+
+@pytest.mark.parametrize("hold", [False, True])
+def test_batched_rows_under_dynamic_rope_give_batch_one_tokens(tiny_llama_bos_dir, hold):
+    """Prompts past the trained 256 positions: the scaling is the prompt's in every route."""
+    backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "dynamic:2", None, "float32", "hf"))
+    prompts, prefixes = _prompts(len(backend.tokenizer))
+    stop = _ragged_stop()
+    alone = [GreedyDecoder(backend, stop, hold_dynamic_rope=hold).naive(p) for p in prompts]
+    for reuse in (True, False):
+        answers: dict[int, list[int]] = {}
+        decoder = GreedyDecoder(backend, stop, hold_dynamic_rope=hold, batch_size=4)
+        decode_prompts(decoder, prompts, prefixes, answers.__setitem__, prefix_reuse=reuse)
+        assert [answers[i] for i in range(len(prompts))] == alone, reuse
+
+
+def test_rows_prefilled_in_parts_are_stacked_into_one_batch(tiny_llama_dir, monkeypatch):
+    """A long prompt's rows are prefilled a few at a time and decoded as one batch."""
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    prompts, prefixes = _prompts(len(backend.tokenizer))
+    stop = _ragged_stop()
+    alone = _one_by_one(backend, prompts, stop)
+    monkeypatch.setattr(hf_generation, "PREFILL_TOKENS", 2 * LENGTH)  # two rows per forward
+    assert _batched(backend, prompts, prefixes, stop, 7, reuse=False) == alone
+
+
+def test_a_non_finite_row_fails_alone_and_names_its_sample(tiny_llama_dir, tmp_path):
+    """One prompt holds a token whose embedding is NaN: the others are answered as at batch 1, then the
+    error names that prompt's sample."""
+    from transformers import AutoModelForCausalLM
+
+    poisoned_token = 2
+    model = AutoModelForCausalLM.from_pretrained(tiny_llama_dir, dtype=torch.float32)
+    with torch.no_grad():
+        model.get_input_embeddings().weight[poisoned_token] = float("nan")
+    model.save_pretrained(tmp_path)
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    backend.model = model.eval()
+    prompts, prefixes = _prompts(len(backend.tokenizer), n=5)
+    prompts[3][-1] = poisoned_token
+    healthy = [i for i in range(5) if i != 3]
+    alone = _one_by_one(backend, [prompts[i] for i in healthy], _ragged_stop())
+    for reuse in (True, False):
+        answers: dict[int, list[int]] = {}
+        decoder = GreedyDecoder(backend, _ragged_stop(), batch_size=5)
+        with pytest.raises(NonFiniteOutput, match="sample 3: non-finite logits at answer token 1"):
+            decode_prompts(decoder, prompts, prefixes, answers.__setitem__, prefix_reuse=reuse)
+        assert sorted(answers) == healthy
+        assert [answers[i] for i in healthy] == alone
+
+
+def test_batch_size_below_one_is_refused(tiny_llama_dir):
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    with pytest.raises(ValueError, match="at least 1"):
+        GreedyDecoder(backend, 4, batch_size=0)
+
+
+@pytest.mark.parametrize("rope", ["none", "dynamic:2"])
+def test_prompts_of_several_prefix_groups_decode_in_one_batch(tiny_llama_bos_dir, rope):
+    """Two cells' prompts of one length, each cell with its own shared prefix, interleaved in the call:
+    every group's prefix is reused and the answers are batch 1's."""
+    backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), rope, None, "float32", "hf"))
+    first, first_prefixes = _prompts(len(backend.tokenizer), n=4, seed=1)
+    second, second_prefixes = _prompts(len(backend.tokenizer), n=5, seed=2)
+    prompts = [p for pair in zip(first, second) for p in pair] + second[4:]
+    prefixes = [p for pair in zip(first_prefixes, second_prefixes) for p in pair] + second_prefixes[4:]
+    groups = [0, 1] * 4 + [1]
+    stop = _ragged_stop()
+    alone = _one_by_one(backend, prompts, stop)
+    answers: dict[int, list[int]] = {}
+    decoder = GreedyDecoder(backend, stop, batch_size=6)
+    assert decode_prompts(decoder, prompts, prefixes, answers.__setitem__, prefix_groups=groups)
+    assert [answers[i] for i in range(len(prompts))] == alone
