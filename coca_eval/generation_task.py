@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from coca_eval.distributed.share import WHOLE, Share
-from coca_eval.errors import CocaEvalError
+from coca_eval.errors import CocaEvalError, NonFiniteOutput
 from coca_eval.journal import Journal
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
@@ -26,6 +26,19 @@ def preset_puts_bos(params: Any, model: str | None) -> bool:
     from coca_eval.models.presets import MODEL_PRESETS
 
     return params.bos == "auto" and model in MODEL_PRESETS and MODEL_PRESETS.get(model).prompt_starts_with_bos
+
+
+def sample_error(exc: NonFiniteOutput, indices: dict[int, int]) -> NonFiniteOutput | None:
+    """The error of a call's failed prompts that belong to a cell, named by the cell's sample index:
+    ``indices`` maps a prompt's place in the call to its sample index. None when none of the cell's
+    prompts failed; the backend's own error when it could not say which prompt failed."""
+    if not exc.rows:
+        return exc
+    mine = sorted(p for p in exc.rows if p in indices)
+    if not mine:
+        return None
+    first = mine[0]
+    return NonFiniteOutput(exc.rows[first].replace(f"sample {first}:", f"sample {indices[first]}:", 1))
 
 
 class GenerationTask:

@@ -242,7 +242,9 @@ class GreedyDecoder:
 
 class _SharedPrefix:
     """The KV cache of the current prefix group's longest prefix. Rows come group by group, deepest
-    prefix first, so each group's prefix is prefilled once and only ever cropped after that."""
+    prefix first, so each group's prefix is prefilled once and only ever cropped after that. It is
+    filled inside the batch's scaling context (:meth:`GreedyDecoder._prefix_batch`): a context of its
+    own nested there would undo the held scaling on its way out."""
 
     def __init__(self, decoder: GreedyDecoder, prompts, prefix_lengths, groups: list[int]) -> None:
         self.decoder, self.prompts, self.prefix_lengths, self.groups = (
@@ -259,8 +261,7 @@ class _SharedPrefix:
         keep = max(1, self.prefix_lengths[i])
         if self.groups[i] != self.group:  # the group's first row has its longest prefix
             self.group, self.cache = self.groups[i], None
-            with self.decoder._scaling(len(self.prompts[i])):
-                _, self.cache = self.decoder._forward([self.prompts[i][:keep]])
+            _, self.cache = self.decoder._forward([self.prompts[i][:keep]])
         _crop_to(self.cache, keep)
         return self.cache, keep
 

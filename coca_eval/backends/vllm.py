@@ -177,7 +177,10 @@ class VllmBackend(TokenizerMixin):
         for batch in batches:
             if not prefix_reuse:
                 llm.reset_prefix_cache()
-            generated = self._greedy_in_rounds(llm, [prompts[i] for i in batch], stop)
+            try:
+                generated = self._greedy_in_rounds(llm, [prompts[i] for i in batch], stop)
+            except NonFiniteOutput as exc:  # its rows named by their place in this call
+                raise NonFiniteOutput(str(exc), {batch[r]: text for r, text in exc.rows.items()}) from None
             for i, tokens in zip(batch, generated, strict=True):
                 on_done(i, stop.cut(tokens, self.eos, self.decode))
         return prefix_reuse and len(prompts) > 1
@@ -203,7 +206,7 @@ class VllmBackend(TokenizerMixin):
             requests = [{"prompt_token_ids": [*map(int, prompts[i]), *generated[i]]} for i in pending]
             grown = set()
             for i, out in zip(pending, llm.generate(requests, params, use_tqdm=False), strict=True):
-                _check_finite(out.outputs[0], len(generated[i]))
+                _check_finite(out.outputs[0], len(generated[i]), i)
                 generated[i] += list(out.outputs[0].token_ids)
                 grown.update([i] if len(out.outputs[0].token_ids) == budget else [])
             pending = [  # a short round ended at EOS (or the engine's length limit): nothing follows
@@ -247,11 +250,13 @@ def load_for_request(method, request) -> object:
     return load_vllm_backend(method, request.engine, request.longest)
 
 
-def _check_finite(completion, answered: int) -> None:
-    """Raise :class:`~coca_eval.errors.NonFiniteOutput` when a token of ``completion`` was chosen from
-    non-finite logits (its log-prob is NaN or infinite); ``answered`` tokens came in earlier rounds."""
+def _check_finite(completion, answered: int, row: int = 0) -> None:
+    """Raise :class:`~coca_eval.errors.NonFiniteOutput` when a token of ``completion`` (prompt ``row``)
+    was chosen from non-finite logits (its log-prob is NaN or infinite); ``answered`` tokens came in
+    earlier rounds."""
     chosen = completion.logprobs or [None] * len(completion.token_ids)  # one {token: Logprob} per step
     for step, (token, entries) in enumerate(zip(completion.token_ids, chosen, strict=True)):
         entry = entries.get(token) if entries else None
         if entry is not None and not math.isfinite(entry.logprob):
-            raise NonFiniteOutput(f"non-finite logits at answer token {answered + step + 1}")
+            text = f"non-finite logits at answer token {answered + step + 1}"
+            raise NonFiniteOutput(text, {row: f"sample {row}: {text}"})

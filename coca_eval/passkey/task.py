@@ -6,8 +6,8 @@ from their records anywhere, without a model.
 
 from __future__ import annotations
 
-from coca_eval.errors import CocaEvalError
-from coca_eval.generation_task import GenerationTask, preset_puts_bos
+from coca_eval.errors import CocaEvalError, NonFiniteOutput
+from coca_eval.generation_task import GenerationTask, preset_puts_bos, sample_error
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.passkey.answer import accuracy_detail, passkey_stop, score_output
@@ -98,17 +98,20 @@ class PasskeyTask(GenerationTask):
                 self.journal.record_part(key, str(i), entry)
                 self.progress.advance()
 
-            reused.append(
-                backend.generate_greedy(
-                    [prompts[i].ids for i in todo],
-                    [prompts[i].shared_prefix for i in todo],
-                    passkey_stop(self.params.max_new_tokens),
-                    record,
-                    self.prefix_reuse,
-                    hold_dynamic_rope=self.params.dynamic_rope == "hold",
-                    batch_size=self.batch_size,
+            try:
+                reused.append(
+                    backend.generate_greedy(
+                        [prompts[i].ids for i in todo],
+                        [prompts[i].shared_prefix for i in todo],
+                        passkey_stop(self.params.max_new_tokens),
+                        record,
+                        self.prefix_reuse,
+                        hold_dynamic_rope=self.params.dynamic_rope == "hold",
+                        batch_size=self.batch_size,
+                    )
                 )
-            )
+            except NonFiniteOutput as exc:
+                raise sample_error(exc, dict(enumerate(todo))) or exc from None
 
         def context() -> dict:
             values = {

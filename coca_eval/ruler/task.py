@@ -4,16 +4,22 @@ A cell is one (method, RULER task, length); the RULER task is the cell's ``datas
 goes over the tasks as it goes over a suite's datasets (:mod:`coca_eval.runner`). Samples are the units
 a split run divides (``--shard``, torchrun); :func:`combine_cell` forms a cell from their records
 anywhere, without a model. The cell's value is RULER's task score: the mean per-sample score x 100.
+
+Cells decode together: every task with the same answer budget builds prompts of the same length, so
+the first cell of a length to run also decodes the unfinished samples of its companions (the run's
+other tasks at that length with that budget) in the same batches, and journals each under its own
+cell; when a companion's turn comes its samples are already there. With ``--samples auto`` each cell
+decides its own rounds, so cells then decode alone.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from coca_eval.backends.stopping import StopRule
-from coca_eval.errors import CocaEvalError
-from coca_eval.generation_task import GenerationTask, preset_puts_bos
+from coca_eval.errors import CocaEvalError, NonFiniteOutput
+from coca_eval.generation_task import GenerationTask, preset_puts_bos, sample_error
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.results import Cell
@@ -48,6 +54,17 @@ def prepare_model(params: RulerParams, backend, model: str | None) -> PreparedMo
     return PreparedModel(builder, chat.digest if chat is not None else None)
 
 
+@dataclass
+class _Pending:
+    """One cell's samples still to answer in a decoding call: its key, task, samples and their indices."""
+
+    key: str
+    task: Any  # RulerTask
+    samples: list
+    todo: list[int]
+    reused: list[bool] = field(default_factory=list)
+
+
 class RulerRunner(GenerationTask):
     """RULER as a :class:`~coca_eval.runner.CellTask` whose ``datasets`` are the RULER tasks."""
 
@@ -57,12 +74,49 @@ class RulerRunner(GenerationTask):
     def __init__(self, params: RulerParams, journal, progress, **options):
         super().__init__(params, journal, progress, **options)
         self.datasets = params.tasks
+        self._keys: dict[tuple[str, int, str], str] = {}  # (method label, length, task) -> cell key
+        self._built: dict[tuple[str, int, str], list] = {}  # the same -> its samples, built once
+        self._reused: dict[str, bool] = {}  # cell key -> whether a companion's call reused a prefix
 
     def cell_key(self, method: MethodSpec, weights: str, length: int, dataset: str) -> str:
         identity = self.identity(method, weights, length)
         identity["params"]["tasks"] = None  # a cell is one RULER task, named apart
         identity["ruler_task"] = dataset
-        return cell_key(identity)
+        key = cell_key(identity)
+        self._keys[(method.label, length, dataset)] = key
+        return key
+
+    def _samples(self, method: MethodSpec, state: PreparedModel, length: int, dataset: str) -> list:
+        """The cell's samples, built on first use (a companion's are built when it decodes early)."""
+        slot = (method.label, length, dataset)
+        if slot not in self._built:
+            self._built[slot] = state.builder.build(
+                dataset, length, self.params.drawn_samples, self.params.seed
+            )
+        return self._built[slot]
+
+    def _companions(
+        self, method: MethodSpec, state: PreparedModel, length: int, dataset: str
+    ) -> list[_Pending]:
+        """The run's other unfinished cells at ``length`` whose prompts decode with this cell's (same
+        answer budget, same prompt length), with their samples not yet journaled."""
+        budget, found = RULER_TASKS.get(dataset).answer_budget, []
+        own_length = len(self._samples(method, state, length, dataset)[0].ids)
+        for other in self.datasets:
+            task, key = RULER_TASKS.get(other), self._keys.get((method.label, length, other))
+            if other == dataset or key is None or task.answer_budget != budget:
+                continue
+            if self.share.finished(self.journal, key) is not None:
+                continue
+            try:
+                samples = self._samples(method, state, length, other)
+            except CocaEvalError:  # that cell says so itself when its turn comes
+                continue
+            done = self._journaled(key, samples)
+            todo = [i for i in self.share.owned(len(samples)) if str(i) not in done]
+            if todo and all(len(samples[i].ids) == own_length for i in todo):
+                found.append(_Pending(key, task, samples, todo))
+        return found
 
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
         return prepare_model(self.params, backend, method.model)
@@ -77,64 +131,93 @@ class RulerRunner(GenerationTask):
         try:
             if reason is not None:
                 raise CocaEvalError(reason)
-            samples = state.builder.build(dataset, length, self.params.drawn_samples, self.params.seed)
+            samples = self._samples(method, state, length, dataset)
         except CocaEvalError as exc:  # the fixed parts or the answer do not fit: this cell's problem only
             self.progress.start_cell(f"{name} [red]error", 0)
             return Cell(**base, status="error", detail={"error": str(exc)})
         done = self._journaled(key, samples)
         mine = self.share.owned(len(samples))
         self.progress.start_cell(name, len(mine), len(done.intersection(map(str, mine))))
-        reused = []
         chat = state.chat_digest is not None and callable(getattr(backend, "generate_chat", None))
+        rule = self.params.stopping_rule()
+        own = _Pending(key, task, samples, [])
 
         def decode(indices: list[int]) -> None:
-            """Answer and journal the samples of ``indices`` that are not journaled yet."""
-            todo = [i for i in indices if str(i) not in done]
-
-            def record(position: int, tokens: list[int]) -> None:
-                sample = samples[todo[position]]
-                output = backend.tokenizer.decode(tokens, skip_special_tokens=True)
-                entry = {
-                    "index": sample.index,
-                    "answers": list(sample.answers),
-                    "output": output,
-                    **score_sample(task, output, sample.answers),
-                    **sample.detail,
-                }
-                self.journal.record_part(key, str(sample.index), entry)
-                self.progress.advance()
-
+            """Answer and journal the samples of ``indices`` that are not journaled yet (and, with fixed
+            samples, the companions' in the same batches)."""
+            own.todo = [i for i in indices if str(i) not in done]
             if chat:  # a chat API: the framed prompts go as messages (see coca_eval.backends.openai_chat)
-                prompts = [chat_prompt(samples[i], backend.tokenizer) for i in todo]
-                backend.generate_chat(prompts, StopRule(task.answer_budget), record)
-                reused.append(False)
-                return
-            reused.append(
-                backend.generate_greedy(
-                    [samples[i].ids for i in todo],
-                    [samples[i].shared_prefix for i in todo],
-                    StopRule(task.answer_budget),
-                    record,
-                    self.prefix_reuse,
-                    batch_size=self.batch_size,
+                prompts = [chat_prompt(samples[i], backend.tokenizer) for i in own.todo]
+                backend.generate_chat(
+                    prompts, StopRule(task.answer_budget), self._recorder(backend, [own], own)
                 )
-            )
+                own.reused.append(False)
+                return
+            together = [own, *(self._companions(method, state, length, dataset) if rule is None else [])]
+            self._decode_together(backend, together, own)
 
         def context() -> dict:
             return {
                 "haystack": state.builder.haystack_name(task),
                 "chat_template": state.chat_digest or "none",
                 "answer_budget": task.answer_budget,
-                "prefix_reuse": any(reused),
+                "prefix_reuse": any(own.reused) or self._reused.get(key, False),
                 **({"chat_completions": True} if chat else {}),
             }
 
-        rule = self.params.stopping_rule()
         if rule is not None:
             return self._sequential_cell(base, key, rule, length, decode, context)
         decode(mine)
         records = {i: self.journal.parts[key][str(i)] for i in mine}
         return self.share.cell(base, records, len(samples), context(), combine_cell)
+
+    def _recorder(self, backend, cells: list[_Pending], own: _Pending):
+        """``on_done`` for a call over ``cells``' unanswered samples in order: journal each answer under
+        its own cell (the progress bar counts this cell's)."""
+        rows = [(cell, i) for cell in cells for i in cell.todo]
+
+        def record(position: int, tokens: list[int]) -> None:
+            cell, i = rows[position]
+            sample = cell.samples[i]
+            output = backend.tokenizer.decode(tokens, skip_special_tokens=True)
+            entry = {
+                "index": sample.index,
+                "answers": list(sample.answers),
+                "output": output,
+                **score_sample(cell.task, output, sample.answers),
+                **sample.detail,
+            }
+            self.journal.record_part(cell.key, str(sample.index), entry)
+            if cell is own:
+                self.progress.advance()
+
+        return record
+
+    def _decode_together(self, backend, cells: list[_Pending], own: _Pending) -> None:
+        """One greedy call over every unanswered sample of ``cells`` (each cell its own prefix group).
+        A non-finite answer fails this cell only if it is one of its own samples; a companion's failed
+        sample stays unjournaled, and that cell meets the failure again on its own turn."""
+        rows = [(cell, i) for cell in cells for i in cell.todo]
+        if not rows:  # every sample journaled (a resumed cell, or a companion's call answered them)
+            return
+        try:
+            reused = backend.generate_greedy(
+                [cell.samples[i].ids for cell, i in rows],
+                [cell.samples[i].shared_prefix for cell, i in rows],
+                StopRule(own.task.answer_budget),
+                self._recorder(backend, cells, own),
+                self.prefix_reuse,
+                batch_size=self.batch_size,
+                prefix_groups=[n for n, cell in enumerate(cells) for _ in cell.todo],
+            )
+        except NonFiniteOutput as exc:
+            error = sample_error(exc, {p: i for p, (cell, i) in enumerate(rows) if cell is own})
+            if error is not None:
+                raise error from None
+            return
+        own.reused.append(reused)
+        for cell in cells[1:]:
+            self._reused[cell.key] = reused
 
     def _sequential_cell(self, base: dict, key: str, rule, length: int, decode, context) -> Cell:
         """``--samples auto``: rounds of samples in their visiting order until ``rule`` stops on their

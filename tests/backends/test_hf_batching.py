@@ -72,10 +72,36 @@ def test_batched_rows_give_batch_one_tokens(name, tmp_path_factory):
             assert _batched(backend, prompts, prefixes, stop, batch, reuse) == alone, (batch, reuse)
 
 
+@pytest.fixture(scope="module")
+def sharp_llama_dir(tmp_path_factory):
+    """The tiny LLaMA with attention sharp enough to feel its rotary scaling (at the default
+    initialisation, holding and rescaling give the same tokens, so a lost hold would go unseen)."""
+    from transformers import AutoModelForCausalLM
+
+    from tests.tiny_models import make_tiny_llama, sharpen_attention
+
+    directory = make_tiny_llama(tmp_path_factory.mktemp("sharp-llama"), add_bos=True)
+    model = sharpen_attention(AutoModelForCausalLM.from_pretrained(directory), std=0.3)
+    with torch.no_grad():
+        model.get_output_embeddings().weight.normal_(0.0, 0.5)
+    model.save_pretrained(directory)
+    return directory
+
+
+def test_holding_the_scaling_changes_the_answers_here(sharp_llama_dir):
+    """The premise of the next test: on this model a held scaling and a rescaled one answer apart."""
+    backend = load_hf_backend(make_method(str(sharp_llama_dir), "dynamic:2", None, "float32", "hf"))
+    prompts, _ = _prompts(len(backend.tokenizer))
+    held = [GreedyDecoder(backend, 14, hold_dynamic_rope=True).naive(p) for p in prompts]
+    rescaled = [GreedyDecoder(backend, 14).naive(p) for p in prompts]
+    assert held != rescaled
+
+
 @pytest.mark.parametrize("hold", [False, True])
-def test_batched_rows_under_dynamic_rope_give_batch_one_tokens(tiny_llama_bos_dir, hold):
-    """Prompts past the trained 256 positions: the scaling is the prompt's in every route."""
-    backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "dynamic:2", None, "float32", "hf"))
+def test_batched_rows_under_dynamic_rope_give_batch_one_tokens(sharp_llama_dir, hold):
+    """Prompts past the trained 256 positions: the scaling is the prompt's in every route, and held
+    through the answer in every route when asked."""
+    backend = load_hf_backend(make_method(str(sharp_llama_dir), "dynamic:2", None, "float32", "hf"))
     prompts, prefixes = _prompts(len(backend.tokenizer))
     stop = _ragged_stop()
     alone = [GreedyDecoder(backend, stop, hold_dynamic_rope=hold).naive(p) for p in prompts]

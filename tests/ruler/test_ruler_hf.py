@@ -1,6 +1,8 @@
 """RULER on the hf backend with a tiny random model: the shared-prefix route gives the naive route's
 outputs, a length past the model's positions is an error cell, and nothing is truncated."""
 
+import pytest
+
 from coca_eval.api import Runtime, evaluate
 from coca_eval.methods import make_method
 from coca_eval.ruler.params import make_ruler_params
@@ -42,3 +44,61 @@ def test_a_length_past_the_positions_is_an_error_cell(tmp_path):
         ("vt", "ok"),
     ]
     assert run.cells[0].detail["error"] == "1200 + 128 answer tokens exceed the model's 1300 positions"
+
+
+def _batched_run(model_dir, path, batch_size, samples=3, tasks=TASKS, lengths="900"):
+    params = make_ruler_params(
+        {"tasks": tasks, "lengths": lengths, "samples": samples, "chat_template": "none"}
+    )
+    method = make_method(str(model_dir), "none", "tiny", "float32", "hf")
+    return evaluate("ruler", [method], params, path, Runtime(), batch_size=batch_size)
+
+
+def _cells(run) -> list[dict]:
+    return [c.model_dump(include={"dataset", "length", "status", "value", "n", "detail"}) for c in run.cells]
+
+
+def test_cells_of_one_length_and_budget_decode_in_one_call(tiny_llama_bos_dir, tmp_path, monkeypatch):
+    """The two NIAH tasks (budget 128) go in one call, vt (budget 30) in another; every batch size
+    gives the same cells, prefix reuse included."""
+    from coca_eval.backends.hf import HFBackend
+
+    calls = []
+    original = HFBackend.generate_greedy
+
+    def counted(self, prompts, *args, **kwargs):
+        calls.append((len(prompts), kwargs.get("batch_size"), len(set(kwargs.get("prefix_groups") or [0]))))
+        return original(self, prompts, *args, **kwargs)
+
+    monkeypatch.setattr(HFBackend, "generate_greedy", counted)
+    one = _batched_run(tiny_llama_bos_dir, tmp_path / "one.json", 1)
+    assert calls == [(6, 1, 2), (3, 1, 1)]
+    for batch in (4, None):
+        assert _cells(_batched_run(tiny_llama_bos_dir, tmp_path / f"{batch}.json", batch)) == _cells(one)
+    assert all(c.detail["prefix_reuse"] for c in one.cells)
+
+
+def test_a_run_killed_at_one_batch_size_resumes_at_another_to_the_same_cells(
+    tiny_llama_bos_dir, tmp_path, monkeypatch
+):
+    from coca_eval.journal import Journal
+
+    whole = _batched_run(tiny_llama_bos_dir, tmp_path / "whole.json", 1)
+    original, recorded = Journal.record_part, []
+
+    def dies_after_four(self, key, unit, entry):
+        if len(recorded) == 4:
+            raise KeyboardInterrupt
+        recorded.append(unit)
+        return original(self, key, unit, entry)
+
+    monkeypatch.setattr(Journal, "record_part", dies_after_four)
+    with pytest.raises(KeyboardInterrupt):
+        _batched_run(tiny_llama_bos_dir, tmp_path / "resumed.json", 2)
+    monkeypatch.setattr(Journal, "record_part", original)
+    assert len(recorded) == 4 and not (tmp_path / "resumed.json").exists()
+    resumed = _batched_run(tiny_llama_bos_dir, tmp_path / "resumed.json", 5)
+    assert [[s["output"] for s in c["detail"]["samples"]] for c in _cells(resumed)] == [
+        [s["output"] for s in c["detail"]["samples"]] for c in _cells(whole)
+    ]
+    assert [c["value"] for c in _cells(resumed)] == [c["value"] for c in _cells(whole)]
