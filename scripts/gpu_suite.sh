@@ -11,7 +11,10 @@
 # The steps have their own time limits (seconds, env GPU_SUITE_TESTS_S / _COCA_S / _PPL_S) that add up to
 # less than the tool's 600 s, so a slow step loses its own tail only (benchmarks print a JSON line per
 # measured row before their report, so the log keeps what was measured). To run only some steps:
-#   bash scripts/gpu_suite.sh tests coca     # any of: tests coca ppl (default: all three)
+#   bash scripts/gpu_suite.sh tests coca     # any of: tests coca ppl gen ruler (default: tests coca ppl)
+# gen: batched generation against one row and transformers' generate (benchmarks/generation_bench.py);
+# ruler: RULER end to end at --batch-size 1 and auto (scripts/gpu_ruler_batch.sh), which needs
+# .gpu_assets (bash scripts/gpu_assets.sh here, then carry [".whl", ".gpu_assets"]).
 # Off the device tool, results go to ./gpu_out unless OUT is set. The project itself is not installed:
 # it runs from the checkout (PYTHONPATH), so no build backend is needed there.
 set -uo pipefail
@@ -63,7 +66,11 @@ for s in "${steps[@]}"; do
       --report "$OUT/coca_bench_cuda.md" ;;
     ppl) step ppl_gpu_bench "${GPU_SUITE_PPL_S:-130}" "$python" benchmarks/ppl_gpu_bench.py \
       --report "$OUT/ppl_gpu_bench.md" ;;
-    *) echo "gpu_suite: unknown step $s (tests, coca, ppl)" | tee -a "$summary" ;;
+    gen) step generation_bench "${GPU_SUITE_GEN_S:-200}" "$python" benchmarks/generation_bench.py --device cuda \
+      --shape smollm2,1b --lengths 1024,4096 --prompts 32 --new-tokens 128 --batches 8,32,auto \
+      --generate-batches 32 --rounds 2 --report "$OUT/generation_bench.md" ;;
+    ruler) step ruler_batch "${GPU_SUITE_RULER_S:-160}" bash scripts/gpu_ruler_batch.sh "$OUT" ;;
+    *) echo "gpu_suite: unknown step $s (tests, coca, ppl, gen, ruler)" | tee -a "$summary" ;;
   esac
 done
 echo "== done; files in $OUT:" && ls -la "$OUT"
