@@ -99,7 +99,7 @@ def evaluate(
     weights = weights_fingerprints(methods)  # fails fast on a missing model
     check_backends(methods, runtime.engine)
     check_lengths(methods, runtime.engine, sequence_need(params))
-    if options.get("batch_size") is not None:
+    if options.get("batch_size") is not None and hasattr(params, "longest_sequence"):  # rows decoded together
         from coca_eval.backends.batch_size import check_batch_size
 
         need = sequence_need(params)

@@ -119,8 +119,9 @@ class GreedyDecoder:
         stop leave the batch. Non-finite rows are left out and raised once the others are done."""
         rows, failures = _Rows(list(prompts)), _Failures()
         while rows.prompts:
-            finite = torch.isfinite(logits).all(dim=-1).tolist()  # (b,)
-            tokens = logits.argmax(dim=-1).tolist()  # (b,)
+            # one transfer to the host per step: the argmax and whether the row's logits are finite
+            picked = torch.stack([logits.argmax(dim=-1), torch.isfinite(logits).all(dim=-1)])  # (2, b)
+            tokens, finite = picked.tolist()
             going = self._step(rows, finite, tokens, on_done, failures)
             if not going:
                 break
