@@ -7,6 +7,7 @@ import click
 from coca_eval.cli.options import SampleCount, batch_size_option, method_options
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.params import PROMPT_BOS_CHOICES
+from coca_eval.ruler.params import LENGTH_COUNTS
 
 PRESET = "ruler-quick"
 TASK = "ruler"
@@ -63,6 +64,14 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
 )
 @_preset_option(
+    "--length-counts",
+    key="length_counts",
+    type=click.Choice(LENGTH_COUNTS),
+    help="What a length N holds: prompt+answer (RULER's: the prompt is N minus the task's answer budget) "
+    "or prompt (the prompt alone is N, the answer decoded past it; runs made before this option).  "
+    "[default: prompt+answer]",
+)
+@_preset_option(
     "--threshold",
     key="threshold",
     type=float,
@@ -107,14 +116,15 @@ def print_ruler_tables(run, params, written) -> None:
     """The summary (average and effective length per method), then each method's tasks x lengths."""
     from coca_eval.cli.output import shard_summary, stderr, stdout
     from coca_eval.report.render import terminal_frame
-    from coca_eval.ruler.report import sampling_text, summary_table, task_table
+    from coca_eval.ruler.report import length_text, sampling_text, summary_table, task_table
     from coca_eval.tables import rich_table
 
     if any(cell.status == "partial" for cell in run.cells):
         stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
         return
     heading = (
-        f"[bold]RULER[/bold], {sampling_text(params.identity())}, seed {params.seed}, "
+        f"[bold]RULER[/bold], {length_text(params.identity())}, {sampling_text(params.identity())}, "
+        f"seed {params.seed}, "
         f"haystack {params.haystack}, chat template {params.chat_template}"
     )
     stdout().print(heading)

@@ -26,6 +26,10 @@ from coca_eval.sequential import StoppingRule
 
 RULER_THRESHOLD = 85.6  # Llama-2-7B's average at 4k: RULER's bar for an "effective" length
 RULER_LENGTHS = (4096, 8192, 16384, 32768, 65536, 131072)
+PROMPT_AND_ANSWER, PROMPT_ONLY = "prompt+answer", "prompt"
+LENGTH_COUNTS = (PROMPT_AND_ANSWER, PROMPT_ONLY)
+"""What a length N counts: RULER's prompt + answer budget = N (the prompt is N minus the task's budget),
+or the prompt alone (the answer decoded past N), this project's meaning before it matched RULER's."""
 BOOKS = "books"  # the embedded public-domain books, our default for RULER's essay haystack
 
 
@@ -48,13 +52,17 @@ class RulerParams(SampledCells):
     chat_template: str = "auto"  # auto | none | a Jinja template file
     bos: str = "auto"
     threshold: float = RULER_THRESHOLD
+    length_counts: str = PROMPT_AND_ANSWER  # see LENGTH_COUNTS
     max_samples: int | None = None  # --samples auto: the most samples a cell may spend
     target_width: float | None = None  # --samples auto: stop once the interval is this narrow (points)
 
     def identity(self) -> dict[str, Any]:
         """What makes two runs' cells the same numbers: files by content fingerprint; the threshold only
         when it stops cells (``--samples auto`` without ``--target-width``), the stopping rule only under
-        ``auto``, so a fixed-count run keeps the identity (and journal keys) it always had."""
+        ``auto``, so a fixed-count run keeps the identity (and journal keys) it always had.
+        ``length_counts`` appears only as RULER's ``prompt+answer``: runs made before it existed counted
+        the prompt alone, and so does ``--length-counts prompt``, which therefore reads (and resumes)
+        those runs."""
         from coca_eval.data.sources import source_fingerprint
 
         values = asdict(self)
@@ -64,6 +72,8 @@ class RulerParams(SampledCells):
         for name in ("max_samples", "target_width"):
             if values[name] is None:
                 del values[name]
+        if self.length_counts == PROMPT_ONLY:
+            del values["length_counts"]
         for name in ("haystack", "qa_data"):
             if values[name] is not None and _is_path_option(name, values[name]):
                 values[name] = source_fingerprint(values[name])
@@ -77,8 +87,16 @@ class RulerParams(SampledCells):
             return StoppingRule(self.max_samples, target_width=self.target_width / 100)
         return StoppingRule(self.max_samples, threshold=self.threshold / 100)
 
+    def prompt_length(self, length: int, task: str) -> int:
+        """The prompt's tokens at ``length`` for ``task``: N minus its answer budget (RULER's), or N."""
+        budget = RULER_TASKS.get(task).answer_budget
+        return length - budget if self.length_counts == PROMPT_AND_ANSWER else length
+
     def longest_sequence(self) -> int:
-        """Prompt plus the longest answer budget: what engines that size their context up front hold."""
+        """Prompt plus answer at the longest length: what engines that size their context up front hold
+        (N itself when N counts both, as in RULER)."""
+        if self.length_counts == PROMPT_AND_ANSWER:
+            return max(self.lengths)
         return max(self.lengths) + max(RULER_TASKS.get(t).answer_budget for t in self.tasks)
 
 
@@ -102,6 +120,7 @@ class RulerPresetParams(PresetParams):
     chat_template: StrictStr = None
     bos: Literal[BOS_CHOICES] = None
     threshold: StrictFloat | StrictInt = None
+    length_counts: Literal[LENGTH_COUNTS] = None
 
 
 def parse_task_names(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -118,6 +137,8 @@ def make_ruler_params(values: dict[str, Any]) -> RulerParams:
     if values.get("tasks") is not None:
         values["tasks"] = parse_task_names(values["tasks"])
     params = RulerParams(**values)
+    if params.length_counts not in LENGTH_COUNTS:
+        raise CocaEvalError(f"--length-counts must be one of {', '.join(LENGTH_COUNTS)}")
     if params.bos not in BOS_CHOICES:
         raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
     if isinstance(params.threshold, bool) or not 0 <= float(params.threshold) <= 100:

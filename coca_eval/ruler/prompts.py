@@ -98,30 +98,45 @@ class RulerPromptBuilder:
     def haystack_name(self, task: RulerTask) -> str:
         return self.essay().name if task.haystack == "essay" else task.haystack
 
-    def build(self, task: str, length: int, samples: int, seed: int) -> list[RulerSample]:
+    def build(
+        self, task: str, length: int, samples: int, seed: int, prompt_length: int | None = None
+    ) -> list[RulerSample]:
         spec = RULER_TASKS.get(task)
-        return [self.build_one(spec, length, i, seed) for i in range(samples)]
+        return [self.build_one(spec, length, i, seed, prompt_length) for i in range(samples)]
 
-    def build_one(self, task: RulerTask, length: int, index: int, seed: int) -> RulerSample:
+    def build_one(
+        self, task: RulerTask, length: int, index: int, seed: int, prompt_length: int | None = None
+    ) -> RulerSample:
         """Sample ``index`` of ``task`` at ``length``; the same arguments always give the same sample.
+        Its prompt has ``prompt_length`` tokens (RULER's N minus the answer budget; N when None); the
+        draws follow N alone, so both meanings of N draw the same needles, words and questions.
 
         A family whose draw may be redrawn (QA: another question's gold documents may fit where this
         one's do not) gets up to :data:`REDRAWS` further draws; the sample records how many it took.
         """
         family = resolve(FAMILIES[task.family])
+        if prompt_length is not None and prompt_length < 1:
+            raise CocaEvalError(
+                f"length {length} is too short for RULER task {task.name}: its answer budget alone is "
+                f"{length - prompt_length} tokens (N counts prompt and answer)"
+            )
         for attempt in range(REDRAWS + 1):
             tag = f":{attempt}" if attempt else ""
             rng = random.Random(f"coca-eval-ruler:{seed}:{task.name}:{length}:{index}{tag}")
             draw: Draw = family(task, rng, self, SampleKey(seed, length, index, attempt))
+            target = length if prompt_length is None else prompt_length
             try:
-                return self._assemble(task, draw, length, index, attempt)
+                return self._assemble(task, draw, target, index, attempt)
             except TooShort as short:
                 if not draw.redraw or attempt == REDRAWS:
-                    fixed = length if short.fixed is None else short.fixed
+                    fixed = target if short.fixed is None else short.fixed
+                    within = (
+                        "" if target == length else f" ({target} prompt tokens + {length - target} answer)"
+                    )
                     raise CocaEvalError(
-                        f"length {length} is too short for RULER task {task.name}: the template, question, "
-                        f"answer prefix{' and chat template' if self.chat else ''} take {fixed} tokens; "
-                        f"{short.what}: {short.needed} more needed"
+                        f"length {length}{within} is too short for RULER task {task.name}: the template, "
+                        f"question, answer prefix{' and chat template' if self.chat else ''} take {fixed} "
+                        f"tokens; {short.what}: {short.needed} more needed"
                         + (f" (and for {REDRAWS} other draws)" if draw.redraw else "")
                     ) from None
         raise AssertionError("unreachable")

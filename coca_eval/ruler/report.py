@@ -120,13 +120,21 @@ def sampling_text(params: dict) -> str:
     )
 
 
+def length_text(params: dict) -> str:
+    """What N counted: RULER's prompt + answer budget, or (runs made before the option, and
+    ``--length-counts prompt``) the prompt alone."""
+    if params.get("length_counts") == "prompt+answer":
+        return "N = prompt + answer budget (RULER's)"
+    return "N = the prompt alone, the answer past it (not RULER's N)"
+
+
 def protocol_line(run: Run) -> str:
     params = run.config.get("params") or {}
     tasks = params.get("tasks") or []
     auto = params.get("samples") == "auto"
     note = " (n: the samples a cell spent; brackets: its confidence sequence)" if auto else ""
     return (
-        f"RULER: {len(tasks)} tasks, {sampling_text(params)}{note}, haystack "
+        f"RULER: {len(tasks)} tasks, {length_text(params)}, {sampling_text(params)}{note}, haystack "
         f"{params.get('haystack')}, chat template {params.get('chat_template')}, seed {params.get('seed')}; "
         "greedy decoding up to each task's answer budget; scores x 100 (string_match_all / _part)."
     )

@@ -25,7 +25,7 @@ from coca_eval.methods import MethodSpec
 from coca_eval.results import Cell
 from coca_eval.rounds import sample_in_rounds
 from coca_eval.ruler.effective import score_interval
-from coca_eval.ruler.params import RulerParams
+from coca_eval.ruler.params import PROMPT_ONLY, RulerParams
 from coca_eval.ruler.scoring import score_sample
 from coca_eval.ruler.spec import RULER_METRIC, RULER_TASK_VERSION
 from coca_eval.ruler.tasks import RULER_TASKS
@@ -90,8 +90,9 @@ class RulerRunner(GenerationTask):
         """The cell's samples, built on first use (a companion's are built when it decodes early)."""
         slot = (method.label, length, dataset)
         if slot not in self._built:
+            prompt = self.params.prompt_length(length, dataset)
             self._built[slot] = state.builder.build(
-                dataset, length, self.params.drawn_samples, self.params.seed
+                dataset, length, self.params.drawn_samples, self.params.seed, prompt
             )
         return self._built[slot]
 
@@ -127,7 +128,8 @@ class RulerRunner(GenerationTask):
         task = RULER_TASKS.get(dataset)
         base = dict(task="ruler", method=method.label, metric=RULER_METRIC, length=length, dataset=dataset)
         name = f"{method.label} {dataset} @ {length}"
-        reason = too_long(getattr(backend, "position_limit", None), length, task.answer_budget)
+        answer = task.answer_budget if self.params.length_counts == PROMPT_ONLY else 0
+        reason = too_long(getattr(backend, "position_limit", None), length, answer)
         try:
             if reason is not None:
                 raise CocaEvalError(reason)
@@ -161,6 +163,7 @@ class RulerRunner(GenerationTask):
                 "haystack": state.builder.haystack_name(task),
                 "chat_template": state.chat_digest or "none",
                 "answer_budget": task.answer_budget,
+                "length_counts": self.params.length_counts,
                 "prefix_reuse": any(own.reused) or self._reused.get(key, False),
                 **({"chat_completions": True} if chat else {}),
             }
@@ -255,9 +258,12 @@ def chat_prompt(sample, tokenizer):
 
 
 def too_long(limit: int | None, length: int, budget: int) -> str | None:
-    """Why a ``length``-token prompt and its answer do not fit the model's positions (None if they do)."""
+    """Why a ``length``-token prompt and ``budget`` answer tokens past it do not fit the model's
+    positions (None if they do); ``budget`` is 0 when N already counts the answer (RULER's N)."""
     if limit is None or length + budget <= limit:
         return None
+    if not budget:
+        return f"{length} tokens (prompt and answer) exceed the model's {limit} positions"
     return f"{length} + {budget} answer tokens exceed the model's {limit} positions"
 
 

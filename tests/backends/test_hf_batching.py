@@ -160,8 +160,9 @@ def test_prompts_of_several_prefix_groups_decode_in_one_batch(tiny_llama_bos_dir
     backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), rope, None, "float32", "hf"))
     first, first_prefixes = _prompts(len(backend.tokenizer), n=4, seed=1)
     second, second_prefixes = _prompts(len(backend.tokenizer), n=5, seed=2)
-    prompts = [p for pair in zip(first, second) for p in pair] + second[4:]
-    prefixes = [p for pair in zip(first_prefixes, second_prefixes) for p in pair] + second_prefixes[4:]
+    prompts = [p for pair in zip(first, second[:4], strict=True) for p in pair] + second[4:]
+    prefixes = [p for pair in zip(first_prefixes, second_prefixes[:4], strict=True) for p in pair]
+    prefixes += second_prefixes[4:]
     groups = [0, 1] * 4 + [1]
     stop = _ragged_stop()
     alone = _one_by_one(backend, prompts, stop)

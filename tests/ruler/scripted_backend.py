@@ -26,8 +26,8 @@ def record_planted(monkeypatch) -> None:
 
     build = RulerPromptBuilder.build
 
-    def recording(self, task, length, samples, seed):
-        built = build(self, task, length, samples, seed)
+    def recording(self, task, length, samples, seed, prompt_length=None):
+        built = build(self, task, length, samples, seed, prompt_length)
         PLANTED.update({tuple(s.ids): s.answers for s in built})
         return built
 

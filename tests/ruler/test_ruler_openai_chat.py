@@ -34,8 +34,8 @@ def built(monkeypatch) -> list:
 
     samples, build = [], RulerPromptBuilder.build
 
-    def recording(self, task, length, count, seed):
-        samples.extend(build(self, task, length, count, seed))
+    def recording(self, task, length, count, seed, prompt_length=None):
+        samples.extend(build(self, task, length, count, seed, prompt_length))
         return samples[-count:]
 
     monkeypatch.setattr(RulerPromptBuilder, "build", recording)

@@ -30,9 +30,22 @@ def test_files_enter_the_identity_by_content(tmp_path):
     )
 
 
-def test_the_longest_sequence_holds_the_longest_answer():
+def test_the_longest_sequence_is_n_or_holds_the_longest_answer_past_it():
     params = make_ruler_params({"tasks": "vt,cwe", "lengths": "1k,2k"})
-    assert params.longest_sequence() == 2048 + 120
+    assert params.longest_sequence() == 2048  # RULER's N: prompt and answer inside it
+    assert [params.prompt_length(2048, t) for t in ("vt", "cwe")] == [2048 - 30, 2048 - 120]
+    prompt_only = make_ruler_params({"tasks": "vt,cwe", "lengths": "1k,2k", "length_counts": "prompt"})
+    assert prompt_only.longest_sequence() == 2048 + 120
+    assert prompt_only.prompt_length(2048, "cwe") == 2048
+
+
+def test_length_counts_is_in_the_identity_only_as_rulers_meaning():
+    """Runs made before the option counted the prompt alone and recorded nothing: ``prompt`` keeps
+    their identity (their journals resume), RULER's meaning keys its cells apart."""
+    assert make_ruler_params({}).identity()["length_counts"] == "prompt+answer"
+    assert "length_counts" not in make_ruler_params({"length_counts": "prompt"}).identity()
+    with pytest.raises(CocaEvalError, match="--length-counts must be one of prompt\\+answer, prompt"):
+        make_ruler_params({"length_counts": "answer"})
 
 
 def test_vllm_with_dynamic_rope_is_refused_before_loading():

@@ -1,5 +1,7 @@
-"""RULER prompts: exactly N tokens for every task, length and tokenizer, with and without a chat template,
-holding what the task plants the number of times it plants it; same seed, same prompts."""
+"""RULER prompts: exactly N minus the task's answer budget tokens (RULER's N: prompt + answer = N) for
+every task, length and tokenizer, with and without a chat template, and exactly N under
+``--length-counts prompt``; holding what the task plants the number of times it plants it; same seed,
+same prompts."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 
 from coca_eval.chat import chat_frame
 from coca_eval.errors import CocaEvalError
+from coca_eval.ruler.params import make_ruler_params
 from coca_eval.ruler.prompts import RulerPromptBuilder
 from coca_eval.ruler.scoring import score_sample
 from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
@@ -137,11 +140,14 @@ def test_exact_length_prompts_hold_what_the_task_plants(
     option = chat_option(tokenizer_name, chat_templates) if chat else "none"
     builder = make_builder(tokenizer, option, qa_data=str(qa_dir))
     assert (builder.chat is not None) == chat
+    rulers = make_ruler_params({"tasks": task_name})
     for length in LENGTHS[tokenizer_name]:
-        samples = builder.build(task_name, length, SAMPLES, seed=3)
+        prompt_length = rulers.prompt_length(length, task_name)
+        assert prompt_length == length - task.answer_budget
+        samples = builder.build(task_name, length, SAMPLES, seed=3, prompt_length=prompt_length)
         assert [s.index for s in samples] == list(range(SAMPLES))
         for sample in samples:
-            check_prompt(tokenizer, builder, task, length, sample)
+            check_prompt(tokenizer, builder, task, prompt_length, sample)
             for other in samples:  # any two samples agree on the shorter of their shared prefixes
                 shared = min(sample.shared_prefix, other.shared_prefix)
                 assert other.ids[:shared] == sample.ids[:shared]
@@ -259,3 +265,22 @@ def test_check_sources_fails_fast_on_what_the_tasks_would_read(tmp_path, qa_dir)
         check_sources(["qa_2"], qa_data=str(tmp_path / "none"))
     check_sources(["niah_single_1", "vt"], str(tmp_path / "empty.txt"), str(tmp_path / "none"))  # not read
     check_sources(["qa_1", "qa_2"], qa_data=str(qa_dir))
+
+
+@pytest.mark.parametrize("task_name", ALL_TASKS)
+def test_the_prompt_alone_is_n_under_length_counts_prompt(ruler_tokenizer, task_name, qa_dir):
+    """The earlier meaning, kept behind ``--length-counts prompt``: the same draws (needles, words,
+    questions), and a prompt of exactly N tokens."""
+    tokenizer = ruler_tokenizer("smollm2")
+    builder = make_builder(tokenizer, qa_data=str(qa_dir))
+    params = make_ruler_params({"tasks": task_name, "length_counts": "prompt"})
+    assert params.prompt_length(2048, task_name) == 2048
+    whole = builder.build(
+        task_name, 2048, SAMPLES, seed=3, prompt_length=params.prompt_length(2048, task_name)
+    )
+    ruler = builder.build(
+        task_name, 2048, SAMPLES, seed=3, prompt_length=2048 - RULER_TASKS.get(task_name).answer_budget
+    )
+    for sample in whole:
+        check_prompt(tokenizer, builder, RULER_TASKS.get(task_name), 2048, sample)
+    assert [s.answers for s in whole] == [s.answers for s in ruler]

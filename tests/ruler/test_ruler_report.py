@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("scripted")
 
 def _run(path, answer: str, samples: int = 8):
     MODE["answer"] = answer
-    params = make_ruler_params({"tasks": "niah_single_1,niah_multiquery", "lengths": "512,1k",
+    params = make_ruler_params({"tasks": "niah_single_1,niah_multiquery", "lengths": "1k,2k",
                                 "samples": samples, "chat_template": "none"})  # fmt: skip
     method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
     evaluate("ruler", [method], params, path, Runtime())
@@ -29,8 +29,8 @@ def test_the_report_shows_rulers_tables(tmp_path):
     titles = [t.title for t in output.tables]
     assert titles == ["RULER average score by length", "RULER scores of zoo by task and length"]
     summary, tasks = output.tables
-    assert summary.columns == ["512", "1k", "Effective (RULER)", "Effective (95 % bound)"]
-    assert [e.text for e in summary.rows[0].entries] == ["100.0", "100.0", "1k", "<512"]
+    assert summary.columns == ["1k", "2k", "Effective (RULER)", "Effective (95 % bound)"]
+    assert [e.text for e in summary.rows[0].entries] == ["100.0", "100.0", "2k", "<1k"]
     assert [r.label for r in tasks.rows] == [
         "niah_single_1",
         "niah_multiquery",

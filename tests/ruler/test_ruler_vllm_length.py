@@ -40,20 +40,25 @@ def test_a_max_model_len_below_a_length_and_its_answer_is_one_line(
     engine, capsys, tiny_llama_bos_dir, tmp_path
 ):
     args = _ruler(tiny_llama_bos_dir, tmp_path, "--tasks", "vt,niah_single_1", "--lengths", "512,1k")
-    code, err = _cli(capsys, *args, "--max-model-len", "1151")
+    code, err = _cli(capsys, *args, "--length-counts", "prompt", "--max-model-len", "1151")
     assert code == 2 and err.count("\n") == 1, err
     assert "1024 + 128 answer tokens exceed --max-model-len 1151; give --max-model-len 1152" in err
     assert engine.started == [] and not list(tmp_path.iterdir())  # no engine, no journal, no results
 
 
 def test_the_longest_answer_budget_of_the_tasks_asked_for_counts(tiny_llama_bos_dir):
-    """vt's 30 answer tokens fit 1024 in 1054 positions, the NIAH tasks' 128 need 1152: exactly."""
+    """With the prompt alone as N, vt's 30 answer tokens fit 1024 in 1054 positions, the NIAH tasks' 128
+    need 1152: exactly. With RULER's N, 1024 positions hold both."""
     from coca_eval.api import sequence_need
     from coca_eval.ruler.params import make_ruler_params
 
     method = make_method(str(tiny_llama_bos_dir), "none", "tiny", "float32", "vllm")
+    assert sequence_need(
+        make_ruler_params({"tasks": "vt,niah_single_1", "lengths": "512,1k"})
+    ) == SequenceNeed(1024, 1024)
     for tasks, total in (("vt", 1054), ("vt,niah_single_1", 1152)):
-        need = sequence_need(make_ruler_params({"tasks": tasks, "lengths": "512,1k"}))
+        values = {"tasks": tasks, "lengths": "512,1k", "length_counts": "prompt"}
+        need = sequence_need(make_ruler_params(values))
         assert need == SequenceNeed(1024, total)
         check_lengths([method], EngineOptions(max_model_len=total), need)
         check_lengths([method], EngineOptions(), need)  # the engine is sized from the need
@@ -75,7 +80,10 @@ def test_learned_positions_below_a_length_and_its_answer_are_one_line(engine, ca
     out.mkdir()
     capsys.readouterr()  # the checkpoint writer's progress bar
     code, err = _cli(
-        capsys, *_ruler(tmp_path / "gpt2", out, "--tasks", "vt,niah_single_1", "--lengths", "1200")
+        capsys,
+        *_ruler(tmp_path / "gpt2", out, "--tasks", "vt,niah_single_1", "--lengths", "1200"),
+        "--length-counts",
+        "prompt",
     )
     assert code == 2 and err.count("\n") == 1, err
     assert "1200 + 128 answer tokens exceed the model's 1300 positions, which vLLM cannot extend" in err
