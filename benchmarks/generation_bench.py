@@ -132,8 +132,10 @@ def run_case(args, shape: str, length: int) -> list[dict]:
     prompts = prompts_for(SHAPES[shape]["vocab_size"], args.prompts, length)
     auto = auto_batch_size(model, length, args.new_tokens)
     batches = [auto if b == "auto" else int(b) for b in args.batches.split(",")]
-    routes = {f"ours B={b}" + (" (auto)" if b == auto and "auto" in args.batches else ""): (
-        lambda b=b: ours(backend, prompts, args.new_tokens, b)) for b in dict.fromkeys([1, *batches])}  # fmt: skip
+    routes = {}
+    for b in dict.fromkeys([1, *batches]):
+        name = f"ours B={b}" + (" (auto)" if b == auto and "auto" in args.batches else "")
+        routes[name] = lambda b=b: ours(backend, prompts, args.new_tokens, b)
     for b in args.generate_batches.split(","):
         b = auto if b == "auto" else int(b)
         routes[f"generate B={b}"] = lambda b=b: generate(model, prompts, args.new_tokens, b, args.device)
@@ -161,7 +163,6 @@ def run_case(args, shape: str, length: int) -> list[dict]:
         )  # fmt: skip
         print(json.dumps(row), flush=True)
         rows.append(row)
-    del model
     if args.device.startswith("cuda"):
         torch.cuda.empty_cache()
     return rows
@@ -170,10 +171,12 @@ def run_case(args, shape: str, length: int) -> list[dict]:
 def machine(device: str) -> str:
     if device.startswith("cuda"):
         props = torch.cuda.get_device_properties(0)
-        return f"{torch.cuda.get_device_name(0)} ({props.total_memory / 2**30:.0f} GiB), torch {torch.__version__}"
+        name = torch.cuda.get_device_name(0)
+        return f"{name} ({props.total_memory / 2**30:.0f} GiB), torch {torch.__version__}"
     flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
     isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
-    return f"{platform.processor() or 'CPU'} ({isa}), {torch.get_num_threads()} threads, torch {torch.__version__}"
+    threads = torch.get_num_threads()
+    return f"{platform.processor() or 'CPU'} ({isa}), {threads} threads, torch {torch.__version__}"
 
 
 def report(rows: list[dict], args) -> str:

@@ -1,7 +1,10 @@
 """``coca-eval ruler`` against lm-evaluation-harness 0.4.13's ``ruler`` tasks, side by side in one run.
 
 Same model (SmolLM2-135M-Instruct, the ``smollm2-135m`` preset's converted directory, CPU float32),
-same chat template (the tokenizer's own), same tasks, lengths and sample count. Each (task, length) is
+same chat template (the tokenizer's own, or none with ``--chat-template none``), same tasks, lengths and
+sample count, and the same N (prompt + answer budget, RULER's meaning, in both). Ours decodes at
+``--batch-size`` (default auto); lm-eval at each of ``--lmeval-batch-sizes`` (its default is 1), one row
+per lm-eval batch size, so its best batch size is found in the same run. Each (task, length) is
 one whole process per harness, as a user runs it, and the two alternate which goes first so machine
 drift cannot favour either. For every row it measures:
 
@@ -20,7 +23,8 @@ Graham's essays from the hub, and its QA tasks SQuAD / HotpotQA.
 
     python -m venv .venv-lmeval && .venv-lmeval/bin/pip install torch==2.13.0 "lm_eval[hf,ruler]==0.4.13"
     nice python benchmarks/ruler_vs_lmeval.py [--tasks niah_single_1,vt,cwe,fwe] [--lengths 1024,2048] \\
-        [--samples 2] [--lmeval-venv .venv-lmeval] [--report reports/benchmarks/ruler_vs_lmeval.md]
+        [--samples 2] [--chat-template auto|none] [--batch-size auto] [--lmeval-batch-sizes 1,4,20] \\
+        [--lmeval-venv .venv-lmeval] [--report reports/benchmarks/ruler_vs_lmeval.md]
 
 ``--install`` creates the lm-eval venv (the two lines above) when it is missing. Prints one JSON line
 per row, then the markdown report (also written to ``--report``). It asserts nothing about timings.
@@ -77,11 +81,11 @@ def child_env() -> dict[str, str]:
     return {**os.environ, **OFFLINE_ENV, "PYTHONPATH": str(ROOT)}
 
 
-def run_ours(task: str, length: int, samples: int, seed: int, work: Path) -> dict:
+def run_ours(args, task: str, length: int, work: Path) -> dict:
     out = work / f"ours-{task}-{length}.json"
     command = [sys.executable, "-m", "coca_eval", "ruler", "--model", "smollm2-135m", "--tasks", task]
-    command += ["--lengths", str(length), "--samples", str(samples), "--seed", str(seed)]
-    command += ["--chat-template", "auto", "--output", str(out)]
+    command += ["--lengths", str(length), "--samples", str(args.samples), "--seed", str(args.seed)]
+    command += ["--chat-template", args.chat_template, "--batch-size", args.batch_size, "--output", str(out)]
     timing = timed_process(command, work / f"ours-{task}-{length}.log")
     cell = json.loads(out.read_text())["cells"][0]
     if cell["status"] != "ok":
@@ -96,14 +100,15 @@ def run_ours(task: str, length: int, samples: int, seed: int, work: Path) -> dic
     }
 
 
-def run_theirs(venv: Path, model_dir: Path, task: str, length: int, samples: int, work: Path) -> dict:
+def run_theirs(args, model_dir: Path, task: str, length: int, batch: int, work: Path) -> dict:
     out = work / f"lmeval-{task}-{length}"
     name = LMEVAL_NAMES.get(task, task)
     metadata = json.dumps({"max_seq_lengths": [length], "tokenizer": str(model_dir)})
-    command = [str(venv / "bin" / "python"), "-m", "lm_eval", "run", "--model", "hf"]
+    command = [str(args.lmeval_venv / "bin" / "python"), "-m", "lm_eval", "run", "--model", "hf"]
     command += ["--model_args", f"pretrained={model_dir},dtype=float32", "--tasks", name]
-    command += ["--metadata", metadata, "--limit", str(samples), "--apply_chat_template"]
-    command += ["--batch_size", "1", "--device", "cpu", "--output_path", str(out), "--log_samples"]
+    command += ["--metadata", metadata, "--limit", str(args.samples)]
+    command += ["--apply_chat_template"] if args.chat_template == "auto" else []
+    command += ["--batch_size", str(batch), "--device", "cpu", "--output_path", str(out), "--log_samples"]
     timing = timed_process(command, work / f"lmeval-{task}-{length}.log")
     logged = sorted(out.rglob(f"samples_{name}_*.jsonl"))
     if not logged:
@@ -125,7 +130,7 @@ def run_theirs(venv: Path, model_dir: Path, task: str, length: int, samples: int
 class OurPrompts:
     """Our prompts rebuilt in this process (as ``coca-eval ruler`` builds them) for counting."""
 
-    def __init__(self, model_dir: Path):
+    def __init__(self, model_dir: Path, chat_template: str):
         from transformers import AutoTokenizer
 
         from coca_eval.chat import chat_frame
@@ -133,10 +138,13 @@ class OurPrompts:
 
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
         encode = lambda text: self.tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
-        self.builder = RulerPromptBuilder(encode, None, chat_frame("auto", self.tokenizer))
+        self.builder = RulerPromptBuilder(encode, None, chat_frame(chat_template, self.tokenizer))
 
     def texts_and_lengths(self, task: str, length: int, samples: int, seed: int, answers: list) -> tuple:
-        built = self.builder.build(task, length, samples, seed)
+        from coca_eval.ruler.params import make_ruler_params
+
+        prompt_length = make_ruler_params({"tasks": task}).prompt_length(length, task)
+        built = self.builder.build(task, length, samples, seed, prompt_length)
         if [list(s.answers) for s in built] != answers:
             raise SystemExit(f"{task}@{length}: rebuilt prompts are not the run's (answers differ)")
         return [self.tokenizer.decode(s.ids) for s in built], [len(s.ids) for s in built]
@@ -170,16 +178,17 @@ def rescored(task: str, outputs: list[str], answers: list[list[str]]) -> list[fl
     return [score_sample(spec, o, a)["score"] for o, a in zip(outputs, answers, strict=True)]
 
 
-def measure_row(args, prompts: OurPrompts, model_dir: Path, task: str, length: int, first: str) -> dict:
+def measure_row(args, prompts, model_dir: Path, task: str, length: int, batch: int, first: str) -> dict:
     work = Path(tempfile.mkdtemp(prefix=f"ruler-vs-lmeval-{task}-{length}-"))
     runs = {}
     for side in (first, "theirs" if first == "ours" else "ours"):
         if side == "ours":
-            runs["ours"] = run_ours(task, length, args.samples, args.seed, work)
+            runs["ours"] = run_ours(args, task, length, work)
         else:
-            runs["theirs"] = run_theirs(args.lmeval_venv, model_dir, task, length, args.samples, work)
+            runs["theirs"] = run_theirs(args, model_dir, task, length, batch, work)
     ours, theirs = runs["ours"], runs["theirs"]
     row = {"task": task, "length": length, "samples": args.samples, "first": first, "work": str(work)}
+    row["lmeval_batch_size"], row["batch_size"] = batch, args.batch_size
     for side, run in runs.items():
         row[side] = {k: run[k] for k in ("wall_s", "cpu_s", "load_start", "load_end", "error") if k in run}
     if "error" in ours or "error" in theirs:
@@ -216,9 +225,11 @@ def reproducing_command(rows: list[dict], args) -> str:
     """The command that measures these rows (tasks and lengths read from the rows themselves)."""
     tasks = ",".join(dict.fromkeys(r["task"] for r in rows))
     lengths = ",".join(dict.fromkeys(str(r["length"]) for r in rows))
+    batches = ",".join(dict.fromkeys(str(r.get("lmeval_batch_size", 1)) for r in rows))
     return (
         f"python benchmarks/ruler_vs_lmeval.py --tasks {tasks} --lengths {lengths} "
-        f"--samples {args.samples} --seed {args.seed} --report reports/benchmarks/ruler_vs_lmeval.md"
+        f"--samples {args.samples} --seed {args.seed} --chat-template {args.chat_template} "
+        f"--batch-size {args.batch_size} --lmeval-batch-sizes {batches} --report {args.report}"
     )
 
 
@@ -226,25 +237,28 @@ def report(rows: list[dict], args) -> str:
     lines = [
         "# coca-eval ruler vs lm-evaluation-harness 0.4.13 ruler",
         "",
-        f"SmolLM2-135M-Instruct (Q4_1 GGUF dequantised to float32), its chat template, CPU, "
-        f"{args.samples} samples per task and length, seed {args.seed}; one whole process per harness "
-        f"and row, alternating which goes first. Machine: {os.cpu_count()} CPUs, shared with other jobs "
-        f"(load = 1-minute load average at the start and end of each process).",
+        f"SmolLM2-135M-Instruct (Q4_1 GGUF dequantised to float32), "
+        f"{'its chat template' if args.chat_template == 'auto' else 'no chat template'}, CPU, "
+        f"{args.samples} samples per task and length, seed {args.seed}, N = prompt + answer budget on both "
+        f"sides; ours at --batch-size {args.batch_size}, lm-eval at the batch size of the row. One whole "
+        f"process per harness and row, alternating which goes first. Machine: {machine_text()} "
+        "(load = 1-minute load average at the start and end of each process).",
         "",
         "Command: `" + reproducing_command(rows, args) + "`",
         "",
-        "| task | N | ours wall s | lm-eval wall s | ours/lm-eval wall | ours CPU s | lm-eval CPU s | "
-        "load | ours score | lm-eval score | ours prompt tokens | lm-eval prompt tokens | "
+        "| task | N | lm-eval batch | ours wall s | lm-eval wall s | lm-eval/ours wall | ours CPU s | "
+        "lm-eval CPU s | load | ours score | lm-eval score | ours prompt tokens | lm-eval prompt tokens | "
         "answer budget ours/lm-eval |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         o, t = r["ours"], r["theirs"]
         loads = [o["load_start"], o["load_end"], t["load_start"], t["load_end"]]
-        ratio = r.get("wall_ratio_ours_over_theirs")
+        ratio = 1 / r["wall_ratio_ours_over_theirs"] if r.get("wall_ratio_ours_over_theirs") else None
         lines.append(
-            f"| {r['task']} | {r['length']} | {o['wall_s']:.0f} | {t['wall_s']:.0f} | "
-            f"{f'{ratio:.2f}' if ratio else '-'} | {o['cpu_s']:.0f} | {t['cpu_s']:.0f} | "
+            f"| {r['task']} | {r['length']} | {r.get('lmeval_batch_size', 1)} | {o['wall_s']:.0f} | "
+            f"{t['wall_s']:.0f} | {f'{ratio:.2f}x' if ratio else '-'} | {o['cpu_s']:.0f} | "
+            f"{t['cpu_s']:.0f} | "
             f"{min(loads):.1f}-{max(loads):.1f} | {fmt_score(o)} | {fmt_score(t)} | {fmt_tokens(o)} | "
             f"{fmt_tokens(t)} | {o.get('budget', '-')}/{t.get('budget', '-')} |"
         )
@@ -289,6 +303,9 @@ def main() -> None:
     parser.add_argument("--lengths", default="1024,2048")
     parser.add_argument("--samples", type=int, default=2)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--chat-template", choices=("auto", "none"), default="auto")
+    parser.add_argument("--batch-size", default="auto", help="ours: N or auto")
+    parser.add_argument("--lmeval-batch-sizes", default="1", help="lm-eval's, one row each: 1,4,20")
     parser.add_argument("--lmeval-venv", type=Path, default=ROOT / ".venv-lmeval")
     parser.add_argument("--install", action="store_true", help="create the lm-eval venv if it is missing")
     parser.add_argument("--report", type=Path, default=None)
@@ -305,14 +322,24 @@ def main() -> None:
     from coca_eval.models.presets import SMOLLM2_135M
 
     model_dir = materialize_gguf(SMOLLM2_135M)
-    prompts = OurPrompts(model_dir)
+    prompts = OurPrompts(model_dir, args.chat_template)
     rows = []
-    pairs = [(t, int(n)) for t in args.tasks.split(",") for n in args.lengths.split(",")]
-    for i, (task, length) in enumerate(pairs):
-        row = measure_row(args, prompts, model_dir, task, length, "ours" if i % 2 == 0 else "theirs")
+    batches = [int(b) for b in args.lmeval_batch_sizes.split(",")]
+    pairs = [(t, int(n), b) for t in args.tasks.split(",") for n in args.lengths.split(",") for b in batches]
+    for i, (task, length, batch) in enumerate(pairs):
+        first = "ours" if i % 2 == 0 else "theirs"
+        row = measure_row(args, prompts, model_dir, task, length, batch, first)
         print(json.dumps(row), flush=True)
         rows.append(row)
     finish(report(rows, args), args)
+
+
+def machine_text() -> str:
+    """CPU model, vector class and core count: timings mean little without them."""
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    names = [line.split(":", 1)[1].strip() for line in flags.splitlines() if line.startswith("model name")]
+    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return f"{names[0] if names else 'CPU'}, {vector}, {os.cpu_count()} cores"
 
 
 def finish(text: str, args) -> None:
