@@ -170,3 +170,37 @@ def test_prompts_of_several_prefix_groups_decode_in_one_batch(tiny_llama_bos_dir
     decoder = GreedyDecoder(backend, stop, batch_size=6)
     assert decode_prompts(decoder, prompts, prefixes, answers.__setitem__, prefix_groups=groups)
     assert [answers[i] for i in range(len(prompts))] == alone
+
+
+def _preset_answers(tmp_path, command: list[str], batch: str) -> list[tuple]:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / f"{command[0]}-{batch}.json"
+    path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))  # plug-ins too
+    env = {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "coca_eval", *command, "--batch-size", batch, "--output", str(out)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    cells = json.loads(out.read_text())["cells"]
+    return [
+        (c["dataset"], c["length"], s["index"], s["output"]) for c in cells for s in c["detail"]["samples"]
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "command", [["ruler"], ["passkey", "--preset", "passkey-quick"]], ids=["ruler", "passkey"]
+)
+def test_a_preset_answers_at_its_default_batch_as_at_batch_one(tmp_path, command):
+    """ruler-quick (SmolLM2-135M-Instruct, 11 tasks, 1k and 2k) and passkey-quick (zoo, 100 samples at
+    512 and 1k): every answer at ``--batch-size auto`` equals the answer at 1."""
+    auto = _preset_answers(tmp_path, command, "auto")
+    assert _preset_answers(tmp_path, command, "1") == auto
+    assert len(auto) >= 44
