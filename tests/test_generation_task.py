@@ -32,6 +32,10 @@ def test_passkey_keys_are_unchanged(method, key):
         ({"bos": "never"}, _zoo, "ccf2a7f6cc970f4448823dfdc53c572b"),
     ],
 )
-def test_ruler_keys_are_unchanged(values, method, key):
-    runner = RulerRunner(make_ruler_params(values), None, None)
+def test_ruler_keys_of_the_prompt_only_meaning_are_unchanged(values, method, key):
+    """``--length-counts prompt`` is what every run made before the option did: its cells keep their keys
+    (their journals resume); RULER's meaning, the default, keys its cells apart."""
+    runner = RulerRunner(make_ruler_params({**values, "length_counts": "prompt"}), None, None)
     assert runner.cell_key(method(), "w", 1024, "vt") == key
+    default = RulerRunner(make_ruler_params(values), None, None)
+    assert default.cell_key(method(), "w", 1024, "vt") != key

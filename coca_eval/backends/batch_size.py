@@ -4,7 +4,7 @@ A decoding row holds its keys and values for the prompt and the answer, and the 
 stacked from copies of rows filled apart (after a shared prefix), so for a moment each row's cache
 exists twice; beside it, the row's logits in fp32. Weights and a prefill's activations do not grow
 with the batch (rows are prefilled a few thousand tokens at a time), so the batch is bounded by these
-per-row bytes alone, as the zoo's training check bounds a spec by its sizes alone.
+per-row bytes alone: a lower bound worked out from sizes, never from a trial allocation.
 
 ``auto`` takes the largest batch whose rows fit in :data:`MEMORY_SHARE` of the memory free now,
 capped where larger batches stop paying (:data:`AUTO_CAP`, measured by ``benchmarks/batch_bench.py``:

@@ -217,7 +217,7 @@ def test_an_answer_read_from_nan_logits_is_an_error_cell_not_a_wrong_score(
     nan_model = _nan_row_model(tiny_llama_bos_dir, tmp_path / "model", 0)
     out = tmp_path / "run.json"
     task_args = (
-        ["--tasks", "niah_single_1", "--lengths", "400,480"] if task == "ruler" else ["--lengths", "230,300"]
+        ["--tasks", "niah_single_1", "--lengths", "528,608"] if task == "ruler" else ["--lengths", "230,300"]
     )
     args = [task, "--model", nan_model, "--samples", "2", "--bos", "always"]
     result = invoke(capsys, *args, *task_args, "--output", out)

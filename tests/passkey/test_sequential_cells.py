@@ -43,7 +43,7 @@ class AnsweringBackend:
     def encode(text):
         return [100 + ord(c) for c in text]
 
-    def generate_greedy(self, prompts, prefixes, max_new_tokens, on_done, prefix_reuse, hold, **_):
+    def generate_greedy(self, prompts, prefixes, max_new_tokens, on_done, prefix_reuse, **_):
         if self.crash_after_rounds is not None and len(self.rounds) == self.crash_after_rounds:
             raise Crash
         self.rounds.append(len(prompts))
