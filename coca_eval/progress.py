@@ -2,11 +2,14 @@
 
 On a terminal rich draws live bars. Elsewhere (a CI log, ``nohup``) rich would print nothing until the
 end, and then every bar at once, so the bars are off there and plain lines are written instead: one per
-finished cell and one every ``PLAIN_INTERVAL_S`` seconds while a cell runs.
+finished cell, and a heartbeat at least every ``PLAIN_INTERVAL_S`` seconds while a cell runs (the cell,
+its units done and the ETA), written by a background thread so that a unit taking minutes (a batch of
+long answers) does not leave the log silent.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 
 from rich.console import Console
@@ -44,13 +47,34 @@ class CellProgress:
         self._run = self._progress.add_task("all cells", total=total_cells)
         self._cell: int | None = None
         self._last_line = time.monotonic()
+        self._stopped = threading.Event()
+        self._heart: threading.Thread | None = None
 
     def __enter__(self) -> CellProgress:
         self._progress.__enter__()
+        if self._plain:
+            self._heart = threading.Thread(target=self._heartbeat, name="progress-heartbeat", daemon=True)
+            self._heart.start()
         return self
 
     def __exit__(self, *exc) -> None:
+        self._stopped.set()
+        if self._heart is not None:
+            self._heart.join()
         self._progress.__exit__(*exc)
+
+    def _heartbeat(self) -> None:
+        """Plain mode: while a cell runs, a line whenever none was written for ``PLAIN_INTERVAL_S``."""
+        while not self._stopped.wait(min(1.0, PLAIN_INTERVAL_S / 4)):
+            cell = self._cell
+            if cell is not None and time.monotonic() - self._last_line >= PLAIN_INTERVAL_S:
+                self._plain_line(self._cell_status(cell))
+
+    def _cell_status(self, cell: int) -> str:
+        task = self._progress.tasks[cell]
+        remaining = task.time_remaining
+        eta = "eta unknown" if remaining is None else f"eta {remaining:.0f}s"
+        return f"{task.description}: {task.completed:g}/{task.total:g} done, {eta}"
 
     def set_total(self, total_cells: int) -> None:
         """The run's cell count, once the task that decides it exists."""
@@ -63,8 +87,7 @@ class CellProgress:
         if self._cell is not None:
             self._progress.advance(self._cell, units)
             if self._plain and time.monotonic() - self._last_line >= PLAIN_INTERVAL_S:
-                task = self._progress.tasks[self._cell]
-                self._plain_line(f"{task.description}: {task.completed:g}/{task.total:g}")
+                self._plain_line(self._cell_status(self._cell))
 
     def finish_cell(self, note: str = "") -> None:
         description = ""

@@ -12,6 +12,7 @@ from coca_eval.progress import CellProgress
 
 def test_without_a_terminal_every_finished_cell_prints_a_line(monkeypatch):
     monkeypatch.setattr(progress, "PLAIN_INTERVAL_S", 0.0)
+    monkeypatch.setattr(CellProgress, "_heartbeat", lambda self: None)  # the lines a unit writes, alone
     sink = io.StringIO()
     console = Console(file=sink, force_terminal=False, width=200)
     with CellProgress(2, console) as bar:
@@ -21,11 +22,30 @@ def test_without_a_terminal_every_finished_cell_prints_a_line(monkeypatch):
         bar.start_cell("model @ 1k", total=4)
         bar.finish_cell("[red]OOM")
     lines = sink.getvalue().splitlines()
-    assert any(line.endswith("model @ 512: 2/4") for line in lines)
+    assert any("model @ 512: 2/4 done, eta" in line for line in lines)
     assert any(line.endswith("cell 1/2 done model @ 512") for line in lines)
     assert any(line.endswith("cell 2/2 done model @ 1k OOM") for line in lines)
-    assert not any("━" in line or "eta" in line for line in lines), "bars drawn into a log"
+    assert not any("━" in line for line in lines), "bars drawn into a log"
     assert len(lines) == 3
+
+
+def test_without_a_terminal_a_silent_unit_still_gets_a_heartbeat(monkeypatch):
+    """A unit that takes longer than the interval (a batch of long answers): lines keep coming with the
+    cell, its units done and the ETA, though nothing advances; none once the cell is done."""
+    import time
+
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL_S", 0.1)
+    sink = io.StringIO()
+    console = Console(file=sink, force_terminal=False, width=200)
+    with CellProgress(1, console) as bar:
+        bar.start_cell("model @ 512", total=5, done=1)
+        time.sleep(0.65)
+        bar.finish_cell()
+        time.sleep(0.3)
+    lines = sink.getvalue().splitlines()
+    beats = [line for line in lines if "model @ 512: 1/5 done, eta" in line]
+    assert len(beats) >= 3, lines
+    assert lines[-1].endswith("cell 1/1 done model @ 512")
 
 
 def test_on_a_terminal_the_bars_are_drawn():
