@@ -199,3 +199,13 @@ def test_a_bare_ruler_run_prints_the_readme_table(tmp_path):
     quoted, effective = _readme_ruler_table()
     assert measured == quoted
     assert effective in re.sub(r"\s+", " ", done.stdout)
+
+
+def test_the_methods_file_example_counts_its_rows():
+    """docs/running.md's methods-file example says how many methods its YAML holds."""
+    text = (ROOT / "docs" / "running.md").read_text()
+    block = re.search(r"# slow: (\w+) methods at two lengths.*?methods:\n(.*?)YAML", text, re.S)
+    assert block, "the methods-file example is gone"
+    rows = [line for line in block.group(2).splitlines() if line.strip().startswith("- {")]
+    words = {"two": 2, "three": 3, "four": 4, "five": 5}
+    assert words[block.group(1)] == len(rows)
