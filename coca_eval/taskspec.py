@@ -88,6 +88,8 @@ class GateHooks:
     ``units_mismatch(units_b, units_c, where)`` says what differs when the units do (default: a
     sentence built from ``units_differ``). ``notes(pairs)`` says what the verdict cannot show about
     the compared cells (LongPPL: key tokens the baseline judged for itself favour it).
+    ``dataset_names_row``: the gate's table names each row by its cell's dataset as well as its length
+    (RULER's task), where rows of one length are different tasks.
     """
 
     test: Callable[[CellPair, GateOptions, int], tuple[int, PairedResult] | str]
@@ -105,6 +107,7 @@ class GateHooks:
     unit_params: tuple[str, ...] = ()
     units_mismatch: Callable[[dict, dict, str], str] | None = None
     notes: Callable[[Sequence[CellPair]], list[str]] | None = None
+    dataset_names_row: bool = False  # a cell's dataset is a sub-task the gate's table names (RULER's)
 
 
 @dataclass(frozen=True)

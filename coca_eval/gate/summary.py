@@ -123,6 +123,8 @@ def _row(verdict: CellVerdict) -> list[str]:
     base, cand, result = verdict.pair.base, verdict.pair.cand, verdict.result
     method = base.method if base.method == cand.method else f"{base.method} -> {cand.method}"
     where = format_length(base.length) if base.length is not None else str(base.dataset)
+    if base.length is not None and base.dataset and _names_dataset(base.task):
+        where = f"{base.dataset} {where}"  # RULER's niah_single_1 at 1k, not "ruler 1k" once per task
     change = interval = p_text = ""
     if result is not None:
         effect = _effect(base)
@@ -142,6 +144,13 @@ def _row(verdict: CellVerdict) -> list[str]:
         p_text,
         _verdict(verdict),
     ]
+
+
+def _names_dataset(task: str) -> bool:
+    from coca_eval.taskspec import spec_for
+
+    hooks = spec_for(task).gate if task else None
+    return bool(hooks is not None and hooks.dataset_names_row)
 
 
 def _verdict(verdict: CellVerdict) -> str:

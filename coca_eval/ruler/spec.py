@@ -48,6 +48,7 @@ register_task(
             units_name="samples",
             units_differ="RULER samples (their references)",
             run_checks=lazy("coca_eval.ruler.gate:effective_length_checks"),
+            dataset_names_row=True,
         ),
     )
 )

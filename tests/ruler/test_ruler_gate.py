@@ -7,6 +7,7 @@ import pytest
 from coca_eval.api import Runtime, evaluate
 from coca_eval.gate import markdown_summary, run_gate, verdict_json
 from coca_eval.gate.options import make_options
+from coca_eval.lengths import format_length
 from coca_eval.methods import make_method
 from coca_eval.results import load_run
 from coca_eval.ruler.params import make_ruler_params
@@ -66,3 +67,15 @@ def test_a_longer_effective_length_passes(tmp_path):
     result = run_gate([(_failing_at(base, 1024, 6), base)], LOOSE)
     (check,) = result.runs
     assert (check.baseline, check.candidate, check.failed) == ("512", "1k", False)
+
+
+def test_the_gate_table_names_each_ruler_task(tmp_path):
+    """One row per task and length, each naming its task: two rows of one length are told apart."""
+    from coca_eval.gate.summary import summary_rows
+
+    base, cand = _run(tmp_path / "base.json"), _run(tmp_path / "cand.json")
+    result = run_gate([(base, cand)], LOOSE)
+    where = [row[0] for row in summary_rows(result)][: len(result.cells)]  # the run checks follow
+    cells = [f"ruler {c.dataset} {format_length(c.length)}" for c in base.cells]
+    assert sorted(where) == sorted(cells)
+    assert len(set(cells)) == len(cells) > 1
