@@ -12,7 +12,8 @@
 # less than the tool's 600 s, so a slow step loses its own tail only (benchmarks print a JSON line per
 # measured row before their report, so the log keeps what was measured). To run only some steps:
 #   bash scripts/gpu_suite.sh tests coca     # any of: tests coca ppl gen ruler (default: tests coca ppl)
-# gen: batched generation against one row and transformers' generate (benchmarks/generation_bench.py);
+# gen: batched generation against one row and transformers' generate (benchmarks/generation_bench.py;
+# sized for one single-row eager decoding step costing 15-30 ms on an H200, launch-bound);
 # ruler: RULER end to end at --batch-size 1 and auto (scripts/gpu_ruler_batch.sh), which needs
 # .gpu_assets (bash scripts/gpu_assets.sh here, then carry [".whl", ".gpu_assets"]).
 # Off the device tool, results go to ./gpu_out unless OUT is set. The project itself is not installed:
@@ -67,8 +68,8 @@ for s in "${steps[@]}"; do
     ppl) step ppl_gpu_bench "${GPU_SUITE_PPL_S:-130}" "$python" benchmarks/ppl_gpu_bench.py \
       --report "$OUT/ppl_gpu_bench.md" ;;
     gen) step generation_bench "${GPU_SUITE_GEN_S:-200}" "$python" benchmarks/generation_bench.py --device cuda \
-      --shape smollm2,1b --lengths 1024,4096 --prompts 32 --new-tokens 128 --batches 8,32,auto \
-      --generate-batches 32 --rounds 2 --report "$OUT/generation_bench.md" ;;
+      --shape smollm2,1b --lengths 1024,4096 --prompts 16 --new-tokens 32 --batches 16,auto \
+      --generate-batches 16 --rounds 1 --report "$OUT/generation_bench.md" ;;
     ruler) step ruler_batch "${GPU_SUITE_RULER_S:-160}" bash scripts/gpu_ruler_batch.sh "$OUT" ;;
     *) echo "gpu_suite: unknown step $s (tests, coca, ppl, gen, ruler)" | tee -a "$summary" ;;
   esac
