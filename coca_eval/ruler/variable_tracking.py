@@ -47,7 +47,8 @@ def draw_vt(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> Dr
     lines = [_chain(c, v) for c, v in zip(chains, values, strict=True)]
     depths = [sorted(rng.random() for _ in chain) for chain in lines]
     fields = {"query": values[0], "num_v": task.hops + 1}
-    lead = worked_example(task, rng, kit) + "\n"
+    # RULER ends the example with "\n" and inserts it followed by another (variable_tracking.py at c3f5e3b)
+    lead = worked_example(task, rng, kit) + "\n\n"
 
     def fill(budget: int) -> Context:
         planted = [

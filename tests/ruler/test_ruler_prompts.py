@@ -284,3 +284,13 @@ def test_the_prompt_alone_is_n_under_length_counts_prompt(ruler_tokenizer, task_
     for sample in whole:
         check_prompt(tokenizer, builder, RULER_TASKS.get(task_name), 2048, sample)
     assert [s.answers for s in whole] == [s.answers for s in ruler]
+
+
+def test_vts_worked_example_is_followed_by_a_blank_line_as_in_ruler(ruler_tokenizer):
+    """RULER's variable_tracking.py (c3f5e3b) ends the worked example with a newline and inserts it
+    followed by another: the task's instruction starts after a blank line."""
+    tokenizer = ruler_tokenizer("smollm2")
+    (sample,) = make_builder(tokenizer).build("vt", 2048, 1, seed=0, prompt_length=2048 - 30)
+    text = decoded(tokenizer, sample.ids)
+    second = text.index("Memorize and track the chain(s)", text.index("Memorize and track the chain(s)") + 1)
+    assert text[second - 2 : second] == "\n\n" and text[second - 3] != "\n"
