@@ -209,3 +209,14 @@ def test_the_methods_file_example_counts_its_rows():
     rows = [line for line in block.group(2).splitlines() if line.strip().startswith("- {")]
     words = {"two": 2, "three": 3, "four": 4, "five": 5}
     assert words[block.group(1)] == len(rows)
+
+
+def test_the_ruler_page_says_when_far_cells_stop():
+    """docs/ruler.md's sample counts for cells far from 85.6 are what the stopping rule gives."""
+    from coca_eval.sequential import StoppingRule, stop_point
+
+    rule = StoppingRule(500, threshold=0.856)
+    never, always = stop_point([0.0] * 500, rule).spent, stop_point([1.0] * 500, rule).spent
+    text = page("docs/ruler.md")
+    assert f"A cell that never retrieves stops after {never} samples" in text
+    assert f"one that always does needs {always} to clear 85.6" in text
