@@ -84,6 +84,21 @@ def sharpen_attention(model, std: float = 0.15):
     return model
 
 
+def make_sharp_llama(directory: Path) -> Path:
+    """The tiny BOS LLaMA with attention sharp enough to feel its rotary scaling and a head with clear
+    greedy winners: at the default initialisation holding and rescaling dynamic rope give the same
+    tokens, so a lost hold would go unseen."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    make_tiny_llama(directory, add_bos=True)
+    model = sharpen_attention(AutoModelForCausalLM.from_pretrained(directory), std=0.3)
+    with torch.no_grad():
+        model.get_output_embeddings().weight.normal_(0.0, 0.5)
+    model.save_pretrained(directory)
+    return Path(directory)
+
+
 def make_tiny_gemma3(directory: Path, seed: int = 0, **overrides) -> Path:
     """Save a 3-layer Gemma 3 (sliding, sliding, global; GQA; final-logit softcapping) and a tokenizer."""
     import torch

@@ -74,18 +74,9 @@ def test_batched_rows_give_batch_one_tokens(name, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sharp_llama_dir(tmp_path_factory):
-    """The tiny LLaMA with attention sharp enough to feel its rotary scaling (at the default
-    initialisation, holding and rescaling give the same tokens, so a lost hold would go unseen)."""
-    from transformers import AutoModelForCausalLM
+    from tests.tiny_models import make_sharp_llama
 
-    from tests.tiny_models import make_tiny_llama, sharpen_attention
-
-    directory = make_tiny_llama(tmp_path_factory.mktemp("sharp-llama"), add_bos=True)
-    model = sharpen_attention(AutoModelForCausalLM.from_pretrained(directory), std=0.3)
-    with torch.no_grad():
-        model.get_output_embeddings().weight.normal_(0.0, 0.5)
-    model.save_pretrained(directory)
-    return directory
+    return make_sharp_llama(tmp_path_factory.mktemp("sharp-llama"))
 
 
 def test_holding_the_scaling_changes_the_answers_here(sharp_llama_dir):

@@ -175,18 +175,9 @@ def _answers(tmp_path, model_dir, name: str, *extra) -> list[str]:
 
 @pytest.fixture(scope="module")
 def sharp_llama_dir(tmp_path_factory):
-    """The tiny LLaMA with attention sharp enough to feel its rotary base, and a head with clear
-    greedy winners: at the default initialisation rescaling and holding give the same tokens."""
-    import torch
-    from tiny_models import make_tiny_llama, sharpen_attention
-    from transformers import AutoModelForCausalLM
+    from tiny_models import make_sharp_llama
 
-    directory = make_tiny_llama(tmp_path_factory.mktemp("sharp-llama"), add_bos=True)
-    model = sharpen_attention(AutoModelForCausalLM.from_pretrained(directory), std=0.3)
-    with torch.no_grad():
-        model.get_output_embeddings().weight.normal_(0.0, 0.5)
-    model.save_pretrained(directory)
-    return directory
+    return make_sharp_llama(tmp_path_factory.mktemp("sharp-llama"))
 
 
 def test_held_dynamic_rope_answers_as_the_prompts_fixed_ntk_base(sharp_llama_dir, tmp_path):
