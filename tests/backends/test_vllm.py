@@ -212,7 +212,7 @@ def test_ruler_outputs_and_scores_equal_hf(model_dirs, tmp_path):
     entries = [(name, model_dirs[name], "none") for name in ("llama", "coca-slack")]
     out = tmp_path / "ruler.json"
     methods = _methods_file(tmp_path / "m.yaml", entries)
-    args = ["--tasks", "niah_single_1,vt,cwe", "--lengths", "1600,2000", "--samples", "2"]
+    args = ["--tasks", "niah_single_1,vt,cwe", "--lengths", "1700,2000", "--samples", "2"]
     result = run_cli("ruler", "--methods", methods, *args, "--chat-template", "none", "--output", out)
     assert result.returncode == 0, result.stderr[-3000:]
     run = load_run(out)
