@@ -124,7 +124,8 @@ class TaskSpec:
     the ``context`` the runner measured (ppl's BOS policy), without a model. A task that has it can be
     split over processes (``--shard K/N``, torchrun): its runner then gets ``share=`` (a
     :class:`~coca_eval.distributed.share.Share`) and ``coca-eval merge`` calls ``combine`` on the shards'
-    parts.
+    parts. ``merged(run)`` then adds to the merged run what ``finish`` adds to a whole one, from its cells
+    and the settings the shards recorded.
     """
 
     name: str
@@ -137,6 +138,7 @@ class TaskSpec:
     finish: Callable[..., None] | None = None
     check: Callable[[Any, Any], None] | None = None  # (params, methods): fail fast before any model loads
     combine: Callable[..., Cell] | None = None  # parts -> cell without a model: the task can be split
+    merged: Callable[[Run], None] | None = None  # what ``finish`` adds, redone from a merged run's cells
     preset_params: str | None = None  # lazy "module:Model": the pydantic model a preset's params satisfy
     command: str | None = None  # lazy "module:attr" of its click command
     group: str | None = None  # a command group it sits under (``analyze``) rather than the top level

@@ -21,9 +21,13 @@ from coca_eval.distributed.partition import Partition
 from coca_eval.distributed.slots import check_complete, collect, form_cell
 from coca_eval.errors import CocaEvalError
 from coca_eval.results import Run
-from coca_eval.taskspec import load_checked_run
+from coca_eval.taskspec import load_checked_run, spec_for
 
 IDENTITY = ("task", "task_version", "params", "weights", "methods")  # what makes two files one run
+# What one process records about itself: its place in the split, its journal, its software and engine,
+# the documents it read (checked through their hashes and ``data``). Every other entry of a shard's
+# config is a setting of the run (RULER's ``--threshold``): the shards must agree on it, and it is kept.
+PER_PROCESS = ("shard", "journal", "environment", "engine", "backends", "documents", "data", "reused_from")
 
 
 @dataclass(frozen=True)
@@ -66,11 +70,18 @@ def check_one_run(shards: Sequence[ShardFile]) -> None:
     first = shards[0]
     for other in shards[1:]:
         named = differences(first.run.config, other.run.config)
+        named += differing_settings(first.run.config, other.run.config)
         if other.partition.count != first.partition.count:
             named.append(f"shard count ({first.partition.count} vs {other.partition.count})")
         if named:
             raise CocaEvalError(f"{first.path} and {other.path} are not shards of one run: "
                                 f"{', '.join(named)} differ")  # fmt: skip
+
+
+def differing_settings(a: dict, b: dict) -> list[str]:
+    """The run settings outside the identity (see ``PER_PROCESS``) in which two shard configs differ."""
+    keys = sorted((set(a) | set(b)) - set(IDENTITY) - set(PER_PROCESS))
+    return [key for key in keys if a.get(key) != b.get(key)]
 
 
 def merged_config(shards: Sequence[ShardFile]) -> dict:
@@ -97,12 +108,16 @@ def merge_shard_files(paths: Sequence[Path]) -> Run:
     cells = [form_cell(slot) for slot in slots]
     check_same_data(shards)
     dirty = [s.run.git_dirty for s in shards if s.run.git_dirty is not None]
-    return Run(
+    run = Run(
         git=shards[0].run.git,
         git_dirty=any(dirty) if dirty else None,
         config=merged_config(shards),
         cells=cells,
     )
+    spec = spec_for(run.config["task"])
+    if spec.merged is not None:
+        spec.merged(run)
+    return run
 
 
 def check_same_data(shards: Sequence[ShardFile]) -> None:

@@ -246,6 +246,7 @@ class LongPplTask(PplTask):
             "doc_tokens": self.params.doc_tokens,
             "evaluator": self.params.evaluator_model or SELF_JUDGED,
             "key_tokens_from": self.params.key_tokens,
+            **({"key_tokens_content": self._key_tokens_sha} if self._key_tokens_sha else {}),
             "short": rule.short,
             "step": rule.step,
             "bound": rule.bound,

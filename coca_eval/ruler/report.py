@@ -156,18 +156,38 @@ def unit_ids(cell: Cell) -> dict[int, tuple]:
 
 
 def finish_hook(run: Run, runner, methods, params, **_) -> None:
-    """The task's ``finish`` hook: the effective lengths at the run's ``--threshold`` go in its config
-    (the threshold changes no cell, so it is not among the parameters)."""
+    """The task's ``finish`` hook: the run's ``--threshold`` and the effective lengths read at it go in
+    its config (the threshold changes no cell, so it is not among the parameters). A shard's cells are
+    partial: it records the threshold alone, for ``merge`` to read the merged cells at (see
+    :func:`merged_hook`)."""
+    record_effective_lengths(run, list(params.tasks), params.threshold)
+
+
+def merged_hook(run: Run) -> None:
+    """The task's ``merged`` hook: the merged cells' effective lengths at the threshold the shards
+    recorded (they agree: ``merge`` refuses shards whose settings differ)."""
+    recorded = run.config.get("effective_length")
+    threshold = recorded.get("threshold") if isinstance(recorded, dict) else None
+    if threshold is None:  # shards of a version that recorded no threshold: RULER's bar, as the gate reads
+        threshold = RULER_THRESHOLD
+    tasks = (run.config.get("params") or {}).get("tasks") or None
+    record_effective_lengths(run, tasks, threshold)
+
+
+def record_effective_lengths(run: Run, tasks: Sequence[str] | None, threshold: float) -> None:
+    """``config.effective_length``: the threshold, and per method the effective lengths (RULER's and
+    the 95 % bound's) with the averages they were read from, once no cell is partial."""
     cells = [c for c in run.cells if c.status != "partial"]
     if len(cells) != len(run.cells):
+        run.config["effective_length"] = {"threshold": threshold}
         return
     record = {}
     for method in dict.fromkeys(c.method for c in cells):
-        scores = length_scores([c for c in cells if c.method == method], list(params.tasks))
+        scores = length_scores([c for c in cells if c.method == method], tasks)
         record[method] = {
-            "ruler": effective_length(scores, params.threshold),
-            "lower_bound": effective_length(scores, params.threshold, bound=True),
+            "ruler": effective_length(scores, threshold),
+            "lower_bound": effective_length(scores, threshold, bound=True),
             "average": {str(s.length): s.average for s in scores},
             "lower": {str(s.length): s.lower for s in scores},
         }
-    run.config["effective_length"] = {"threshold": params.threshold, "methods": record}
+    run.config["effective_length"] = {"threshold": threshold, "methods": record}

@@ -28,6 +28,7 @@ register_task(
         make_runner=lazy("coca_eval.ruler.task:RulerRunner"),
         finish=lazy("coca_eval.ruler.report:finish_hook"),
         combine=lazy("coca_eval.ruler.task:combine_cell"),
+        merged=lazy("coca_eval.ruler.report:merged_hook"),
         check=lazy("coca_eval.ruler.params:check_methods"),
         command="coca_eval.cli.ruler:ruler",
         report=ReportHooks(

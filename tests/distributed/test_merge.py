@@ -23,6 +23,12 @@ def test_three_shards_merge_to_the_unsplit_run(task, task_runs):
     assert all(cell.status == "ok" for cell in merged.cells)
     assert "shard" not in merged.config and merged.config["params"] == whole.config["params"]
     assert [entry["shard"] for entry in merged.config["merged_from"]] == ["1/3", "2/3", "3/3"]
+    assert settings(merged) == settings(whole)  # every setting the run records survives the merge
+
+
+def settings(run) -> dict:
+    """A run's config less what names its files and processes (journal, software, the shard files)."""
+    return {k: v for k, v in run.config.items() if k not in ("journal", "environment", "merged_from")}
 
 
 def test_ppl_merge_keeps_the_bos_policy_and_every_document(task_runs, tmp_path):

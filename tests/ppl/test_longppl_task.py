@@ -106,6 +106,22 @@ def test_shards_merge_to_the_unsplit_run(tmp_path, tiny_llama_dir, corpus_file):
     assert _cells(merge_shard_files(paths)) == _cells(whole)
 
 
+def test_shards_scored_on_other_key_tokens_of_one_path_do_not_merge(
+    tmp_path, tiny_llama_dir, evaluator_dir, corpus_file
+):
+    """``--key-tokens`` names a file by path: shard 1 scored on it, the file rewritten (another
+    evaluator's spans), shard 2 on the new content; merge refuses the pair by the files' content."""
+    keys = tmp_path / "keys.json"
+    _run(keys, tiny_llama_dir, corpus_file, evaluator_model=str(evaluator_dir))
+    paths = [tmp_path / f"s{k}.json" for k in (1, 2)]
+    _run(paths[0], tiny_llama_dir, corpus_file, shard=(0, 2), key_tokens=str(keys))
+    keys.unlink()
+    _run(keys, tiny_llama_dir, corpus_file)  # self-judged: other key tokens, same path
+    _run(paths[1], tiny_llama_dir, corpus_file, shard=(1, 2), key_tokens=str(keys))
+    with pytest.raises(CocaEvalError, match="key_tokens_content"):
+        merge_shard_files(paths)
+
+
 def test_a_second_model_scores_on_the_stored_key_tokens(tmp_path, tiny_llama_dir, evaluator_dir, corpus_file):
     """The paper's protocol: key tokens found once (here by the evaluator) score another model later."""
     first = _run(tmp_path / "a.json", tiny_llama_dir, corpus_file, evaluator_model=str(evaluator_dir))

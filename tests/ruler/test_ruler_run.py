@@ -2,10 +2,13 @@
 task, an empty answer 0; a killed run resumes from its journal to the same cells; a length too short
 for the fixed parts is an error cell."""
 
+from dataclasses import replace
+
 import pytest
 
 from coca_eval.api import Runtime, evaluate
 from coca_eval.methods import make_method
+from coca_eval.results import load_run
 from coca_eval.ruler.params import make_ruler_params
 from coca_eval.ruler.tasks import RULER_TASKS
 from tests.ruler.scripted_backend import MODE, Interrupted
@@ -58,19 +61,57 @@ def test_a_length_below_the_fixed_parts_is_an_error_cell(tmp_path):
     assert fine.status == "ok" and fine.value == 100.0
 
 
-def test_shards_merge_into_the_whole_runs_cells(tmp_path):
-    from coca_eval.distributed.merge import merge_shard_files
+def _split_run(tmp_path, params, shards: int, threshold_of=lambda k: None) -> list:
     from coca_eval.distributed.partition import parse_shard
     from coca_eval.distributed.share import ShardShare
 
-    params = make_ruler_params({"tasks": "niah_single_1,niah_multivalue", "lengths": "600", "samples": 5,
-                                "chat_template": "none", "seed": 3})  # fmt: skip
+    method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
+    paths = []
+    for k in range(1, shards + 1):
+        own = params if threshold_of(k) is None else replace(params, threshold=threshold_of(k))
+        share = ShardShare(parse_shard(f"{k}/{shards}"))
+        shard = evaluate("ruler", [method], own, tmp_path / f"s{k}.json", Runtime(share=share))
+        assert all(c.status == "partial" for c in shard.cells)
+        paths.append(tmp_path / f"s{k}.json")
+    return paths
+
+
+def test_shards_merge_into_the_whole_run_with_its_threshold(tmp_path):
+    """The cells, and the effective lengths read at the run's own ``--threshold`` (50 here, where
+    RULER's 85.6 gives another length): a merged run is gated as the unsplit one is."""
+    from coca_eval.distributed.merge import merge_shard_files
+    from coca_eval.gate.compare import run_gate
+    from coca_eval.gate.options import make_options
+
+    MODE["answer"] = "chance"
+    values = {"tasks": "niah_single_1,niah_multivalue", "lengths": "600,900", "samples": 6,
+              "chat_template": "none", "seed": 3, "threshold": 50}  # fmt: skip
+    params = make_ruler_params(values)
     method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
     whole = evaluate("ruler", [method], params, tmp_path / "whole.json", Runtime())
-    for k in (1, 2):
-        share = ShardShare(parse_shard(f"{k}/2"))
-        shard = evaluate("ruler", [method], params, tmp_path / f"s{k}.json", Runtime(share=share))
-        assert all(c.status == "partial" for c in shard.cells)
-    merged = merge_shard_files([tmp_path / "s1.json", tmp_path / "s2.json"])
+    merged = merge_shard_files(_split_run(tmp_path, params, 2))
     strip = lambda cells: [c.model_dump(exclude={"device", "dtype"}) for c in cells]  # noqa: E731
     assert strip(merged.cells) == strip(whole.cells)
+    assert merged.config["effective_length"] == whole.config["effective_length"]
+    assert whole.config["effective_length"]["threshold"] == 50
+    at_ruler_bar = make_ruler_params({**values, "threshold": 85.6})
+    other = evaluate("ruler", [method], at_ruler_bar, tmp_path / "bar.json", Runtime())
+    assert other.config["effective_length"]["methods"] != whole.config["effective_length"]["methods"]
+    MODE["answer"] = "empty"
+    evaluate("ruler", [method], params, tmp_path / "cand.json", Runtime())
+    whole, cand = load_run(tmp_path / "whole.json"), load_run(tmp_path / "cand.json")  # as files read back
+    options = make_options("0.05", "0.99", 0.05, 0, 100)
+    verdicts = [[(c.name, c.baseline, c.candidate, c.failed) for c in run_gate([(base, cand)], options).runs]
+                for base in (whole, merged)]  # fmt: skip
+    assert verdicts[0] == verdicts[1] and "threshold 50" in verdicts[0][0][0]
+
+
+def test_shards_of_other_thresholds_are_not_one_run(tmp_path, capsys):
+    from coca_eval.distributed.merge import merge_shard_files
+    from coca_eval.errors import CocaEvalError
+
+    params = make_ruler_params({"tasks": "niah_single_1", "lengths": "600", "samples": 4,
+                                "chat_template": "none", "seed": 3, "threshold": 50})  # fmt: skip
+    paths = _split_run(tmp_path, params, 2, threshold_of=lambda k: 50 if k == 1 else 60)
+    with pytest.raises(CocaEvalError, match="effective_length differ"):
+        merge_shard_files(paths)
