@@ -192,7 +192,7 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
             _adopt(runner, methods, params, journal, weights, runtime)
         cells = run_cells(
             runner, methods, params.lengths, journal, load, lambda m: weights[m.model], progress,
-            runtime.share,
+            runtime.share, spec.contradiction,
         )  # fmt: skip
     config = run_config(spec, methods, params, journal, weights, runtime, options, backend_notes)
     if data is not None:

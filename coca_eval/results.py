@@ -60,6 +60,15 @@ class Cell(BaseModel):
 LOWER_IS_BETTER = frozenset({"ppl", "perplexity", "nll", "loss", "bpb", "bits_per_byte"})
 
 
+def value_mismatch(cell: Cell, value: float, n: int) -> str | None:
+    """Why ``cell`` does not hold ``value`` over ``n`` units (what its own records give), or None."""
+    if cell.n != n:
+        return f"n is {cell.n} but the cell holds {n} units"
+    if cell.value is None or not math.isclose(cell.value, value, rel_tol=1e-9, abs_tol=1e-9):
+        return f"the value is {cell.value} but its {n} units give {value:g}"
+    return None
+
+
 def higher_is_better(metric: str) -> bool:
     """Which way "best" points for a metric name: perplexity-like metrics are best low, accuracies and
     scores high (a task's spec says it for its own metric: :func:`coca_eval.taskspec.higher_is_better`)."""

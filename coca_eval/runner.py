@@ -94,9 +94,11 @@ def run_cells(
     weights_of: Callable[[MethodSpec], str],
     progress: CellProgress,
     share: Share = WHOLE,
+    contradiction: Callable[[Cell], str | None] | None = None,
 ) -> list[Cell]:
     """Every (method, [dataset,] length) cell, from the journal when finished there, else computed and
-    journaled.
+    journaled. A journaled cell that ``contradiction`` finds at odds with its own records (a forged or
+    corrupted line) is computed again, never taken.
 
     ``share`` says which units this process computes and how its parts become a cell (see
     :mod:`coca_eval.distributed`); the plain run computes all of them here.
@@ -108,6 +110,9 @@ def run_cells(
         backend = state = None
         for length, extra, key in slots:
             cell = share.finished(journal, key)
+            if cell is not None and contradiction is not None and (why := contradiction(cell)):
+                progress.log(f"journaled cell {cell.method} @ {cell.length} computed again: {why}")
+                cell = None
             if cell is None:
                 if backend is None:
                     progress.log(f"loading {method.label} ...")

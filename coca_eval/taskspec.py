@@ -138,6 +138,8 @@ class TaskSpec:
     finish: Callable[..., None] | None = None
     check: Callable[[Any, Any], None] | None = None  # (params, methods): fail fast before any model loads
     combine: Callable[..., Cell] | None = None  # parts -> cell without a model: the task can be split
+    contradiction: Callable[[Cell], str | None] | None = None  # why a cell contradicts its own records
+    config_model: str | None = None  # lazy "module:Model": the pydantic model of the task's config keys
     merged: Callable[[Run], None] | None = None  # what ``finish`` adds, redone from a merged run's cells
     preset_params: str | None = None  # lazy "module:Model": the pydantic model a preset's params satisfy
     command: str | None = None  # lazy "module:attr" of its click command
@@ -199,16 +201,38 @@ def load_checked_run(path: Path) -> Run:
     from coca_eval.results import load_run
 
     run = load_run(path)
+    _check_task_config(run, path)
     for index, cell in enumerate(run.cells):
-        hooks = spec_for(cell.task, cell.metric).gate
+        spec = spec_for(cell.task, cell.metric)
+        hooks = spec.gate
         if hooks is None or hooks.units is None or cell.status == "partial":
             continue
         try:
             hooks.units(cell)
+            contradiction = spec.contradiction(cell) if spec.contradiction is not None else None
         except (ValidationError, ValueError, TypeError, KeyError, AttributeError) as exc:
             reason = _first_error(exc) if isinstance(exc, ValidationError) else str(exc).splitlines()[0]
             raise CocaEvalError(f"results file {path} is invalid at cells.{index}.detail: {reason}") from None
+        if contradiction is not None:
+            raise CocaEvalError(f"results file {path} contradicts itself at cells.{index}: {contradiction}")
     return run
+
+
+def _check_task_config(run, path) -> None:
+    """The task's own config keys (RULER's ``effective_length``) read through its typed model."""
+    from pydantic import ValidationError
+
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.registry import resolve
+
+    task = run.config.get("task")
+    spec = TASKS.get(task) if isinstance(task, str) and task in TASKS else None
+    if spec is None or spec.config_model is None:
+        return
+    try:
+        resolve(spec.config_model).model_validate(run.config)
+    except ValidationError as exc:
+        raise CocaEvalError(f"results file {path} is invalid at config.{_first_error(exc)}") from None
 
 
 def _first_error(exc) -> str:

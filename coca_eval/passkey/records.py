@@ -26,3 +26,20 @@ class SampleRecord(BaseModel):
 
 def records_of(detail: dict) -> list[SampleRecord]:
     return [SampleRecord.model_validate(sample) for sample in detail.get("samples") or []]
+
+
+def cell_contradiction(cell) -> str | None:
+    """Why a finished passkey cell contradicts its own samples (a sample scored otherwise than its
+    output earns, or a value or count that is not its samples'), or None. Read on every load, so a
+    hand-edited or forged cell is refused instead of reported."""
+    from coca_eval.passkey.answer import score_output
+    from coca_eval.results import value_mismatch
+
+    records = records_of(cell.detail)
+    if cell.status != "ok" or not records:
+        return None
+    for record in records:
+        if record.output is not None and score_output(record.output, record.key)["correct"] != record.correct:
+            return f"sample {record.index} is scored {record.correct} but its output {record.output!r} is not"
+    accuracy = sum(r.correct for r in records) / len(records)
+    return value_mismatch(cell, accuracy, len(records))

@@ -22,6 +22,7 @@ register_task(
         make_runner=lazy("coca_eval.passkey.task:PasskeyTask"),
         finish=lazy("coca_eval.passkey.dump:dump_hook"),
         combine=lazy("coca_eval.passkey.task:combine_cell"),
+        contradiction=lazy("coca_eval.passkey.records:cell_contradiction"),
         check=lazy("coca_eval.passkey.params:check_methods"),
         command="coca_eval.cli.passkey:passkey",
         report=ReportHooks(

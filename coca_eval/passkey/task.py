@@ -147,12 +147,17 @@ class PasskeyTask(GenerationTask):
         return f"{length} + {self.params.max_new_tokens} new tokens exceed the model's {limit} positions"
 
     def _journaled(self, key: str, samples: list[PasskeySample]) -> set[str]:
-        """The indices of the cell's journaled answers that are still its samples' (same index, same key):
-        a journal written under other samples is not taken for this one."""
+        """The indices of the cell's journaled answers that are still its samples' (same index, same key)
+        and scored as their outputs score: a journal written under other samples is not taken for this
+        one, and a forged or corrupted part (``correct`` not what its output earns) is answered again."""
         return {
             i
             for i, part in self.journal.parts.get(key, {}).items()
-            if i.isdigit() and int(i) < len(samples) and part.get("key") == samples[int(i)].key
+            if i.isdigit()
+            and int(i) < len(samples)
+            and part.get("key") == samples[int(i)].key
+            and isinstance(part.get("output"), str)
+            and all(part.get(k) == v for k, v in score_output(part["output"], samples[int(i)].key).items())
         }
 
 

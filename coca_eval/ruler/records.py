@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 
 class SampleRecord(BaseModel):
@@ -29,3 +29,42 @@ class SampleRecord(BaseModel):
 
 def records_of(detail: dict) -> list[SampleRecord]:
     return [SampleRecord.model_validate(sample) for sample in detail.get("samples") or []]
+
+
+def cell_contradiction(cell) -> str | None:
+    """Why a finished RULER cell contradicts its own samples (a sample whose score or found references
+    are not what its output earns, or a value or count that is not its samples'), or None. Read on
+    every load, so a hand-edited or forged cell is refused instead of reported."""
+    from coca_eval.results import value_mismatch
+    from coca_eval.ruler.scoring import score_sample
+    from coca_eval.ruler.tasks import RULER_TASKS
+
+    records = records_of(cell.detail)
+    if cell.status != "ok" or not records:
+        return None
+    task = RULER_TASKS.get(cell.dataset) if cell.dataset in RULER_TASKS else None
+    for record in records:
+        if task is None or record.output is None:
+            continue
+        scored = score_sample(task, record.output, record.answers)
+        if scored["score"] != record.score or record.found not in (None, scored["found"]):
+            return f"sample {record.index} is scored {record.score} but its output earns {scored['score']}"
+    return value_mismatch(cell, 100 * sum(r.score for r in records) / len(records), len(records))
+
+
+class EffectiveLengthRecord(BaseModel):
+    """``config.effective_length``: the run's ``--threshold`` (a score, 0-100) and, per method, what was
+    read at it. The gate reads the threshold from here, so a forged one is refused on load."""
+
+    model_config = ConfigDict(extra="allow")
+
+    threshold: StrictFloat | StrictInt = Field(ge=0, le=100)
+    methods: dict[str, dict] | None = None
+
+
+class RulerConfig(BaseModel):
+    """The keys a RULER run adds to its config, typed (the rest are the results schema's)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    effective_length: EffectiveLengthRecord | None = None

@@ -28,6 +28,8 @@ register_task(
         make_runner=lazy("coca_eval.ruler.task:RulerRunner"),
         finish=lazy("coca_eval.ruler.report:finish_hook"),
         combine=lazy("coca_eval.ruler.task:combine_cell"),
+        contradiction=lazy("coca_eval.ruler.records:cell_contradiction"),
+        config_model="coca_eval.ruler.records:RulerConfig",
         merged=lazy("coca_eval.ruler.report:merged_hook"),
         check=lazy("coca_eval.ruler.params:check_methods"),
         command="coca_eval.cli.ruler:ruler",

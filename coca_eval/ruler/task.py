@@ -113,7 +113,7 @@ class RulerRunner(GenerationTask):
                 samples = self._samples(method, state, length, other)
             except CocaEvalError:  # that cell says so itself when its turn comes
                 continue
-            done = self._journaled(key, samples)
+            done = self._journaled(key, task, samples)
             todo = [i for i in self.share.owned(len(samples)) if str(i) not in done]
             if todo and all(len(samples[i].ids) == own_length for i in todo):
                 found.append(_Pending(key, task, samples, todo))
@@ -137,7 +137,7 @@ class RulerRunner(GenerationTask):
         except CocaEvalError as exc:  # the fixed parts or the answer do not fit: this cell's problem only
             self.progress.start_cell(f"{name} [red]error", 0)
             return Cell(**base, status="error", detail={"error": str(exc)})
-        done = self._journaled(key, samples)
+        done = self._journaled(key, task, samples)
         mine = self.share.owned(len(samples))
         self.progress.start_cell(name, len(mine), len(done.intersection(map(str, mine))))
         chat = state.chat_digest is not None and callable(getattr(backend, "generate_chat", None))
@@ -234,14 +234,28 @@ class RulerRunner(GenerationTask):
         sequential = {**outcome.detail(rule), "visited": visited}
         return combine_cell(base, records, {**context(), "sequential": sequential})
 
-    def _journaled(self, key: str, samples: list) -> set[str]:
+    def _journaled(self, key: str, task, samples: list) -> set[str]:
         """The indices of the cell's journaled answers that are still its samples' (same index, same
-        references): a journal written under other samples is not taken for this one."""
+        references) and scored as their outputs score: a journal written under other samples is not
+        taken for this one, and a part whose score is not its output's (a forged or corrupted line) is
+        answered again."""
         return {
             i
             for i, part in self.journal.parts.get(key, {}).items()
-            if i.isdigit() and int(i) < len(samples) and part.get("answers") == list(samples[int(i)].answers)
+            if i.isdigit()
+            and int(i) < len(samples)
+            and part.get("answers") == list(samples[int(i)].answers)
+            and scored_as_its_output(task, part)
         }
+
+
+def scored_as_its_output(task, part: dict) -> bool:
+    """A journaled sample's score and found references are what its output earns."""
+    output = part.get("output")
+    if not isinstance(output, str):
+        return False
+    scored = score_sample(task, output, part["answers"])
+    return all(part.get(name) == value for name, value in scored.items())
 
 
 def chat_prompt(sample, tokenizer):
