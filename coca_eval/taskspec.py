@@ -52,7 +52,8 @@ class ReportHooks:
     interval_note: str = ""  # says which interval the brackets show
     units: Callable[[Cell], int | None] | None = None  # what "n=" counts (default: ``cell.n``)
     units_note: str = ""  # "documents for perplexity": joined into the note under ``--show-n`` tables
-    tables: Callable[[Sequence[Cell], ReportDefinition], list[ReportTable]] | None = None  # own layout
+    # its own layout, from its cells, the definition and the runs they came from (their settings)
+    tables: Callable[[Sequence[Cell], ReportDefinition, Sequence[Run]], list[ReportTable]] | None = None
     plots: Callable[[Sequence[Cell], PlotContext], list[Plot]] | None = None  # default: metric vs length
     views: dict[str, Callable[[Cell], Cell]] = field(default_factory=dict)  # ``report --metric NAME``
     section: str | None = None  # plots under their own heading (``Analyses``) instead of ``Plots``

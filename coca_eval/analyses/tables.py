@@ -34,7 +34,7 @@ def layer_table(cell: Cell) -> ReportTable:
     )
 
 
-def frequency_tables(cells: Sequence[Cell], definition: ReportDefinition) -> list[ReportTable]:
+def frequency_tables(cells: Sequence[Cell], definition: ReportDefinition, runs=()) -> list[ReportTable]:
     tables = [
         value_table(key, group, definition, "frequencies") for key, group in table_groups(cells).items()
     ]

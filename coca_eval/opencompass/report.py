@@ -39,7 +39,7 @@ def display(name: str) -> tuple[str, str]:
     return _DISPLAY.get(canonical(name), (name, "Other"))
 
 
-def opencompass_tables(cells: Sequence[Cell], definition: ReportDefinition) -> list[ReportTable]:
+def opencompass_tables(cells: Sequence[Cell], definition: ReportDefinition, runs=()) -> list[ReportTable]:
     metrics = list(dict.fromkeys(c.metric for c in cells if c.task == "opencompass"))
     tables = []
     for metric in metrics:

@@ -29,7 +29,9 @@ def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]
         deltas = (delta_table(key, cells, definition, name), paired_delta_table(key, cells, definition, name))
         tables += [t for t in deltas if t is not None]
     for task in own_layout:
-        tables += spec_for(task).report.tables([c for c in runs.cells if c.task == task], definition)
+        own_runs = [run for _, run in runs.runs if run.config.get("task") == task]
+        own_cells = [c for c in runs.cells if c.task == task]
+        tables += spec_for(task).report.tables(own_cells, definition, own_runs)
     present = {key[0] for key in keyed} | set(own_layout)
     tables += [standalone_paper_table(k) for k in definition.paper if not set(paper_spec(k).tasks) & present]
     return tables

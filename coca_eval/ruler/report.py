@@ -95,13 +95,29 @@ def _bold_if(score: LengthScore, threshold: float, bound: bool) -> Entry:
     return Entry(_score_text(value), value is not None and value >= threshold)
 
 
-def ruler_tables(cells: Sequence[Cell], definition=None) -> list[ReportTable]:
-    """The report's ``tables`` hook: the summary, then each method's task table."""
+def ruler_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = ()) -> list[ReportTable]:
+    """The report's ``tables`` hook: the summary, then each method's task table, the effective
+    lengths read at the runs' own ``--threshold``."""
     cells = ruler_cells(cells)
     if not cells:
         return []
+    threshold = run_threshold(runs)
     methods = dict.fromkeys(c.method for c in cells)
-    return [summary_table(cells), *(task_table(cells, m) for m in methods)]
+    return [summary_table(cells, threshold), *(task_table(cells, m, threshold) for m in methods)]
+
+
+def run_threshold(runs: Sequence[Run]) -> float:
+    """The ``--threshold`` the runs recorded (RULER's 85.6 for runs that recorded none); runs read at
+    different thresholds are refused, since one table reads one effective length per method."""
+    from coca_eval.errors import CocaEvalError
+
+    recorded = {(r.config.get("effective_length") or {}).get("threshold", RULER_THRESHOLD) for r in runs}
+    if len(recorded) > 1:
+        shown = ", ".join(f"{t:g}" for t in sorted(recorded))
+        raise CocaEvalError(
+            f"the RULER runs were made with different --threshold ({shown}): report them apart"
+        )
+    return recorded.pop() if recorded else RULER_THRESHOLD
 
 
 def sampling_text(params: dict) -> str:

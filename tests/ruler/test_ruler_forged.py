@@ -126,3 +126,23 @@ def test_a_sound_file_loads(tmp_path):
     run = _run(out)
     assert load_checked_run(out).cells == load_run(out).cells
     assert [c.value for c in run.cells] == [100.0, 100.0]
+
+
+def test_the_report_reads_the_effective_length_at_the_runs_threshold(tmp_path):
+    from coca_eval.report.assemble import make_tables
+    from coca_eval.report.definition import ReportDefinition
+    from coca_eval.report.runs import merge_runs
+
+    MODE["answer"] = "chance"
+    values = {**VALUES, "samples": 8}
+    method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
+    notes = {}
+    for threshold in (30, 85.6):
+        path = tmp_path / f"t{threshold}.json"
+        evaluate("ruler", [method], make_ruler_params({**values, "threshold": threshold}), path, Runtime())
+        (summary, *_) = make_tables(merge_runs([path]), ReportDefinition())
+        notes[threshold] = (summary.notes[0], [e.text for e in summary.rows[0].entries[-2:]])
+    assert "reaches 30" in notes[30][0] and "reaches 85.6" in notes[85.6][0]
+    assert notes[30][1] != notes[85.6][1]  # a length reaches 30 on chance answers, none reaches 85.6
+    with pytest.raises(CocaEvalError, match=r"different --threshold \(30, 85.6\)"):
+        make_tables(merge_runs([tmp_path / "t30.json", tmp_path / "t85.6.json"]), ReportDefinition())
