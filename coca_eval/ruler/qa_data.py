@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, model_validator
+
 from coca_eval.errors import CocaEvalError
 
 HUB = {
@@ -57,8 +59,8 @@ def _from_hub(dataset: str) -> QaSet:
     except Exception as exc:  # network, auth, a missing split: reported the same way
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CocaEvalError(f"cannot load {hub_id} ({split}): {reason} (or give --qa-data PATH)") from None
-    records = _squad_rows(rows) if dataset == "squad" else _hotpot_rows(rows)
-    return _build(dataset, f"hub:{hub_id}" + (f":{config}" if config else "") + f":{split}", records)
+    name = f"hub:{hub_id}" + (f":{config}" if config else "") + f":{split}"
+    return _build(dataset, name, _typed_rows(dataset, list(rows), name))
 
 
 @functools.cache
@@ -73,14 +75,15 @@ def _from_files(dataset: str, path: str) -> QaSet:
     for file in files:
         kind, rows = _read(file)
         if kind == dataset:
-            records += _squad_rows(rows) if dataset == "squad" else _hotpot_rows(rows)
+            records += _typed_rows(dataset, rows, str(file))
     if not records:
         raise CocaEvalError(f"no {TITLES[dataset]} questions in {path} (JSON or JSONL in its own format)")
     return _build(dataset, str(root), records)
 
 
-def _read(file: Path) -> tuple[str, list[dict]]:
-    """``(squad | hotpotqa | other, rows)``: the original files, or JSONL rows in the hub's formats."""
+def _read(file: Path) -> tuple[str, list]:
+    """``(squad | hotpotqa | other, rows)``: SQuAD's own file (its articles, each one row), or rows of
+    either format (HotpotQA's own file is a list of them; JSONL rows are the hub's)."""
     try:
         text = file.read_text(encoding="utf-8")
         data = (
@@ -92,45 +95,121 @@ def _read(file: Path) -> tuple[str, list[dict]]:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise CocaEvalError(f"cannot read QA data {file}: {type(exc).__name__}") from None
     if isinstance(data, dict) and isinstance(data.get("data"), list):  # SQuAD's own file: articles
-        rows = [
-            {"title": a.get("title", ""), "context": p["context"], "question": q["question"], "answers": q}
-            for a in data["data"]
-            for p in a["paragraphs"]
-            for q in p["qas"]
-        ]
-        return "squad", rows
+        return "squad", data["data"]
     if isinstance(data, list) and data and isinstance(data[0], dict):
-        if isinstance(data[0].get("context"), str):
+        if "answers" in data[0]:  # SQuAD's field; HotpotQA's is "answer"
             return "squad", data
-        if "context" in data[0] and "answer" in data[0]:
+        if "answer" in data[0]:
             return "hotpotqa", data
     return "other", []
 
 
-def _answers(field) -> list[str]:
-    """SQuAD answers: the file's ``qas`` entry (``answers`` list, ``is_impossible``) or the hub's dict."""
-    if isinstance(field, dict) and "qas" not in field and "text" in field:
-        return list(field["text"])  # hub row: {"text": [...], "answer_start": [...]}
-    if field.get("is_impossible"):
-        return []
-    return [a["text"] for a in field.get("answers", [])]
+def _typed_rows(dataset: str, rows: list, source: str) -> list:
+    """Every row read through its format's model, before any model loads: a malformed record is one
+    line naming ``source``, the record and the field. SQuAD: ``(title, paragraph, question, answers)``
+    in file order (unanswerable ones kept for now); HotpotQA: ``(question, [answer], paragraphs as
+    "title\\nsentences")``."""
+    from pydantic import ValidationError
 
-
-def _squad_rows(rows) -> list[tuple[str, str, str, list[str]]]:
-    """``(article title, paragraph, question, answers)`` in file order, unanswerable ones kept for now."""
-    return [(r.get("title", ""), r["context"], r["question"], _answers(r["answers"])) for r in rows]
-
-
-def _hotpot_rows(rows) -> list[tuple[str, list[str], list[str]]]:
-    """``(question, [answer], paragraphs as "title\\nsentences")``; contexts as pairs or as the hub's dict."""
-    out = []
-    for r in rows:
-        context = r["context"]
-        pairs = (
-            zip(context["title"], context["sentences"], strict=True) if isinstance(context, dict) else context
-        )
-        out.append((r["question"], [r["answer"]], [f"{t}\n{''.join(s)}" for t, s in pairs]))
+    model = _SquadArticle if dataset == "squad" and rows and "paragraphs" in rows[0] else _ROW_MODELS[dataset]
+    out: list = []
+    for number, row in enumerate(rows):
+        try:
+            out += model.model_validate(row).records()
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise CocaEvalError(
+                f"QA data {source}: record {number} is not {TITLES[dataset]}'s: {where}: {first['msg']}"
+            ) from None
     return out
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class _Answer(_Record):
+    text: StrictStr
+
+
+class _SquadQuestion(_Record):
+    question: StrictStr
+    answers: list[_Answer] = []
+    is_impossible: StrictBool = False
+
+
+class _SquadParagraph(_Record):
+    context: StrictStr
+    qas: list[_SquadQuestion]
+
+
+class _SquadArticle(_Record):
+    """An article of SQuAD's own dev file: its paragraphs, each with its questions."""
+
+    title: StrictStr = ""
+    paragraphs: list[_SquadParagraph]
+
+    def records(self) -> list:
+        return [
+            (self.title, p.context, q.question, [] if q.is_impossible else [a.text for a in q.answers])
+            for p in self.paragraphs
+            for q in p.qas
+        ]
+
+
+class _HubAnswers(_Record):
+    text: list[StrictStr]
+
+
+class _SquadRow(_Record):
+    """A row of the hub's ``squad_v2`` (an unanswerable question has an empty ``text`` list)."""
+
+    title: StrictStr = ""
+    context: StrictStr
+    question: StrictStr
+    answers: _HubAnswers
+
+    def records(self) -> list:
+        return [(self.title, self.context, self.question, list(self.answers.text))]
+
+
+class _HubContext(_Record):
+    title: list[StrictStr]
+    sentences: list[list[StrictStr]]
+
+    @model_validator(mode="after")
+    def _paired(self) -> _HubContext:
+        if len(self.title) != len(self.sentences):
+            raise ValueError(f"{len(self.title)} titles for {len(self.sentences)} paragraphs")
+        return self
+
+
+class _HubFacts(_Record):
+    title: list[StrictStr]
+    sent_id: list[StrictInt]
+
+
+class _HotpotRow(_Record):
+    """A HotpotQA question: its own file's (paragraphs and facts as ``[title, ...]`` pairs) or the hub's
+    (the same as dicts of lists)."""
+
+    question: StrictStr
+    answer: StrictStr
+    context: list[tuple[StrictStr, list[StrictStr]]] | _HubContext
+    supporting_facts: list[tuple[StrictStr, StrictInt]] | _HubFacts | None = None
+
+    def records(self) -> list:
+        context = self.context
+        pairs = (
+            zip(context.title, context.sentences, strict=True)
+            if isinstance(context, _HubContext)
+            else context
+        )
+        return [(self.question, [self.answer], [f"{t}\n{''.join(s)}" for t, s in pairs])]
+
+
+_ROW_MODELS = {"squad": _SquadRow, "hotpotqa": _HotpotRow}
 
 
 def _build(dataset: str, name: str, records: list) -> QaSet:

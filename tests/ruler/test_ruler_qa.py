@@ -4,6 +4,7 @@ prompts: gold documents among distractors, the article's own paragraphs first, q
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from qa_files import hotpot_hub_rows, hotpot_json, squad_hub_rows, squad_json, write_qa_dir
@@ -152,3 +153,78 @@ def test_a_question_whose_gold_documents_do_not_fit_is_redrawn_and_recorded(rule
         CocaEvalError, match=r"qa_2: .*gold document\(s\): \d+ more needed \(and for 50 other"
     ):
         b.build("qa_2", 400, 1, seed=0)
+
+
+def _squad_with(change) -> dict:
+    data = squad_json()
+    change(data["data"][1]["paragraphs"][0])
+    return data
+
+
+def _hotpot_with(change) -> list[dict]:
+    rows = hotpot_json()
+    change(rows[2])
+    return rows
+
+
+MALFORMED = {
+    "squad without qas": ("squad", _squad_with(lambda p: p.pop("qas")), "record 1 .* paragraphs.0.qas"),
+    "paragraphs as strings": (
+        "squad",
+        {"data": [{"title": "A", "paragraphs": ["text"]}]},
+        "record 0 .* paragraphs.0",
+    ),
+    "answers as strings": (
+        "squad",
+        _squad_with(lambda p: p["qas"][0].update(answers=["otter"])),
+        r"qas.0.answers.0",
+    ),
+    "answers without text": (
+        "squad",
+        _squad_with(lambda p: p["qas"][0].update(answers=[{"answer_start": 0}])),
+        r"answers.0.text",
+    ),
+    "title as a list": ("squad", {"data": [{"title": ["A"], "paragraphs": []}]}, "record 0 .* title"),
+    "a null question": ("squad", _squad_with(lambda p: p["qas"][0].update(question=None)), "qas.0.question"),
+    "context as an int": ("squad", _squad_with(lambda p: p.update(context=3)), "paragraphs.0.context"),
+    "an int answer": ("squad", _squad_with(lambda p: p["qas"][0]["answers"][0].update(text=7)), "text"),
+    "hub row without question": ("squad", [{"context": "c", "answers": {"text": ["a"]}, "title": "t"}], None),
+    "bad supporting facts": (
+        "hotpotqa",
+        _hotpot_with(lambda r: r.update(supporting_facts=[["Title", "one"]])),
+        "supporting_facts",
+    ),
+    "answer as a list": (
+        "hotpotqa",
+        _hotpot_with(lambda r: r.update(answer=["a", "b"])),
+        "record 2 .* answer",
+    ),
+    "a null answer": ("hotpotqa", _hotpot_with(lambda r: r.update(answer=None)), "record 2 .* answer"),
+    "paragraph not a pair": ("hotpotqa", _hotpot_with(lambda r: r.update(context=[["T"]])), "context"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_a_malformed_qa_file_is_one_line_naming_the_file_and_record(tmp_path, case):
+    """Each record is read through its format's model before any model loads: a malformed one is a
+    one-line error naming the file, the record and the field, never a traceback or a late failure."""
+    dataset, data, where = MALFORMED[case]
+    path = tmp_path / ("rows.jsonl" if case.startswith("hub") else "dev.json")
+    text = "".join(json.dumps(r) + "\n" for r in data) if path.suffix == ".jsonl" else json.dumps(data)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CocaEvalError) as caught:
+        load_qa(dataset, str(path))
+    message = str(caught.value)
+    assert "\n" not in message and str(path) in message, message
+    assert re.search(where or "record 0 .* question", message), message
+
+
+def test_a_malformed_qa_file_is_refused_before_any_model_loads(tmp_path):
+    from tests.test_cli import run_cli
+
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps(_squad_with(lambda p: p["qas"][0].update(question=None))), encoding="utf-8")
+    result = run_cli("ruler", "--model", "/nonexistent/model", "--tasks", "qa_1", "--lengths", "4096",
+                     "--qa-data", str(path))  # fmt: skip
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "record 1" in result.stderr and "qas.0.question" in result.stderr
