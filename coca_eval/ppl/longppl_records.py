@@ -26,12 +26,32 @@ class LongPplPart(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> LongPplPart:
-        if any(len(s) != 2 or not 0 <= s[0] <= s[1] for s in self.spans):
-            raise ValueError("a key span is not [start, end] with 0 <= start <= end")
+        check_spans(self.spans)
         if self.key_tokens > self.tokens:
             raise ValueError(f"{self.key_tokens} key tokens of {self.tokens} scored tokens")
         if self.error is not None and (self.nll_sum is not None or self.key_nll_sum is not None):
             raise ValueError("a document with an error has no NLL sums")
+        return self
+
+
+def check_spans(spans: list[list[int]]) -> None:
+    if any(len(s) != 2 or not 0 <= s[0] <= s[1] for s in spans):
+        raise ValueError("a key span is not [start, end] with 0 <= start <= end")
+
+
+class KeySpans(BaseModel):
+    """What ``--key-tokens`` takes from a document's record: its key spans and the text they are offsets
+    into. The scores beside them are not read, so a record whose NLL is damaged still lends its spans."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    doc_id: str
+    text_sha: str
+    spans: list[list[int]]
+
+    @model_validator(mode="after")
+    def _valid(self) -> KeySpans:
+        check_spans(self.spans)
         return self
 
 

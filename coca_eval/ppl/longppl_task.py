@@ -26,7 +26,7 @@ from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.ppl.longppl import Span, find_key_spans, score_on_spans, tokenize_with_offsets
 from coca_eval.ppl.longppl_params import LongPplParams
-from coca_eval.ppl.longppl_records import SELF_JUDGED, LongPplPart
+from coca_eval.ppl.longppl_records import SELF_JUDGED, KeySpans, LongPplPart
 from coca_eval.ppl.records import exp_or_inf
 from coca_eval.ppl.task import DOCUMENT_HASHES, PplTask, _ids_hash, resolve_bos, typed_parts
 from coca_eval.results import Cell
@@ -89,29 +89,43 @@ def combine_longppl_cell(base: dict, parts: list[dict], context: dict) -> Cell:
     return Cell(**base, value=value, detail=detail)
 
 
-def stored_key_spans(path: str) -> dict[tuple[int, str], LongPplPart]:
+def stored_key_spans(path: str) -> dict[tuple[int, str], KeySpans]:
     """The key spans of an earlier longppl run's results file, by (length, document id). Read as JSON
-    data only: nothing in the file is ever executed.
+    data only: nothing in the file is ever executed; every refusal names the file.
 
     Every cell whose documents were all judged counts, not only those with a value: a cell with no key
     token (an ``error`` cell, as every length up to the short context is) holds an empty key-token set,
-    and a candidate must be scored on that too for its cells to pair with the baseline's."""
+    and a candidate must be scored on that too for its cells to pair with the baseline's. Only the spans
+    and the text they index are read (see :class:`KeySpans`)."""
+    prefix = f"--key-tokens {path}"
     try:
         run = json.loads(Path(path).read_text(encoding="utf-8"))
-        cells = [
-            c
-            for c in run["cells"]
-            if c.get("task") == "longppl" and c.get("status") in JUDGED and c.get("detail", {}).get("docs")
-        ]
-        found = {}
-        for cell in cells:
-            for part in typed_longppl_parts(cell["detail"]["docs"]):
-                found[(int(cell["length"]), part.doc_id)] = part
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CocaEvalError(f"--key-tokens {path}: not a longppl results file ({exc})") from None
+    except (OSError, ValueError) as exc:
+        raise CocaEvalError(f"{prefix}: not a longppl results file ({exc})") from None
+    cells = run.get("cells") if isinstance(run, dict) else None
+    if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+        raise CocaEvalError(f"{prefix}: not a longppl results file (its cells are not a list of cells)")
+    found = {}
+    for number, cell in enumerate(cells):
+        docs = cell.get("detail", {}).get("docs") if isinstance(cell.get("detail"), dict) else None
+        if cell.get("task") != "longppl" or cell.get("status") not in JUDGED or not docs:
+            continue
+        try:
+            length = int(cell["length"])
+            for part in docs:
+                spans = KeySpans.model_validate(part)
+                found[(length, spans.doc_id)] = spans
+        except (ValidationError, ValueError, KeyError, TypeError) as exc:
+            reason = str(exc).splitlines()[0] if not isinstance(exc, ValidationError) else _first(exc)
+            raise CocaEvalError(f"{prefix}: cells.{number} has no valid key spans ({reason})") from None
     if not found:
-        raise CocaEvalError(f"--key-tokens {path}: holds no finished longppl cell")
+        raise CocaEvalError(f"{prefix}: holds no finished longppl cell")
     return found
+
+
+def _first(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
 
 
 class LongPplTask(PplTask):

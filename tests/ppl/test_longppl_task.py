@@ -236,3 +236,50 @@ def test_bad_input_is_one_line_exit_2(extra, tmp_path, tiny_llama_dir, corpus_fi
     assert "Traceback" not in result.stderr and not out.exists()
     if unaligned:
         assert "cannot be aligned" in result.stderr and "ByT5Tokenizer" in result.stderr
+
+
+def _key_file(tmp_path, tiny_llama_dir, corpus_file) -> Path:
+    path = tmp_path / "keys.json"
+    _run(path, tiny_llama_dir, corpus_file)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda raw: raw.update(cells={"a": 1}), "its cells are not a list of cells"),
+        (lambda raw: raw.update(cells=[1, 2]), "its cells are not a list of cells"),
+        (lambda raw: raw["cells"][1]["detail"]["docs"][0].update(spans=[[5, 1]]), "cells.1 has no valid key"),
+        (lambda raw: raw["cells"][0]["detail"]["docs"][2].pop("text_sha"), r"cells.0 .*text_sha"),
+        (lambda raw: raw["cells"][0].update(length="long"), "cells.0 has no valid key spans"),
+    ],
+)
+def test_a_damaged_key_tokens_file_is_one_line_naming_it(
+    tmp_path, tiny_llama_dir, corpus_file, damage, message
+):
+    from coca_eval.ppl.longppl_task import stored_key_spans
+
+    path = _key_file(tmp_path, tiny_llama_dir, corpus_file)
+    raw = json.loads(path.read_text())
+    damage(raw)
+    path.write_text(json.dumps(raw))
+    with pytest.raises(CocaEvalError, match=message) as caught:
+        stored_key_spans(str(path))
+    assert str(caught.value).startswith(f"--key-tokens {path}: ") and "\n" not in str(caught.value)
+
+
+def test_damaged_scores_beside_valid_spans_still_lend_the_spans(tmp_path, tiny_llama_dir, corpus_file):
+    """Only the spans and their text are read from a --key-tokens file: a NaN NLL beside them (which no
+    results file of ours holds, but another tool's might) does not block reusing them."""
+    path = _key_file(tmp_path, tiny_llama_dir, corpus_file)
+    text = path.read_text()
+    raw = json.loads(text)
+    for cell in raw["cells"]:
+        for doc in cell["detail"]["docs"]:
+            doc["key_nll_sum"] = float("nan")
+    path.write_text(json.dumps(raw))  # NaN as JSON's NaN token
+    second = _run(tmp_path / "b.json", tiny_llama_dir, corpus_file, key_tokens=str(path))
+    first = json.loads(text)
+    assert [[d["spans"] for d in c.detail["docs"]] for c in second.cells] == [
+        [d["spans"] for d in c["detail"]["docs"]] for c in first["cells"]
+    ]
