@@ -9,6 +9,8 @@
   server restarting, a queue full), so a request is retried ``RETRIES`` times, waiting 1, 2, 4 s (or
   the server's ``Retry-After``, up to a minute). A refused connection is not retried: nothing
   listens there, and waiting would only delay the one-line error.
+* Timeouts. ``--request-timeout`` bounds a whole request, not each socket read: a server that trickles
+  a byte at a time is cut off when the request's time is spent (:class:`_Deadline`).
 * Redirects. Followed within the server's own scheme, host and port only, so credentials never reach
   another host (:class:`_SameOriginRedirects`).
 * Replies. A body that is not JSON is reported as such; shapes are checked by
@@ -17,9 +19,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -91,6 +96,67 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
+class _Deadline:
+    """One request's whole time: a watchdog shuts the request's sockets down when it is spent, so a
+    server that answers a byte at a time (each socket read well within the timeout) cannot hold a
+    request forever. ``expired`` tells a failure it caused from a dropped connection."""
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                self._shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _deadline_handlers(deadline: _Deadline) -> list[urllib.request.BaseHandler]:
+    """http and https handlers whose connections put their sockets under ``deadline``."""
+
+    def watched(base: type[http.client.HTTPConnection]) -> type[http.client.HTTPConnection]:
+        class Watched(base):
+            def connect(self) -> None:
+                super().connect()
+                deadline.watch(self.sock)
+
+        return Watched
+
+    http_connection, https_connection = (
+        watched(http.client.HTTPConnection),
+        watched(http.client.HTTPSConnection),
+    )
+
+    class Http(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(http_connection, req)
+
+    class Https(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(https_connection, req, context=self._context)
+
+    return [Http(), Https()]
+
+
 class CompletionsClient:
     """Minimal JSON client for a completions server; ``sleep`` is injectable so tests need not wait."""
 
@@ -111,7 +177,6 @@ class CompletionsClient:
         if authorization:
             self._headers["Authorization"] = authorization
         self._secrets = [s for s in (api_key, *self.url.secrets()) if s]
-        self._opener = urllib.request.build_opener(_SameOriginRedirects(self.base_url))
         self._key_note = (
             f"${key_env} is {'set' if api_key else 'unset'}; --api-key-env names another variable"
         )
@@ -136,19 +201,33 @@ class CompletionsClient:
         request = urllib.request.Request(self.url.request_url(path), data=data, headers=self._headers)
         dropped = f"server {self.base_url} dropped the connection on {path}"
         slow = f"server {self.base_url} sent no answer on {path} within --request-timeout {timeout:g} s"
+        deadline = _Deadline(timeout)
+        opener = urllib.request.build_opener(
+            _SameOriginRedirects(self.base_url), *_deadline_handlers(deadline)
+        )
         try:
-            with self._opener.open(request, timeout=timeout) as response:
-                return response.read()
+            with opener.open(request, timeout=timeout) as response:
+                body = response.read()
+            if deadline.expired:  # the watchdog cut the body short: a partial answer is no answer
+                raise _Transient(slow)
+            return body
         except urllib.error.HTTPError as exc:
+            if deadline.expired:
+                raise _Transient(slow) from None
             raise self._http_error(exc, path) from None
         except _DROPPED as exc:
-            raise _Transient(slow if isinstance(exc, TimeoutError) else dropped) from None
+            raise _Transient(slow if deadline.expired or isinstance(exc, TimeoutError) else dropped) from None
         except urllib.error.URLError as exc:  # a refused connection, a name that does not resolve, ...
-            if isinstance(exc.reason, _DROPPED):
-                raise _Transient(slow if isinstance(exc.reason, TimeoutError) else dropped) from None
+            if deadline.expired or isinstance(exc.reason, _DROPPED):
+                late = deadline.expired or isinstance(exc.reason, TimeoutError)
+                raise _Transient(slow if late else dropped) from None
             reason = exc.reason
         except (OSError, http.client.HTTPException) as exc:
+            if deadline.expired:
+                raise _Transient(slow) from None
             reason = exc
+        finally:
+            deadline.cancel()
         raise CocaEvalError(f"cannot reach --base-url {self.base_url}: {self._scrub(str(reason))}")
 
     def _call(self, path: str, payload: dict | None = None, timeout: float | None = None) -> object:

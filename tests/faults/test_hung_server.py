@@ -71,3 +71,60 @@ def test_bad_server_limits_are_one_line(
     )
     assert_one_line_error(result, 2, fragment)
     assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.journal.jsonl").exists()
+
+
+class _Trickle:
+    """A server that answers a byte every 0.1 s: in its headers (``where="headers"``) or its body. Each
+    socket read is quick, so only a bound on the whole request stops it."""
+
+    def __init__(self, where: str) -> None:
+        import socket
+        import threading
+
+        self.where, self.stop = where, threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.listener.close()
+
+    def _serve(self) -> None:
+        import contextlib
+        import time
+
+        body = b'{"object": "list", "data": [{"id": "tiny", "object": "model"}]}' * 2  # 13 s of trickle
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+        while not self.stop.is_set():
+            with contextlib.suppress(OSError):
+                conn, _ = self.listener.accept()
+                conn.recv(65536)
+                quick, slow = (b"", head + body) if self.where == "headers" else (head, body)
+                conn.sendall(quick)
+                for byte in slow:
+                    if self.stop.is_set():
+                        break
+                    conn.sendall(bytes([byte]))
+                    time.sleep(0.1)
+                conn.close()
+
+
+@pytest.mark.parametrize("where", ["headers", "body"])
+def test_a_server_that_trickles_is_cut_off_at_the_request_timeout(where):
+    import time
+
+    from coca_eval.backends.openai_client import CompletionsClient
+    from coca_eval.errors import CocaEvalError
+
+    waits = []
+    with _Trickle(where) as url:
+        client = CompletionsClient(url, timeout=0.6, retries=1, sleep=waits.append)
+        started = time.monotonic()
+        with pytest.raises(CocaEvalError, match=r"sent no answer on /models within --request-timeout 0.6 s"):
+            client._call("/models", timeout=0.6)
+        spent = time.monotonic() - started
+    assert spent < 3.0 and waits == [1.0]  # two attempts of 0.6 s each, not minutes of trickle
