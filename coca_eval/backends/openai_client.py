@@ -77,7 +77,8 @@ def _origin(url: str) -> tuple[str, str | None, int | None]:
 
 
 class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows a redirect only to the server's own scheme, host and port. urllib copies every header,
+    """Follows a redirect only to the server's own scheme, host and port (a 307 or 308 with the request's
+    method and body, as those codes ask; urllib alone refuses them for a POST). urllib copies every header,
     ``Authorization`` included, to wherever a 3xx points; a redirect elsewhere (another host, or https
     down to http) is refused in one line naming the server that sent it and where it pointed."""
 
@@ -92,6 +93,15 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
             raise CocaEvalError(
                 f"server {self.server} redirected ({code}) to {shown}, another host or scheme: credentials "
                 "are never sent there; give --base-url the address that answers"
+            )
+        if code in (307, 308):  # the same method and body again, which urllib declines for a POST
+            kept = {k: v for k, v in req.header_items() if k.lower() not in ("content-length", "host")}
+            return urllib.request.Request(
+                target,
+                data=req.data,
+                headers=kept,
+                method=req.get_method(),
+                origin_req_host=req.origin_req_host,
             )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
@@ -189,6 +199,7 @@ class CompletionsClient:
     def _http_error(self, exc: urllib.error.HTTPError, path: str) -> Exception:
         """A 5xx or 429 is worth a retry; any other status is the user's to fix."""
         detail = self._scrub(exc.read().decode(errors="replace")[:200].replace("\n", " "))
+        detail = detail or f"{exc.reason} (no body)"  # a bare status still says what it was
         message = f"server {self.base_url} answered {exc.code} on {path}: {detail}"
         if exc.code >= 500 or exc.code == 429:
             return _Transient(message, _retry_after(exc))

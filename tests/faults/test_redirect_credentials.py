@@ -91,3 +91,58 @@ def test_a_redirect_within_the_server_is_followed_with_its_credentials():
         assert [headers.get("Authorization") for _, headers in same.seen] == [f"Bearer {KEY}"] * 2
     finally:
         same.close()
+
+
+class _Moved:
+    """``POST /v1/completions`` answers ``code`` to ``/v2/completions`` on itself, which echoes the
+    request's method, body and Authorization as JSON."""
+
+    def __init__(self, code: int) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.path == "/v1/completions":
+                    self.send_response(code)
+                    self.send_header("Location", "/v2/completions")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                reply = json.dumps({"method": self.command, "body": json.loads(body),
+                                    "auth": self.headers.get("Authorization")}).encode()  # fmt: skip
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("code", [307, 308])
+def test_a_same_origin_307_or_308_on_post_is_followed_with_its_body(code):
+    server = _Moved(code)
+    try:
+        client = CompletionsClient(server.url, api_key=KEY, retries=0)
+        reply = client._call("/completions", {"prompt": [1, 2, 3]})
+        assert reply == {"method": "POST", "body": {"prompt": [1, 2, 3]}, "auth": f"Bearer {KEY}"}
+    finally:
+        server.close()
+
+
+def test_a_status_without_a_body_still_says_what_it_was():
+    server = _Moved(300)  # a 300 is not followed
+    try:
+        with pytest.raises(
+            CocaEvalError, match=r"answered 300 on /completions: Multiple Choices \(no body\)"
+        ):
+            CompletionsClient(server.url, retries=0)._call("/completions", {"prompt": [1]})
+    finally:
+        server.close()
