@@ -173,7 +173,10 @@ def convert_reference(src_dir: str | Path, out_dir: str | Path, variant: str = "
     if model_type not in ("llama", "gpt_neox"):
         raise CocaEvalError(f"{src}: reference CoCA checkpoints are llama or gpt_neox, got {model_type!r}")
     if model_type == "llama" and not any(k.endswith("self_attn.t_proj.weight") for k in _weight_names(src)):
-        raise CocaEvalError(f"{src} is plain LLaMA (no self_attn.t_proj weights); use convert_from_llama")
+        raise CocaEvalError(
+            f"{src} is plain LLaMA (no self_attn.t_proj weights): start CoCA from it with `coca-eval convert "
+            "--from-llama`"
+        )
     return _load_and_save(src, out, _coca_config(source, variant))
 
 

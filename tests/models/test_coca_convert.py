@@ -147,3 +147,10 @@ def test_bad_input_is_a_one_line_error(case, tmp_path, tiny_llama_dir):
         call()
     assert "\n" not in str(error.value) and str(error.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_plain_llama_given_as_a_reference_checkpoint_names_the_option(tiny_llama_dir, tmp_path):
+    """The message names what the user types (``--from-llama``), not a Python function."""
+    with pytest.raises(CocaEvalError, match="coca-eval convert --from-llama") as error:
+        convert_reference(tiny_llama_dir, tmp_path / "out")
+    assert "convert_from_llama" not in str(error.value)
