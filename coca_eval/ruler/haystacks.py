@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import sys
 from collections.abc import Iterator
 from itertools import count
 from pathlib import Path
@@ -53,6 +54,9 @@ class Essay:
             yield pieces.piece(" " + self.sentences[i % len(self.sentences)])
 
 
+BIG_HAYSTACK_BYTES = 100_000_000  # a haystack this large takes long enough to read that the wait is announced
+
+
 @functools.cache
 def load_essay(haystack: str) -> Essay:
     """``books`` (the embedded books in their fixed order) or a text file or directory of ``.txt`` files."""
@@ -64,6 +68,15 @@ def load_essay(haystack: str) -> Essay:
     files = [path] if path.is_file() else sorted(path.rglob("*.txt")) if path.is_dir() else []
     if not path.exists():
         raise CocaEvalError(f"haystack not found: {haystack} (a text file or a directory of .txt files)")
+    size = sum(file.stat().st_size for file in files)
+    if size >= BIG_HAYSTACK_BYTES:  # minutes of reading and splitting: say what the wait is for
+        shown = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
+        files_text = f"{len(files)} file{'s' * (len(files) != 1)}"
+        print(
+            f"coca-eval: reading the haystack {path} ({files_text}, {shown}) and splitting it into sentences",
+            file=sys.stderr,
+            flush=True,
+        )
     texts = []
     for file in files:
         try:

@@ -294,3 +294,22 @@ def test_vts_worked_example_is_followed_by_a_blank_line_as_in_ruler(ruler_tokeni
     text = decoded(tokenizer, sample.ids)
     second = text.index("Memorize and track the chain(s)", text.index("Memorize and track the chain(s)") + 1)
     assert text[second - 2 : second] == "\n\n" and text[second - 3] != "\n"
+
+
+def test_a_big_haystack_says_what_it_is_reading(tmp_path, monkeypatch, capsys):
+    """A haystack of gigabytes takes minutes to read and split: one line says so before the wait
+    (the threshold lowered here so a small file stands for a big one); a small one reads silently."""
+    from coca_eval.ruler import haystacks
+
+    (tmp_path / "big").mkdir()
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / "big" / name).write_text("The ship sailed at dawn. " * 40, encoding="utf-8")
+    haystacks.load_essay(str(tmp_path / "big" / "a.txt"))
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(haystacks, "BIG_HAYSTACK_BYTES", 1000)
+    haystacks.load_essay(str(tmp_path / "big"))
+    err = capsys.readouterr().err
+    expected = (
+        f"coca-eval: reading the haystack {tmp_path / 'big'} (2 files, 0 MB) and splitting it into sentences"
+    )
+    assert err == expected + "\n"
