@@ -165,7 +165,7 @@ class RulerPromptBuilder:
         if len(ids) != length or len(context.ids) != length - fixed:
             raise AssertionError(f"built {len(ids)} tokens for {task.name} at length {length}")
         shared = len(self.head) + (len(prefix) + context.shared if draw.prefix_shared else 0)
-        start = len(self.head) if self.chat else len(self.head) - len(self._bos)
-        span = (start, len(self.head) + len(prefix) + len(context.ids) + len(question))
+        start = len(self.head)  # after BOS and any chat head: the text a text API is sent
+        span = (start, start + len(prefix) + len(context.ids) + len(question))
         detail = {**context.detail, "redraws": attempt} if draw.redraw else context.detail
         return RulerSample(task.name, index, ids, draw.answers, shared, detail, span, answer_prefix)
