@@ -129,3 +129,12 @@ def test_draws_of_documents_without_tokens_have_no_ratio_and_count_as_no_rise(mo
     assert undefined > 10
     assert result.p_value == pytest.approx((1 + undefined) / 501)
     assert math.expm1(0.04) - 1e-12 <= result.low <= result.high <= math.expm1(0.05) + 1e-12
+
+
+def test_a_draw_of_exactly_no_change_counts_as_no_rise():
+    """Ties count toward "no rise" in the bootstrap p-value (the mass at or below zero), as do draws
+    without a ratio: (1 + 3 ties or falls + 1 undefined) / (4 + 1)."""
+    from coca_eval.gate.stats import bootstrap_p
+
+    assert bootstrap_p(np.array([0.0, 0.0, -0.1, 0.2]), 1, 4) == pytest.approx((1 + 3 + 1) / 5)
+    assert bootstrap_p(np.array([0.1, 0.2]), 0, 2) == pytest.approx(1 / 3)

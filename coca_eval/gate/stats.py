@@ -80,10 +80,16 @@ def paired_ppl_ratio(
     drawn_tokens = counts @ tok
     defined = drawn_tokens > 0
     draws = (counts[defined] @ diff) / drawn_tokens[defined]
-    p_boot = (1.0 + np.count_nonzero(draws <= 0.0) + np.count_nonzero(~defined)) / (n_boot + 1.0)
+    p_boot = bootstrap_p(draws, int(np.count_nonzero(~defined)), n_boot)
     low, high = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0])
     p_value = max(float(p_boot), sign_flip_p(diff, n_boot, seed + 1))
     return PairedResult(float(np.expm1(log_ratio)), float(np.expm1(low)), float(np.expm1(high)), p_value)
+
+
+def bootstrap_p(draws: np.ndarray, undefined: int, n_boot: int) -> float:
+    """The bootstrap p-value of "no rise": the resampled mass at or below zero (a draw of exactly no
+    change is no rise, so ties count), with the ``undefined`` draws as no rise, ``(1 + #) / (B + 1)``."""
+    return (1.0 + np.count_nonzero(draws <= 0.0) + undefined) / (n_boot + 1.0)
 
 
 def mcnemar_drop(base_correct: Sequence[bool], cand_correct: Sequence[bool]) -> PairedResult:

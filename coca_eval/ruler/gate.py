@@ -38,6 +38,9 @@ def effective_length_checks(base: Run, cand: Run, options: GateOptions) -> list[
     from coca_eval.ruler.params import RULER_THRESHOLD
 
     threshold = (base.config.get("effective_length") or {}).get("threshold", RULER_THRESHOLD)
+    # The baseline's tasks. Equivalent to each run's own (``None``) whenever the gate gets here: the
+    # protocol check wants equal task lists and the cell pairing equal cells (a candidate lacking a
+    # task's cells is refused, tested), and the average and its bounds do not depend on the tasks' order.
     tasks = (base.config.get("params") or {}).get("tasks") or None
     checks = []
     for label_b, label_c in pair_methods(base, cand):

@@ -114,11 +114,50 @@ def test_under_auto_the_bound_covers_the_true_average_whatever_the_stops():
 
 
 def test_a_sequential_row_reads_its_scores_in_visiting_order():
-    """The bound of a row of stopped cells is the confidence sequences' (wider than Wilson's here)."""
+    """A stopped cell's scores are read in the order its rule visited them, not in index order (a
+    confidence sequence depends on the order), and its bound is the confidence sequences' (wider than
+    Wilson's here)."""
+    from coca_eval.ruler.effective import visited_scores
+
     cells = _cells({1024: [[1.0] * 30, [1.0] * 20 + [0.0] * 10]})
     fixed = length_scores(cells)[0].lower
     for cell in cells:
         cell.detail["sequential"] = {"visited": list(range(cell.n))[::-1]}
+    assert visited_scores(cells[1]) == [0.0] * 10 + [1.0] * 20
     sequential = length_scores(cells)[0]
     assert sequential.average == pytest.approx(100 * 50 / 60)
     assert sequential.lower < fixed
+
+
+def test_one_stopped_cell_makes_the_whole_row_sequential():
+    """Wilson's bound holds only at counts fixed in advance: a row with any cell stopped by a rule is
+    read with the confidence sequences, the fixed cells' scores in index order."""
+    from coca_eval.ruler.effective import lower_bound, sequential_lower_bound
+
+    stopped, fixed = _cell("a", 1024, [1.0] * 12 + [0.0] * 3), _cell("b", 1024, [1.0] * 40)
+    stopped.detail["sequential"] = {"visited": list(range(15))}
+    expected = sequential_lower_bound([[1.0] * 12 + [0.0] * 3, [1.0] * 40])
+    assert lower_bound([stopped, fixed]) == pytest.approx(expected)
+    assert lower_bound([fixed, stopped]) == pytest.approx(
+        sequential_lower_bound([[1.0] * 40, [1.0] * 12 + [0.0] * 3])
+    )
+
+
+def test_the_sequential_bound_splits_its_error_over_the_tasks():
+    """T confidence sequences at level 1 - alpha / T (the union bound): the same scores in eight tasks
+    give a lower bound than in one, each task read at 1 - 0.05 / 8."""
+    from coca_eval.ruler.effective import sequential_lower_bound
+    from coca_eval.sequential import confidence_sequence
+
+    scores = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.5, 1.0] * 5
+    one, eight = sequential_lower_bound([scores]), sequential_lower_bound([scores] * 8)
+    assert eight < one
+    assert one == pytest.approx(100 * float(confidence_sequence(scores, 0.95)[-1, 0]))
+    assert eight == pytest.approx(100 * float(confidence_sequence(scores, 1 - 0.05 / 8)[-1, 0]))
+
+
+def test_a_length_exactly_at_the_threshold_reaches_it():
+    from coca_eval.ruler.effective import LengthScore
+
+    scores = [LengthScore(4096, 85.6, 85.6, 1), LengthScore(8192, 85.5999, 85.5999, 1)]
+    assert effective_length(scores, 85.6) == effective_length(scores, 85.6, bound=True) == 4096

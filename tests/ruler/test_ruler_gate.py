@@ -79,3 +79,14 @@ def test_the_gate_table_names_each_ruler_task(tmp_path):
     cells = [f"ruler {c.dataset} {format_length(c.length)}" for c in base.cells]
     assert sorted(where) == sorted(cells)
     assert len(set(cells)) == len(cells) > 1
+
+
+def test_a_candidate_without_one_tasks_cells_is_refused(tmp_path):
+    """A candidate file lacking a task's cells is refused before any effective length is read (so the
+    baseline's task list and the cells' own give the same lengths: see ``ruler/gate.py``)."""
+    from coca_eval.gate.protocol import IncomparableRuns
+
+    base = _run(tmp_path / "base.json")
+    cand = base.model_copy(update={"cells": [c for c in base.cells if c.dataset != "niah_multikey_2"]})
+    with pytest.raises(IncomparableRuns, match="cells differ for 'zoo'.*niah_multikey_2"):
+        run_gate([(base, cand)], LOOSE)
