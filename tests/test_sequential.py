@@ -3,6 +3,8 @@ the confidence sequence keeps its coverage and the plain Wilson interval does no
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -146,3 +148,47 @@ def test_visiting_order_is_a_seeded_permutation():
     assert order != visiting_order("passkey", 0, 2048, 100)
     # stratified depths: the first rounds reach every depth, not only the shallow ones
     assert np.ptp(order[:10]) > 50
+
+
+def test_the_wealth_process_equals_a_hand_computed_one():
+    """Scores 1, 0, 1 against candidate means 0.5 and 0.9, worked from the paper's formulas step by
+    step (Waudby-Smith & Ramdas 2023, Thm 3): the predictable variance starts at 1/4 and averages the
+    squared deviations from the running mean (itself started at 1/2, both over t + 1), the bet is
+    sqrt(2 log(2 / alpha) / (var t log(1 + t))) truncated at 0.5 / m and 0.5 / (1 - m), the hedged
+    capital is the larger of the two gamblers' halves, and its running maximum is kept."""
+    from coca_eval.sequential import log_capital
+
+    scores, alpha = [1.0, 0.0, 1.0], 0.05
+    variances = [0.25, (0.25 + (1 - 0.75) ** 2) / 2, (0.25 + (1 - 0.75) ** 2 + (0 - 0.5) ** 2) / 3]
+    bets = [
+        math.sqrt(2 * math.log(2 / alpha) / (v * t * math.log(1 + t))) for t, v in enumerate(variances, 1)
+    ]
+    expected = []
+    for m in (0.5, 0.9):
+        up = down = 0.0
+        best, column = -math.inf, []
+        for x, lam in zip(scores, bets, strict=True):
+            up += math.log(1 + min(lam, 0.5 / m) * (x - m))
+            down += math.log(1 - min(lam, 0.5 / (1 - m)) * (x - m))
+            best = max(best, max(up, down) + math.log(0.5))
+            column.append(best)
+        expected.append(column)
+    got = log_capital(np.array(scores), np.array([0.5, 0.9]), 1 - alpha)
+    assert np.allclose(got.T, np.array(expected), rtol=0, atol=1e-12)
+    assert bets[1] == pytest.approx(4.6357, abs=1e-4) and got[1, 1] == pytest.approx(0.25699, abs=1e-5)
+
+
+def test_the_interval_is_widened_by_one_grid_step_on_each_side():
+    from coca_eval.sequential import intervals_from_capital
+
+    means = np.linspace(0.0, 1.0, 11)
+    capital = np.full(11, 10.0)
+    capital[3:7] = 0.0  # means 0.3 .. 0.6 kept
+    assert intervals_from_capital(capital, means, 0.95) == pytest.approx([0.2, 0.7])
+
+
+def test_an_interval_touching_the_threshold_does_not_decide():
+    """``above 0.5`` needs the whole interval above it: a low end exactly at 0.5 is undecided."""
+    rule = StoppingRule(100, threshold=0.5)
+    assert rule.verdict((0.5, 0.9)) is None and rule.verdict((0.1, 0.5)) is None
+    assert rule.verdict((0.5001, 0.9)) == "above 0.5" and rule.verdict((0.1, 0.4999)) == "below 0.5"
