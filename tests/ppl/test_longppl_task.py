@@ -283,3 +283,44 @@ def test_damaged_scores_beside_valid_spans_still_lend_the_spans(tmp_path, tiny_l
     assert [[d["spans"] for d in c.detail["docs"]] for c in second.cells] == [
         [d["spans"] for d in c["detail"]["docs"]] for c in first["cells"]
     ]
+
+
+@pytest.mark.parametrize(("short", "step"), [(4, 2), (4, 3), (5, 1), (8, 8), (3, 10)])
+def test_short_windows_predict_every_token_past_the_short_context_once(short, step):
+    """Each token from ``short`` on is predicted by exactly one short window (whatever the total), and
+    none before it: the windows' predicted ranges tile ``short .. total - 1``."""
+    from coca_eval.ppl.longppl import short_windows
+
+    for total in range(1, 30):
+        predicted = [
+            t
+            for start, end in short_windows(total, KeyTokenRule(short, step))
+            for t in range(start + short, end)
+        ]
+        assert predicted == list(range(short, total)), (total, predicted)
+
+
+class _FixedLosses:
+    """A scoring backend whose every full-context NLL is ``full`` and every short-context one ``short``."""
+
+    def __init__(self, full: float, short: float) -> None:
+        self.full, self.short = full, short
+
+    def score(self, input_ids, first_logit, targets):
+        import torch
+
+        value = self.full if first_logit == 0 else self.short
+        return torch.full(targets.shape, value, dtype=torch.float32)
+
+
+@pytest.mark.parametrize(
+    ("rise", "bound", "keys"), [(0.5, 2.0, False), (0.75, 2.0, True), (0.75, 1.0, False)]
+)
+def test_a_key_token_rises_by_more_than_the_margin_below_the_bound(rise, bound, keys):
+    """The rule is strict on both sides: a rise of exactly the margin (0.5) is not key, nor is a full-
+    context loss of exactly the bound (1.0)."""
+    from coca_eval.ppl.longppl import key_token_positions
+
+    rule = KeyTokenRule(short=4, step=2, bound=bound, margin=0.5)
+    found = key_token_positions(_FixedLosses(1.0, 1.0 + rise), list(range(12)), rule)
+    assert found == (list(range(4, 12)) if keys else [])

@@ -77,3 +77,14 @@ def test_a_run_without_buckets_loads_and_reports_without_the_figure(tmp_path):
     assert position_curve(run.cells[0]) is None
     output = build_report([path], ReportDefinition(), ["md"], tmp_path / "out")
     assert [name for name, _ in output.plots] == ["ppl_vs_length"]
+
+
+def test_a_bucket_is_drawn_at_the_geometric_middle_of_its_contexts():
+    """A prediction at position q had q + 1 tokens of context: the bucket of positions 0 (a 1-token
+    context) is drawn at sqrt(1 x its end), the one from 1024 at sqrt(1025 x its end)."""
+    from coca_eval.ppl.position_plot import PositionCurve
+    from coca_eval.ppl.positions import bucket_end
+
+    curve = PositionCurve(np.array([0, 1024]), np.zeros(2), None, None)
+    expected = [math.sqrt(1 * bucket_end(0)), math.sqrt(1025 * bucket_end(1024))]
+    assert curve.contexts == pytest.approx(expected)

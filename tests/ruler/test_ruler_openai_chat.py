@@ -106,3 +106,21 @@ def test_a_server_rendering_another_prompt_is_one_line(capsys, chat_model, built
 
 def _text(tokenizer, ids) -> str:
     return tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+
+
+def test_a_rendering_of_the_same_length_but_other_tokens_is_refused():
+    """The server's prompt ids are compared token for token, not by count: one token changed in the
+    middle is named by its place."""
+    from coca_eval.backends.openai_chat import check_rendered
+    from coca_eval.backends.openai_replies import ChatCompletion
+    from coca_eval.chat import ChatPrompt
+    from coca_eval.errors import CocaEvalError
+
+    prompt = ChatPrompt("hello", "", (5, 6, 7, 8))
+    same = ChatCompletion(choices=[], prompt_token_ids=[5, 6, 7, 8])
+    check_rendered(same, prompt, "http://server/v1")
+    other = ChatCompletion(choices=[], prompt_token_ids=[5, 6, 9, 8])
+    with pytest.raises(
+        CocaEvalError, match="rendered the chat as 4 tokens, differing from the 4 .* from token 2"
+    ):
+        check_rendered(other, prompt, "http://server/v1")
