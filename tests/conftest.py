@@ -54,7 +54,7 @@ def pytest_terminal_summary(terminalreporter):
     """Counted apart from behaviour tests: CUDA tests run on CPU, and the committed-JSON load checks."""
     for marker, what in (
         ("cpu_dry_run", "gpu tests ran as CPU dry runs (CPU compared with CPU, not CUDA)"),
-        ("committed_data", "passed tests only load committed results files (not behaviour tests)"),
+        ("committed_data", "passed tests only read committed data (not behaviour tests)"),
     ):
         reports = [r for r in terminalreporter.stats.get("passed", []) if marker in r.keywords]
         if reports:

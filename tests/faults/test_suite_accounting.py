@@ -3,8 +3,9 @@ behaviour tests, and the window tests run every case they list.
 
 ``.ci/run`` runs the ``gpu`` tests with ``COCA_EVAL_GPU_DEVICE=cpu`` so they cannot rot between GPU
 runs; there a "CUDA equals CPU" test compares CPU with CPU, so its id must say ``cpu-dry-run`` and it must
-carry the ``cpu_dry_run`` marker the summary counts. The committed-results load checks (one case per
-committed file, a fifth of the suite) carry ``committed_data``, which the summary counts and
+carry the ``cpu_dry_run`` marker the summary counts. The committed-data checks (every committed results
+file loads, one case per file, and the zoo's committed reports still show what the docs quote) carry
+``committed_data``, which the summary counts and
 ``docs/development.md`` explains. Each is checked by running pytest itself, as CI does.
 """
 
@@ -51,7 +52,7 @@ def test_committed_data_is_counted_apart_and_every_window_case_runs():
     run = run_pytest("-q", "-rs", "-k", selected, "tests/test_results.py", "tests/ppl/test_windows.py")
     summary = run.stdout.splitlines()[-1]
     assert run.returncode == 0 and "skipped" not in summary, run.stdout[-3000:] + run.stderr[-2000:]
-    counted = re.search(r"^(\d+) passed tests only load committed results files", run.stdout, re.M)
+    counted = re.search(r"^(\d+) passed tests only read committed data", run.stdout, re.M)
     assert counted and int(counted.group(1)) == len(baselines) >= 2, run.stdout[-3000:]
     development = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
     assert '-m "not slow and not committed_data"' in development and "`cpu_dry_run`" in development

@@ -40,7 +40,13 @@ def test_every_scored_token_has_its_window_position(mode, stride, policy):
     positions = window_positions(plan, 300)
     scored = positions >= 0
     assert scored.sum() == sum(w.n_scored for w in plan)
-    assert positions[scored].max() <= 63 and positions[scored].min() >= 0
+    assert positions[scored].max() <= 63
+    # the document's first token is predicted from BOS (position 0) where a BOS leads, else by nothing
+    assert positions[0] == (-1 if policy == "never" else 0) and positions[1] == (
+        0 if policy == "never" else 1
+    )
+    for window in plan:  # within a window, consecutive tokens at consecutive positions
+        assert np.all(np.diff(positions[window.score_from : window.score_to]) == 1)
     first = plan[0]
     assert positions[first.score_from] == first.first_logit  # the logit that predicts the token
 

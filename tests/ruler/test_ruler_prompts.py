@@ -15,7 +15,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.ruler.params import make_ruler_params
 from coca_eval.ruler.prompts import RulerPromptBuilder
 from coca_eval.ruler.scoring import score_sample
-from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
+from coca_eval.ruler.tasks import NOISE_TEXT, RULER_TASKS, RulerTask
 
 # Both of cwe's settings (below and from 4096 tokens). The zoo's 512-token vocabulary spends about 2.5
 # times the tokens of the real ones on the same text, so its lengths are longer.
@@ -167,10 +167,18 @@ def test_same_seed_same_prompts_other_seeds_and_lengths_differ(ruler_tokenizer):
 def test_noise_haystack_is_shared_before_the_first_needle(ruler_tokenizer):
     tokenizer = ruler_tokenizer("zoo")
     samples = make_builder(tokenizer).build("niah_single_1", 2048, 4, seed=0)
+    noise = set(re.findall(r"[^.]+\.", NOISE_TEXT))
     for sample in samples:
         text = decoded(tokenizer, sample.ids[: sample.shared_prefix])
-        assert "special magic numbers for" not in text and text.count("There and back again.") >= 0
+        haystack = text.split("afterwards.\n", 1)[1]
+        sentences = re.findall(r"[^.]+\.", haystack)  # whole noise sentences, the last maybe cut
+        assert all(s.strip() in {n.strip() for n in noise} for s in sentences[:-1])
+        assert len(sentences) > 5  # the needle sits past the first noise line at these depths
         assert decoded(tokenizer, sample.ids[: sample.shared_prefix + 12]).count("One of the special") == 1
+    by_depth = sorted(samples, key=lambda s: s.detail["depths"][0])
+    assert [s.shared_prefix for s in by_depth] == sorted(s.shared_prefix for s in samples)  # deeper, longer
+    shortest = min(s.shared_prefix for s in samples)
+    assert all(s.ids[:shortest] == samples[0].ids[:shortest] for s in samples)  # one cache serves all
     depths = [s.detail["depths"][0] for s in samples]
     assert all(0 <= d <= 1 for d in depths) and len(set(depths)) == 4
 

@@ -25,9 +25,18 @@ def _run(tmp_path, tasks, lengths="600,900", samples=2, name="run.json", qa_data
     return evaluate("ruler", [method], params, tmp_path / name, Runtime())
 
 
-def test_planted_answers_score_100_and_empty_answers_0(tmp_path, qa_dir):
+def test_planted_answers_score_100_and_empty_answers_0(tmp_path, qa_dir, ruler_tokenizer):
+    """The double answers with the builder's references, so first: each reference is in its prompt (the
+    builder planted what it says it planted), then the run scores them 100 and nothing 0."""
+    from tests.ruler.scripted_backend import PLANTED
+
     tasks = RULER_TASKS.names()
     run = _run(tmp_path, tasks, lengths="1500,2048", qa_data=str(qa_dir))  # cwe's list needs > 1k zoo tokens
+    tokenizer = ruler_tokenizer("zoo")
+    assert len(PLANTED) == 2 * 2 * len(tasks)
+    for ids, answers in PLANTED.items():
+        text = tokenizer.decode(list(ids), skip_special_tokens=True)
+        assert answers and all(a.lower() in text.lower() for a in answers), answers  # as scored
     assert {c.dataset for c in run.cells} == set(tasks)
     assert len(run.cells) == 2 * len(tasks)
     assert all(c.status == "ok" and c.value == 100.0 and c.n == 2 for c in run.cells), [

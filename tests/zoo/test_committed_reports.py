@@ -16,6 +16,8 @@ import pytest
 
 from coca_eval.results import Cell, load_run, read_results_text
 
+pytestmark = pytest.mark.committed_data  # every test here reads committed runs and reports, no model
+
 ZOO = Path(__file__).resolve().parents[2] / "reports" / "zoo"
 RUNS = ZOO / "runs"
 # The curated runs behind the zoo's tables and claims (reports/zoo/README.md). Every passkey run reads
