@@ -7,6 +7,7 @@ carry independent noise; regressions are planted on top (5 % PPL on every docume
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -111,3 +112,35 @@ def test_planted_rise_is_measured():
     rises = [v.result.effect for v in result.cells if v.pair.base.task == "ppl"]
     assert rises == pytest.approx([0.05] * 3, abs=1e-9)
     assert all(v.verdict == "regression" for v in result.cells if v.pair.base.task == "ppl")
+
+
+def _bootstrap_alarms(docs: int, trials: int = 600) -> tuple[float, float]:
+    """False-alarm rates at alpha 5 % of the percentile bootstrap alone and of the gate's p-value (the
+    larger of it and the sign-flip p) on pairs of one model's runs over ``docs`` documents."""
+    from coca_eval.gate.stats import bootstrap_p, paired_ppl_ratio
+    from coca_eval.intervals import resample_counts
+
+    rng = np.random.default_rng(0)
+    alarms = gate = 0
+    for k in range(trials):
+        tokens = rng.integers(1500, 4000, docs).astype(float)
+        spread = 0.02 * rng.uniform(0.5, 2.0, docs)
+        diff = spread * rng.standard_normal(docs) * tokens  # the NLL sums' differences
+        counts = resample_counts(docs, 500, k)
+        alarms += bootstrap_p((counts @ diff) / (counts @ tokens), 0, 500) <= 0.05
+        gate += paired_ppl_ratio(np.zeros(docs), diff, tokens, 0.05, 500, k).p_value <= 0.05
+    return alarms / trials, gate / trials
+
+
+def test_the_bootstrap_alone_is_optimistic_with_few_documents_and_the_gate_is_not():
+    """The false-alarm rates docs/ci-gate.md quotes for the percentile bootstrap at 4 and 8 documents,
+    and the gate's own rate within alpha at both."""
+    from pathlib import Path
+
+    page = " ".join((Path(__file__).parents[1] / "docs" / "ci-gate.md").read_text().split())
+    quoted = re.search(r"false alarms at (\d+) % with 4 documents and (\d+) % with 8", page)
+    assert quoted, "the page no longer quotes the rates"
+    for docs, percent in zip((4, 8), quoted.groups(), strict=True):
+        bootstrap, gate = _bootstrap_alarms(docs)
+        assert abs(100 * bootstrap - int(percent)) <= 2.5, (docs, bootstrap)
+        assert bootstrap > 0.05 + 0.02 and gate <= 0.05 + 0.02, (docs, bootstrap, gate)

@@ -39,7 +39,8 @@ def draw_cwe(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> D
     shot = rng.sample(pool, shot_words)
     shot_list = _example_list(shot, task.common_words, shot_repeats, shot_once, rng)
     answer = " " + numbered(shot[: task.common_words])
-    lead = task.template.format(context=numbered(shot_list), query="") + task.answer_prefix + answer + "\n"
+    example = task.template.format(context=numbered(shot_list), query="")
+    lead = example + task.answer_prefix + answer + "\n"  # without a chat template; see Draw.example
     order = rng.sample(pool, len(pool))
     common = order[: task.common_words]
     fill_rng = random.Random(rng.getrandbits(64))
@@ -70,7 +71,7 @@ def draw_cwe(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> D
         detail = {"haystack": "words", "distinct_words": n, "repeats": [repeats, once]}
         return Context(ids[:budget], 0, detail)
 
-    return Draw({"query": ""}, tuple(common), fill, lead=lead, prefix_shared=False)
+    return Draw({"query": ""}, tuple(common), fill, lead=lead, example=(example, answer), prefix_shared=False)
 
 
 def _word(order: list[str], i: int, rng: random.Random) -> str:

@@ -57,6 +57,9 @@ class Draw:
     """One sample's random content.
 
     ``lead`` goes before the task's template (vt's and cwe's worked example, as RULER puts it);
+    ``example`` is cwe's worked example as ``(user message, answer after the answer prefix)``: with a
+    chat template RULER frames it as a turn of its own, answered, before the task's turn (vt's example
+    stays raw text inside the task's turn, as RULER leaves it);
     ``prefix_shared`` says whether the text before the context is the same for every sample; ``redraw``
     that another draw may fit where this one does not (the builder then draws again).
     """
@@ -65,5 +68,6 @@ class Draw:
     answers: tuple[str, ...]
     fill: Callable[[int], Context]
     lead: str = ""
+    example: tuple[str, str] | None = None
     prefix_shared: bool = True
     redraw: bool = False

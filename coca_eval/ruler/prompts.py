@@ -82,7 +82,7 @@ class RulerPromptBuilder:
         haystack: str = BOOKS,
         qa_data: str | None = None,
     ) -> None:
-        self.encode, self.chat = encode, chat
+        self.encode, self.chat, self.bos_id = encode, chat, bos_id
         self.pieces = Pieces(encode)
         head = list(chat.head) if chat else []
         self._bos = [bos_id] if bos_id is not None and head[:1] != [bos_id] else []
@@ -141,10 +141,27 @@ class RulerPromptBuilder:
                     ) from None
         raise AssertionError("unreachable")
 
+    def _framed_example(self, draw: Draw) -> bool:
+        return self.chat is not None and draw.example is not None
+
+    def _lead(self, task: RulerTask, draw: Draw) -> list[int]:
+        """cwe's worked example with a chat template, as RULER's ``common_words_extraction.py`` (c3f5e3b,
+        l. 116-129) writes it: the whole framed prompt of the example with its answer, a newline, then
+        the task's frame opens again (its head without a second BOS). The frame's first head is the
+        prompt's own; without a chat template (or for vt) the example is the raw ``draw.lead``."""
+        if not self._framed_example(draw):
+            return []
+        user, answer = draw.example
+        head = self.chat.head[1:] if self.chat.head[:1] == [self.bos_id] else self.chat.head
+        opener = task.answer_prefix.lstrip() + answer + "\n"  # the assistant turn opens with the prefix
+        return self.encode(user) + list(self.chat.tail) + self.encode(opener) + list(head)
+
     def _assemble(self, task: RulerTask, draw: Draw, length: int, index: int, attempt: int) -> RulerSample:
         before, after = task.wording(task.template).split("{context}")
         # a space before the context belongs to the context's first piece (fwe's words carry their own)
-        prefix = self.encode(draw.lead + before.format(**draw.fields).rstrip(" "))
+        prefix = self._lead(task, draw) + self.encode(
+            ("" if self._framed_example(draw) else draw.lead) + before.format(**draw.fields).rstrip(" ")
+        )
         answer_prefix = task.wording(task.answer_prefix).format(**draw.fields)
         if self.chat is None:
             question = self.pieces.fresh(after.format(**draw.fields) + answer_prefix)

@@ -59,3 +59,9 @@ def test_the_plugin_example_installs_and_runs(tmp_path: Path):
     assert "echo" in run(sys.executable, "-m", "coca_eval", "tasks").stdout
     run(sys.executable, "-m", "coca_eval", "report", "runs/echo.json", "--format", "md", "--out", "report")
     assert "Tokens per character" in (tmp_path / "report" / "report.md").read_text()
+    # the spec's check(params, methods) hook, as the page writes it, refuses before anything runs
+    refused = subprocess.run(
+        [sys.executable, "-c", usage.body.replace("[8, 16]", "[0, 8]")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert refused.returncode != 0 and "echo needs positive lengths (got 0)" in refused.stderr

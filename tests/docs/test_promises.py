@@ -220,3 +220,32 @@ def test_the_ruler_page_says_when_far_cells_stop():
     text = page("docs/ruler.md")
     assert f"A cell that never retrieves stops after {never} samples" in text
     assert f"one that always does needs {always} to clear 85.6" in text
+
+
+def test_the_ppl_page_says_what_bos_first_does_without_a_bos_token():
+    """lm-eval's prefix token falls back to EOS for a tokenizer without BOS; `--bos first` refuses such
+    a tokenizer instead, and the page says so rather than claiming lm-eval's convention exactly."""
+    from types import SimpleNamespace
+
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.ppl.task import resolve_bos
+
+    text = " ".join(page("docs/ppl.md").split())
+    assert "`--bos first` refuses such a tokenizer in one line" in text and "exactly lm-eval" not in text
+    with pytest.raises(CocaEvalError, match="--bos first needs a BOS token, and this tokenizer has none"):
+        resolve_bos("first", SimpleNamespace(bos_token_id=None, adds_bos=False))
+    assert resolve_bos("first", SimpleNamespace(bos_token_id=1, adds_bos=False)) == "first"
+
+
+def test_the_docs_lists_name_every_page():
+    """The home page's table, the README's documentation list and the site's navigation each link
+    every page of docs/ (RULER, the measurements and sequential sampling were once missing)."""
+    import yaml
+
+    names = sorted(p.name for p in (ROOT / "docs").glob("*.md") if p.name != "index.md")
+    index, readme = page("docs/index.md"), page("README.md")
+    nav = json.dumps(yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"])
+    for name in names:
+        assert f"]({name})" in index, f"docs/index.md does not link {name}"
+        assert f"](docs/{name})" in readme, f"the README's documentation list does not link {name}"
+        assert f'"{name}"' in nav, f"mkdocs.yml's nav does not list {name}"

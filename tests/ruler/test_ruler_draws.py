@@ -154,3 +154,43 @@ def test_the_text_span_is_the_prompt_after_bos(ruler_tokenizer, chat_templates, 
     start, end = sample.text_span
     assert sample.ids[0] == bos and sample.ids[:start] == builder.head and end <= len(sample.ids)
     assert start >= 1 and bos not in sample.ids[start:end]
+
+
+def _find(ids: list[int], part: list[int], start: int = 0) -> int:
+    return next(i for i in range(start, len(ids) - len(part) + 1) if ids[i : i + len(part)] == part)
+
+
+def test_cwe_frames_its_worked_example_as_a_turn_of_its_own_with_a_chat_template(
+    ruler_tokenizer, chat_templates
+):
+    """RULER (common_words_extraction.py at c3f5e3b) formats cwe's example with the whole chat-wrapped
+    template plus its answer, then a newline and the task's framed prompt: the frame's tail comes twice,
+    the example's answer after the first, the frame's head (without a second BOS) again after it."""
+    from coca_eval.chat import chat_frame
+    from coca_eval.ruler.prompts import RulerPromptBuilder
+    from tests.ruler.test_ruler_prompts import encoder
+
+    tokenizer = ruler_tokenizer("zoo")
+    frame = chat_frame(str(chat_templates["simple"]), tokenizer)
+    bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else 0
+    builder = RulerPromptBuilder(encoder(tokenizer), bos, frame)
+    (sample,) = builder.build("cwe", 3000, 1, seed=0)
+    ids = sample.ids
+    head = frame.head[1:] if frame.head[:1] == [bos] else frame.head
+    first_tail = _find(ids, frame.tail)
+    second_head = _find(ids, head, first_tail)
+    second_tail = _find(ids, frame.tail, second_head)
+    assert ids.count(bos) == 1 and len(ids) == 3000
+    example_answer = decoded(tokenizer, ids[first_tail + len(frame.tail) : second_head])
+    assert re.fullmatch(
+        r"Answer: The top 10 words that appear most often in the list are: (\d+\. \S+ ?){10}\n",
+        example_answer,
+    )
+    example_user = decoded(tokenizer, ids[len(builder.head) : first_tail])
+    assert example_user.startswith("Below is a numbered list of words.") and example_user.endswith(
+        "in the above list?"
+    )
+    task_user = decoded(tokenizer, ids[second_head + len(head) : second_tail])
+    assert task_user.startswith("Below is a numbered list of words.") and "Answer:" not in task_user
+    plain = RulerPromptBuilder(encoder(tokenizer), bos, None).build("cwe", 3000, 1, seed=0)[0]
+    assert plain.answers == sample.answers and decoded(tokenizer, plain.ids).count("Answer: The top 10") == 2

@@ -31,6 +31,7 @@ def test_planted_answers_score_100_and_empty_answers_0(tmp_path, qa_dir, ruler_t
     from tests.ruler.scripted_backend import PLANTED
 
     tasks = RULER_TASKS.names()
+    PLANTED.clear()  # what earlier tests planted
     run = _run(tmp_path, tasks, lengths="1500,2048", qa_data=str(qa_dir))  # cwe's list needs > 1k zoo tokens
     tokenizer = ruler_tokenizer("zoo")
     assert len(PLANTED) == 2 * 2 * len(tasks)
