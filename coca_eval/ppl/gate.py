@@ -22,18 +22,23 @@ def paired_test(pair: CellPair, options: GateOptions, seed: int) -> tuple[int, P
     docs_c = {d.doc_id: d for d in doc_parts(pair.cand)}
     if not docs_b or not docs_c:
         return "no per-document NLL in the run"
-    ids = list(docs_b)
-    if len(ids) < 2:
+    if len(docs_b) < 2:
         return "one document, so no paired test is possible"
-    result = paired_ppl_ratio(
-        [docs_b[i].nll_sum for i in ids],
-        [docs_c[i].nll_sum for i in ids],
-        [docs_b[i].tokens for i in ids],
-        options.alpha,
-        options.n_boot,
-        seed,
-    )
-    return len(ids), result
+    base = {i: (d.nll_sum, d.tokens) for i, d in docs_b.items()}
+    return len(docs_b), document_rise(base, {i: d.nll_sum for i, d in docs_c.items()}, options, seed)
+
+
+def document_rise(
+    base: dict[str, tuple[float, int]], cand: dict[str, float], options: GateOptions, seed: int
+) -> PairedResult:
+    """The paired perplexity rise over the baseline's documents: ``base`` maps each to its NLL sum and
+    scored-token count, ``cand`` to the candidate's NLL sum on the same tokens (ppl's every token,
+    LongPPL's key tokens: the one test both gates share)."""
+    ids = list(base)
+    return paired_ppl_ratio(
+        [base[i][0] for i in ids], [cand[i] for i in ids], [base[i][1] for i in ids],
+        options.alpha, options.n_boot, seed,
+    )  # fmt: skip
 
 
 def past_position_runs(base: Run, cand: Run, start: int | None) -> tuple[Run, Run]:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coca_eval.gate.options import GateOptions
-from coca_eval.gate.stats import PairedResult, paired_ppl_ratio
+from coca_eval.gate.stats import PairedResult
+from coca_eval.ppl.gate import document_rise
 from coca_eval.ppl.longppl_records import judged_by_itself, longppl_parts
 from coca_eval.results import Cell, CellPair
 
@@ -74,15 +75,8 @@ def paired_test(pair: CellPair, options: GateOptions, seed: int) -> tuple[int, P
     holding = sum(1 for i in ids if docs_b[i].key_tokens)
     if holding < 2:
         return f"{holding} document(s) with key tokens, so no paired test is possible"
-    result = paired_ppl_ratio(
-        [docs_b[i].key_nll_sum for i in ids],
-        [docs_c[i].key_nll_sum for i in ids],
-        [docs_b[i].key_tokens for i in ids],
-        options.alpha,
-        options.n_boot,
-        seed,
-    )
-    return holding, result
+    base = {i: (docs_b[i].key_nll_sum, docs_b[i].key_tokens) for i in ids}
+    return holding, document_rise(base, {i: docs_c[i].key_nll_sum for i in ids}, options, seed)
 
 
 def notes(pairs: Sequence[CellPair]) -> list[str]:
