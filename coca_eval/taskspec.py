@@ -157,7 +157,7 @@ TASKS = Registry[TaskSpec](
     "task",
     builtins=(
         "coca_eval.ppl.spec",
-        "coca_eval.ppl.longppl_spec",
+        "coca_eval.ppl.longppl.spec",
         "coca_eval.passkey.spec",
         "coca_eval.ruler.spec",
         "coca_eval.opencompass.spec",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from coca_eval.ppl.longppl_task import combine_longppl_cell
+from coca_eval.ppl.longppl.task import combine_longppl_cell
 from coca_eval.results import Cell, Run
 
 PARAMS = {"dataset": "books", "num_docs": 12, "doc_tokens": 128, "lengths": [96], "mode": "truncated",

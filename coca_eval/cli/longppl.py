@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from coca_eval.ppl.longppl_params import METRICS
+from coca_eval.ppl.longppl.params import METRICS
 
 if TYPE_CHECKING:
     from coca_eval.cli.evaluation import MethodOptions
@@ -85,7 +85,7 @@ def run_longppl(
     from coca_eval.cli.preset_options import value_origins
     from coca_eval.data.sampling import TooFewDocuments
     from coca_eval.errors import CocaEvalError
-    from coca_eval.ppl.longppl_params import longppl_values, make_longppl_params
+    from coca_eval.ppl.longppl.params import longppl_values, make_longppl_params
 
     params = make_longppl_params({**longppl_values(values, overrides), **longppl})
     origins = value_origins(preset, "ppl", overrides)

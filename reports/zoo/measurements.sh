@@ -37,7 +37,7 @@ step_longppl() {
 step_report() {
   coca-eval report "$OUT/table1_positions_ppl.json" "$OUT/table1_longppl.json.gz" --intervals --format md \
     --out reports/zoo/measurements
-  python -m coca_eval.ppl.longppl_compare "$OUT/table1_longppl.json.gz" \
+  python -m coca_eval.ppl.longppl.compare "$OUT/table1_longppl.json.gz" \
     --regenerate "bash reports/zoo/measurements.sh report" > reports/zoo/longppl.md
   mkdir -p docs/figures
   cp reports/zoo/measurements/plots/loss_vs_position_16384.png docs/figures/zoo_loss_by_position_16k.png

@@ -18,7 +18,7 @@ from tiny_models import make_tiny_llama
 
 from coca_eval.api import Runtime, evaluate
 from coca_eval.methods import make_method
-from coca_eval.ppl.longppl_params import make_longppl_params
+from coca_eval.ppl.longppl.params import make_longppl_params
 
 RULE = {"short": 24, "step": 10, "bound": 5.6, "margin": 0.02}  # below log(320) = 5.77, a uniform loss
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from coca_eval.intervals import ppl_interval
-from coca_eval.ppl.longppl_compare import compare_rows, markdown
+from coca_eval.ppl.longppl.compare import compare_rows, markdown
 from coca_eval.results import Cell, Run, save_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +81,7 @@ def test_the_page_names_the_key_tokens_and_the_evaluators_bias(tmp_path):
 
 def test_a_file_without_a_longppl_cell_is_one_line_exit_2(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "coca_eval.ppl.longppl_compare", str(_ppl_run(tmp_path / "p.json"))],
+        [sys.executable, "-m", "coca_eval.ppl.longppl.compare", str(_ppl_run(tmp_path / "p.json"))],
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 2 and done.stdout == ""

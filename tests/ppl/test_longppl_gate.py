@@ -13,7 +13,7 @@ from longppl_runs import longppl_cell, longppl_run
 from coca_eval.errors import CocaEvalError
 from coca_eval.gate import GateOptions, IncomparableRuns, run_gate
 from coca_eval.gate.stats import paired_ppl_ratio
-from coca_eval.ppl.longppl_records import SELF_JUDGED
+from coca_eval.ppl.longppl.records import SELF_JUDGED
 from coca_eval.results import save_run
 from coca_eval.taskspec import load_checked_run
 

@@ -20,7 +20,7 @@ import torch
 from tiny_models import make_sentencepiece_like_tokenizer, sharpen_attention, tiny_corpus_text
 
 from coca_eval.backends.hf import HFBackend
-from coca_eval.ppl.longppl import KeyTokenRule, find_key_spans, longppl, score_on_spans
+from coca_eval.ppl.longppl.keys import KeyTokenRule, find_key_spans, longppl, score_on_spans
 
 SITE = os.environ.get("COCA_EVAL_LONGPPL_SITE", "/tmp/lpsite")
 

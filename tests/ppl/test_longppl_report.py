@@ -10,7 +10,7 @@ import pytest
 from longppl_runs import longppl_cell, longppl_run
 
 from coca_eval.intervals import ppl_interval
-from coca_eval.ppl.longppl_report import interval, protocol_line, units
+from coca_eval.ppl.longppl.report import interval, protocol_line, units
 from coca_eval.report.intervals import cell_interval, entry_text
 
 KEY_NLL = np.array([1.1, 1.8, 1.4, 1.6, 1.2, 1.7])

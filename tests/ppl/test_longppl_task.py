@@ -23,9 +23,9 @@ from coca_eval.distributed.partition import Partition
 from coca_eval.distributed.share import WHOLE, ShardShare
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import make_method
-from coca_eval.ppl.longppl import KeyTokenRule, find_key_spans, score_on_spans, tokenize_with_offsets
-from coca_eval.ppl.longppl_params import make_longppl_params
-from coca_eval.ppl.longppl_task import combine_longppl_cell
+from coca_eval.ppl.longppl.keys import KeyTokenRule, find_key_spans, score_on_spans, tokenize_with_offsets
+from coca_eval.ppl.longppl.params import make_longppl_params
+from coca_eval.ppl.longppl.task import combine_longppl_cell
 from coca_eval.results import load_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -257,7 +257,7 @@ def _key_file(tmp_path, tiny_llama_dir, corpus_file) -> Path:
 def test_a_damaged_key_tokens_file_is_one_line_naming_it(
     tmp_path, tiny_llama_dir, corpus_file, damage, message
 ):
-    from coca_eval.ppl.longppl_task import stored_key_spans
+    from coca_eval.ppl.longppl.task import stored_key_spans
 
     path = _key_file(tmp_path, tiny_llama_dir, corpus_file)
     raw = json.loads(path.read_text())
@@ -289,7 +289,7 @@ def test_damaged_scores_beside_valid_spans_still_lend_the_spans(tmp_path, tiny_l
 def test_short_windows_predict_every_token_past_the_short_context_once(short, step):
     """Each token from ``short`` on is predicted by exactly one short window (whatever the total), and
     none before it: the windows' predicted ranges tile ``short .. total - 1``."""
-    from coca_eval.ppl.longppl import short_windows
+    from coca_eval.ppl.longppl.keys import short_windows
 
     for total in range(1, 30):
         predicted = [
@@ -319,7 +319,7 @@ class _FixedLosses:
 def test_a_key_token_rises_by_more_than_the_margin_below_the_bound(rise, bound, keys):
     """The rule is strict on both sides: a rise of exactly the margin (0.5) is not key, nor is a full-
     context loss of exactly the bound (1.0)."""
-    from coca_eval.ppl.longppl import key_token_positions
+    from coca_eval.ppl.longppl.keys import key_token_positions
 
     rule = KeyTokenRule(short=4, step=2, bound=bound, margin=0.5)
     found = key_token_positions(_FixedLosses(1.0, 1.0 + rise), list(range(12)), rule)

@@ -10,8 +10,8 @@ from test_gate_cli import invoke
 
 from coca_eval.api import Runtime, evaluate
 from coca_eval.methods import make_method
-from coca_eval.ppl.longppl_params import make_longppl_params
-from coca_eval.ppl.longppl_report import interval
+from coca_eval.ppl.longppl.params import make_longppl_params
+from coca_eval.ppl.longppl.report import interval
 from coca_eval.results import load_run
 
 

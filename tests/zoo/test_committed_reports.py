@@ -324,7 +324,7 @@ def test_every_longppl_row_is_scored_on_one_key_token_set():
 
 
 def test_the_committed_longppl_table_is_a_fresh_render():
-    from coca_eval.ppl.longppl_compare import markdown
+    from coca_eval.ppl.longppl.compare import markdown
 
     script = "bash reports/zoo/measurements.sh report"
     assert (ZOO / "longppl.md").read_text() == markdown(RUNS / "table1_longppl.json.gz", [], script)

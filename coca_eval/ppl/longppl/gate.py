@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from coca_eval.gate.options import GateOptions
 from coca_eval.gate.stats import PairedResult
 from coca_eval.ppl.gate import document_rise
-from coca_eval.ppl.longppl_records import judged_by_itself, longppl_parts
+from coca_eval.ppl.longppl.records import judged_by_itself, longppl_parts
 from coca_eval.results import Cell, CellPair
 
 SAME_SET_HINT = (

@@ -30,7 +30,7 @@ class LongPplParams(PplParams):
     key_tokens: str | None = None
 
     def rule(self):
-        from coca_eval.ppl.longppl import KeyTokenRule
+        from coca_eval.ppl.longppl.keys import KeyTokenRule
 
         return KeyTokenRule(self.short, self.step, self.bound, self.margin)
 

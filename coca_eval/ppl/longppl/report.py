@@ -12,7 +12,7 @@ from pathlib import Path
 
 from coca_eval.intervals import ppl_interval
 from coca_eval.lengths import format_length
-from coca_eval.ppl.longppl_records import longppl_parts
+from coca_eval.ppl.longppl.records import longppl_parts
 from coca_eval.results import Cell, Run
 
 

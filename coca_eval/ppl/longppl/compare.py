@@ -1,7 +1,7 @@
 """LongPPL beside perplexity, one row per method: the comparison Fang et al. draw, where a model whose
 perplexity looks fine can still fail on the few tokens that need long context.
 
-    python -m coca_eval.ppl.longppl_compare LONGPPL_RUN [PPL_RUN ...] [--regenerate CMD] > table.md
+    python -m coca_eval.ppl.longppl.compare LONGPPL_RUN [PPL_RUN ...] [--regenerate CMD] > table.md
 
 Each row is a method of the longppl run at its length: the perplexity of every token of the same read
 (the longppl cell records it), LongPPL with a 95 % bootstrap interval over documents (resampling whole
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.lengths import format_length
-from coca_eval.ppl.longppl_report import interval as longppl_interval
+from coca_eval.ppl.longppl.report import interval as longppl_interval
 from coca_eval.results import Cell, Run
 from coca_eval.taskspec import load_checked_run
 

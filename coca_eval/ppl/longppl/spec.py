@@ -10,7 +10,7 @@ from coca_eval.taskspec import EffectKind, GateHooks, ReportHooks, TaskSpec, reg
 
 # The run parameters that only decide which tokens are key: two runs may differ in them when their
 # key tokens agree (the candidate scored with --key-tokens on the baseline's file), which the gate
-# checks document by document (coca_eval.ppl.longppl_gate).
+# checks document by document (coca_eval.ppl.longppl.gate).
 KEY_SOURCE_PARAMS = ("evaluator_model", "key_tokens", "short", "step", "bound", "margin")
 
 register_task(
@@ -20,34 +20,34 @@ register_task(
         metric="longppl",
         lower_is_better=True,
         description="LongPPL: perplexity on the key tokens that need long context (ppl --metric longppl).",
-        make_params=lazy("coca_eval.ppl.longppl_params:make_longppl_params"),
-        make_runner=lazy("coca_eval.ppl.longppl_task:LongPplTask"),
+        make_params=lazy("coca_eval.ppl.longppl.params:make_longppl_params"),
+        make_runner=lazy("coca_eval.ppl.longppl.task:LongPplTask"),
         finish=lazy("coca_eval.ppl.task:record_documents"),
-        check=lazy("coca_eval.ppl.longppl_task:check_longppl"),
-        combine=lazy("coca_eval.ppl.longppl_task:combine_longppl_cell"),
+        check=lazy("coca_eval.ppl.longppl.task:check_longppl"),
+        combine=lazy("coca_eval.ppl.longppl.task:combine_longppl_cell"),
         report=ReportHooks(
             table_title="LongPPL (key-token perplexity) by evaluation length",
-            protocol=lazy("coca_eval.ppl.longppl_report:protocol_line"),
-            interval=lazy("coca_eval.ppl.longppl_report:interval"),
+            protocol=lazy("coca_eval.ppl.longppl.report:protocol_line"),
+            interval=lazy("coca_eval.ppl.longppl.report:interval"),
             interval_note="Brackets (LongPPL): 95 % bootstrap interval, resampling documents with their "
             "key-token NLL sums and counts; none where fewer than two documents hold a key token.",
-            units=lazy("coca_eval.ppl.longppl_report:units"),
+            units=lazy("coca_eval.ppl.longppl.report:units"),
             units_note="documents for LongPPL",
         ),
         gate=GateHooks(
-            test=lazy("coca_eval.ppl.longppl_gate:paired_test"),
+            test=lazy("coca_eval.ppl.longppl.gate:paired_test"),
             tolerance=lambda options: options.max_ppl_rise,
             effect=EffectKind("longppl_ratio_minus_1", sign=1, percent=True),
             protocol_keys=("mode", "bos", "doc_tokens"),
-            units=lazy("coca_eval.ppl.longppl_gate:unit_ids"),
+            units=lazy("coca_eval.ppl.longppl.gate:unit_ids"),
             units_name="documents with key tokens",
             units_differ="documents or their key tokens",
             min_p_value=lambda documents: 2.0**-documents,  # the exact sign-flip test's floor
             change_name="LongPPL change",
             more_units_hint="--num-docs",
             unit_params=KEY_SOURCE_PARAMS,
-            units_mismatch=lazy("coca_eval.ppl.longppl_gate:key_sets_differ"),
-            notes=lazy("coca_eval.ppl.longppl_gate:notes"),
+            units_mismatch=lazy("coca_eval.ppl.longppl.gate:key_sets_differ"),
+            notes=lazy("coca_eval.ppl.longppl.gate:notes"),
         ),
     )
 )

@@ -1,4 +1,4 @@
-"""The ``longppl`` cells of ``coca-eval ppl --metric longppl`` (see :mod:`coca_eval.ppl.longppl`).
+"""The ``longppl`` cells of ``coca-eval ppl --metric longppl`` (see :mod:`coca_eval.ppl.longppl.keys`).
 
 A cell at length L reads each sampled document's first L tokens as one text (a BOS, where the policy
 puts one, comes in front: the text, which the key spans are offsets into, does not depend on it). The key
@@ -24,9 +24,9 @@ from pydantic import ValidationError
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
-from coca_eval.ppl.longppl import Span, find_key_spans, score_on_spans, tokenize_with_offsets
-from coca_eval.ppl.longppl_params import LongPplParams
-from coca_eval.ppl.longppl_records import SELF_JUDGED, KeySpans, LongPplPart
+from coca_eval.ppl.longppl.keys import Span, find_key_spans, score_on_spans, tokenize_with_offsets
+from coca_eval.ppl.longppl.params import LongPplParams
+from coca_eval.ppl.longppl.records import SELF_JUDGED, KeySpans, LongPplPart
 from coca_eval.ppl.records import exp_or_inf
 from coca_eval.ppl.task import DOCUMENT_HASHES, PplTask, _ids_hash, resolve_bos, typed_parts
 from coca_eval.results import Cell
