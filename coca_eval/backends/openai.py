@@ -126,7 +126,8 @@ class OpenAIBackend(TokenizerMixin):
         for rows, choices in self.pool.map(send, len(prompts), BATCH):
             for i, (choice, url) in zip(rows, choices, strict=True):
                 answer = stop.cut(self._ids_of(choice, url), eos, self.decode)
-                _check_answer_logprobs(choice, len(answer), url)
+                _check_answer_logprobs((choice.logprobs.token_logprobs if choice.logprobs else None) or [],
+                                       len(answer), url)  # fmt: skip
                 on_done(i, answer)
         return False
 
@@ -157,7 +158,9 @@ class OpenAIBackend(TokenizerMixin):
                     tokens = _in_vocabulary(list(choice.token_ids), len(self.tokenizer), url)
                 else:
                     tokens = self.encode(choice.message.content or "")
-                on_done(i, stop.cut(tokens, eos, self.decode))
+                answer = stop.cut(tokens, eos, self.decode)
+                _check_answer_logprobs(choice.answer_logprobs(), len(answer), url)  # as completions do
+                on_done(i, answer)
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
         """NLL of ``targets`` (b, s) from the echoed log-probs of prompts that hold every target (see
@@ -189,11 +192,10 @@ def _in_vocabulary(ids: list[int], vocabulary: int, server: str) -> list[int]:
     return ids
 
 
-def _check_answer_logprobs(choice: Choice, kept: int, server: str) -> None:
+def _check_answer_logprobs(logprobs: Sequence[float | None], kept: int, server: str) -> None:
     """Raise :class:`~coca_eval.errors.NonFiniteOutput` when one of the ``kept`` answer tokens came with
-    a non-finite log-prob: the model answered from non-finite logits. Servers that send no per-token
-    log-probs are taken as they answer."""
-    logprobs = (choice.logprobs.token_logprobs if choice.logprobs else None) or []
+    a non-finite log-prob (completions' ``token_logprobs``, chat's ``logprobs.content``): the model
+    answered from non-finite logits. Servers that send no per-token log-probs are taken as they answer."""
     for step, value in enumerate(logprobs[:kept]):
         if value is not None and not math.isfinite(value):
             raise NonFiniteOutput(f"server {server}: answer token {step + 1} has log-prob {value}")

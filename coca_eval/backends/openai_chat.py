@@ -32,6 +32,7 @@ def chat_payload(model: str, prompt: ChatPrompt, max_tokens: int) -> dict:
         "messages": messages,
         "max_tokens": max_tokens,
         "temperature": 0,
+        "logprobs": True,  # the answer tokens' log-probs: a non-finite one fails the sample
         "add_generation_prompt": not prompt.prefill,
         "continue_final_message": bool(prompt.prefill),
         "return_token_ids": True,

@@ -47,10 +47,22 @@ class ChatMessage(BaseModel):
     content: str | None = None
 
 
+class ChatTokenLogprob(BaseModel):
+    logprob: float | None = None
+
+
+class ChatLogprobs(BaseModel):
+    content: list[ChatTokenLogprob] | None = None  # one per answer token, with ``logprobs: true``
+
+
 class ChatChoice(BaseModel):
     index: int
     message: ChatMessage
     token_ids: list[int] | None = None  # vLLM's return_token_ids
+    logprobs: ChatLogprobs | None = None
+
+    def answer_logprobs(self) -> list[float | None]:
+        return [entry.logprob for entry in (self.logprobs.content or [])] if self.logprobs else []
 
 
 class Usage(BaseModel):

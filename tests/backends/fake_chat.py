@@ -4,7 +4,8 @@ Each ``/v1/chat/completions`` request's messages go through the tokenizer's chat
 ``add_generation_prompt`` and ``continue_final_message`` as the request says) and are tokenised
 without special tokens added, as ``vllm serve`` does; ``answer(prompt_ids)`` gives the reply's text.
 The reply carries ``usage.prompt_tokens`` and, when ``report_ids``, the prompt's ids (vLLM's
-``return_token_ids``). Every request body is kept (``server.bodies``).
+``return_token_ids``), and with ``logprobs`` one ``logprob`` per answer token (a NaN one plays a model
+answering from non-finite logits). Every request body is kept (``server.bodies``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from http.server import BaseHTTPRequestHandler
 from tests.backends.fake_completions import FakeServer
 
 
-def make_chat_handler(tokenizer, name: str, answer: Callable[[list[int]], str], report_ids: bool):
+def make_chat_handler(
+    tokenizer, name: str, answer: Callable[[list[int]], str], report_ids: bool, logprob: float = -0.5
+):
     class ChatHandler(BaseHTTPRequestHandler):
         def log_message(self, *args) -> None:
             pass
@@ -48,9 +51,14 @@ def make_chat_handler(tokenizer, name: str, answer: Callable[[list[int]], str], 
                 tokenize=False,
             )
             ids = tokenizer(text, add_special_tokens=False).input_ids
+            content = answer(ids)
+            logprobs = [{"token": t, "logprob": logprob} for t in tokenizer.tokenize(content)]
+            choice = {"index": 0, "message": {"role": "assistant", "content": content}}
+            if body.get("logprobs"):
+                choice["logprobs"] = {"content": logprobs}
             reply = {
                 "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer(ids)}}],
+                "choices": [choice],
                 "usage": {"prompt_tokens": len(ids), "completion_tokens": 1, "total_tokens": len(ids) + 1},
             }
             self._send(200, {**reply, "prompt_token_ids": ids} if report_ids else reply)
@@ -61,9 +69,16 @@ def make_chat_handler(tokenizer, name: str, answer: Callable[[list[int]], str], 
 class FakeChatServer(FakeServer):
     """``with FakeChatServer(tokenizer, "tiny", answer) as url: ...`` serves on a free loopback port."""
 
-    def __init__(self, tokenizer, name: str, answer: Callable[[list[int]], str], report_ids: bool = True):
+    def __init__(
+        self,
+        tokenizer,
+        name: str,
+        answer: Callable[[list[int]], str],
+        report_ids: bool = True,
+        logprob: float = -0.5,
+    ):
         super().__init__(None, name)
-        self.httpd.RequestHandlerClass = make_chat_handler(tokenizer, name, answer, report_ids)
+        self.httpd.RequestHandlerClass = make_chat_handler(tokenizer, name, answer, report_ids, logprob)
         self.httpd.bodies = []
 
     @property

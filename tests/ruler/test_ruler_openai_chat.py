@@ -124,3 +124,20 @@ def test_a_rendering_of_the_same_length_but_other_tokens_is_refused():
         CocaEvalError, match="rendered the chat as 4 tokens, differing from the 4 .* from token 2"
     ):
         check_rendered(other, prompt, "http://server/v1")
+
+
+def test_an_answer_with_a_non_finite_log_prob_is_an_error_cell_as_with_completions(
+    capsys, chat_model, built, tmp_path
+):
+    """Chat requests ask for the answer tokens' log-probs and check them as completions do: an answer
+    from non-finite logits is an error cell naming the token, never a scored answer."""
+    tokenizer = AutoTokenizer.from_pretrained(chat_model)
+    planted = lambda ids: next(s.answers for s in built if s.ids == ids)  # noqa: E731
+    server = FakeChatServer(tokenizer, "tiny", lambda ids: " " + " ".join(planted(ids)), logprob=float("nan"))
+    with server as url:
+        code, err = _ruler(capsys, chat_model, url, tmp_path / "r.json")
+    assert code == 2 and "Traceback" not in err, err
+    cells = json.loads((tmp_path / "r.json").read_text())["cells"]
+    assert [c["status"] for c in cells] == ["error", "error"]
+    assert all("answer token 1 has log-prob nan" in c["detail"]["error"] for c in cells)
+    assert all(body["logprobs"] is True for body in server.bodies)
