@@ -187,11 +187,18 @@ def _preset_answers(tmp_path, command: list[str], batch: str) -> list[tuple]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "command", [["ruler"], ["passkey", "--preset", "passkey-quick"]], ids=["ruler", "passkey"]
+    ("command", "answers"),
+    [
+        (["ruler", "--tasks", "niah_single_1,niah_multikey_2,niah_multivalue,vt", "--lengths", "1k"], 8),
+        (["passkey", "--preset", "passkey-quick", "--samples", "30"], 60),
+    ],
+    ids=["ruler", "passkey"],
 )
-def test_a_preset_answers_at_its_default_batch_as_at_batch_one(tmp_path, command):
-    """ruler-quick (SmolLM2-135M-Instruct, 11 tasks, 1k and 2k) and passkey-quick (zoo, 100 samples at
-    512 and 1k): every answer at ``--batch-size auto`` equals the answer at 1."""
+def test_a_preset_answers_at_its_default_batch_as_at_batch_one(tmp_path, command, answers):
+    """ruler-quick (SmolLM2-135M-Instruct through its chat template; three NIAH tasks decoding
+    together, and vt) and passkey-quick (zoo, 30 samples at 512 and 1k): every answer at
+    ``--batch-size auto`` equals the answer at 1. Cut to fit CI's time; the whole presets gave the same
+    answers too (reports/benchmarks/ruler_quick_bench.md; 200 passkey answers)."""
     auto = _preset_answers(tmp_path, command, "auto")
     assert _preset_answers(tmp_path, command, "1") == auto
-    assert len(auto) >= 44
+    assert len(auto) == answers
