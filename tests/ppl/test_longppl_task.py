@@ -324,3 +324,52 @@ def test_a_key_token_rises_by_more_than_the_margin_below_the_bound(rise, bound, 
     rule = KeyTokenRule(short=4, step=2, bound=bound, margin=0.5)
     found = key_token_positions(_FixedLosses(1.0, 1.0 + rise), list(range(12)), rule)
     assert found == (list(range(4, 12)) if keys else [])
+
+
+def _token_nll(model, ids: list[int]) -> list[float]:
+    """NLL of ``ids[1:]`` from one plain transformers forward (no code of this project)."""
+    import torch
+
+    with torch.no_grad():
+        logits = model(torch.tensor([ids])).logits[0].double()
+    logp = torch.log_softmax(logits[:-1], dim=-1)
+    return [-float(logp[k, ids[k + 1]]) for k in range(len(ids) - 1)]
+
+
+def test_a_self_judged_cell_equals_longppl_computed_from_its_definition(
+    tmp_path, tiny_llama_dir, corpus_file
+):
+    """LongPPL from the paper's definition, written out here on raw logits: token j is key when its
+    loss with the full context is below ``bound`` and with the short context (the window of ``short``
+    to ``short + step - 1`` tokens that the sliding short windows give it) more than ``margin`` higher;
+    LongPPL = exp(mean full-context loss over the key tokens), over all documents. The model judges
+    itself and its tokenizer round-trips the texts, so tokens and character spans coincide."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    run = _run(tmp_path / "out.json", tiny_llama_dir, corpus_file)
+    model = AutoModelForCausalLM.from_pretrained(tiny_llama_dir, torch_dtype="float32").eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_llama_dir)
+    short, step, bound, margin = RULE["short"], RULE["step"], RULE["bound"], RULE["margin"]
+    docs = sample_documents(
+        load_documents(str(corpus_file), "text"),
+        lambda t: tokenizer.encode(t, add_special_tokens=False),
+        3,
+        128,
+        0,
+    )
+    for cell in run.cells:
+        key_nll, keys = 0.0, 0
+        for doc in docs:
+            ids = doc.ids[: cell.length]
+            text = tokenizer.decode(ids, skip_special_tokens=True)
+            assert (
+                tokenizer.encode(text, add_special_tokens=False) == ids
+            )  # the round trip the docstring relies on
+            full = _token_nll(model, ids)  # full[j - 1]: token j
+            for j in range(short, len(ids)):
+                start = (j - short) // step * step  # the short window that predicts token j
+                shorter = _token_nll(model, ids[start : j + 1])[-1]
+                if full[j - 1] < bound and shorter - full[j - 1] > margin:
+                    key_nll, keys = key_nll + full[j - 1], keys + 1
+        assert cell.n == keys > 0
+        assert cell.value == pytest.approx(math.exp(key_nll / keys), rel=1e-4)
