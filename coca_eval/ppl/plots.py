@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from coca_eval.report.plots import default_plots, finish_plot, length_plot, log_scale_when_wide
+from coca_eval.report.plots import default_plots, finish_plot, length_plot, log_scale_when_wide, spans_lengths
 from coca_eval.results import Cell
 from coca_eval.taskspec import Plot, PlotContext
 
@@ -18,9 +18,10 @@ def ppl_plots(
     context_of: Callable[[str], int | None] | None = None,
 ) -> list[Plot]:
     """A line per method, failed cells marked at the top edge, the trained contexts dotted. ``source``
-    names where the numbers come from when they are not a run's (a paper table)."""
+    names where the numbers come from when they are not a run's (a paper table). A dataset read at one
+    length has no curve to draw (its table holds the values): it gets no plot."""
     plots = []
-    datasets = list(dict.fromkeys(c.dataset for c in cells if c.length))
+    datasets = [d for d in dict.fromkeys(c.dataset for c in cells if c.length) if spans_lengths(cells, d)]
     for dataset in datasets:
         chosen = [c for c in cells if c.dataset == dataset and c.length]
         name = stem if len(datasets) == 1 else f"{stem}_{dataset}"

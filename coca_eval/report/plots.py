@@ -78,6 +78,11 @@ def log_scale_when_wide(ax: Axes, cells: Sequence[Cell]) -> None:
         ax.yaxis.set_major_formatter(ScalarFormatter())
 
 
+def spans_lengths(cells: Sequence[Cell], dataset: str | None) -> bool:
+    """Whether ``dataset``'s cells were read at two lengths or more (a curve to draw)."""
+    return len({c.length for c in cells if c.dataset == dataset and c.length}) >= 2
+
+
 def default_plots(cells: Sequence[Cell], context: PlotContext) -> list[Plot]:
     """What a task without its own plot hook gets: metric vs length, one plot per (metric, dataset)."""
     groups: dict[tuple, list[Cell]] = {}
@@ -86,6 +91,8 @@ def default_plots(cells: Sequence[Cell], context: PlotContext) -> list[Plot]:
             groups.setdefault((cell.task, cell.metric, cell.dataset), []).append(cell)
     plots = []
     for (task, metric, dataset), chosen in groups.items():
+        if len({c.length for c in chosen}) < 2:  # one length: no curve, the table holds the values
+            continue
         name = "_".join(str(p) for p in (context.stem or task, metric, dataset, "vs_length") if p)
         where = context.source or dataset or task
         ax = length_plot(chosen, f"{metric} vs length, {where}", metric, context_of=context.context_of)

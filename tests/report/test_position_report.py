@@ -61,7 +61,7 @@ def test_report_draws_loss_by_position_with_the_trained_context(tmp_path):
         [save_truncated_run(tmp_path / "r.json")], ReportDefinition(), ["md"], tmp_path / "out"
     )
     names = [name for name, _ in output.plots]
-    assert names == ["ppl_vs_length", "loss_vs_position_4096"]
+    assert names == ["loss_vs_position_4096"]  # one length: no perplexity-vs-length curve
     png = tmp_path / "out" / "plots" / "loss_vs_position_4096.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
     svg = (tmp_path / "out" / "plots" / "loss_vs_position_4096.svg").read_text()
@@ -76,7 +76,7 @@ def test_a_run_without_buckets_loads_and_reports_without_the_figure(tmp_path):
     assert all("positions" not in d for c in run.cells for d in c.detail["docs"])
     assert position_curve(run.cells[0]) is None
     output = build_report([path], ReportDefinition(), ["md"], tmp_path / "out")
-    assert [name for name, _ in output.plots] == ["ppl_vs_length"]
+    assert [name for name, _ in output.plots] == []  # one length, no buckets: nothing to draw
 
 
 def test_a_bucket_is_drawn_at_the_geometric_middle_of_its_contexts():
