@@ -1,0 +1,124 @@
+"""HELMET's scores of one answer, as its evaluation defines them (princeton-nlp/HELMET at 4526dfb:
+``utils.py``'s metrics and parsers, ``data.py``'s per-task post-processing). Written here from those
+definitions; ``tests/helmet/test_scoring.py`` holds them to values HELMET's own functions gave on a
+frozen set of answers (``scripts/helmet_scorer_values.py``).
+
+* Answers are compared after SQuAD's normalisation: lower case, punctuation dropped, the articles
+  *a*, *an*, *the* dropped as words, whitespace collapsed.
+* Exact match, substring exact match (the reference inside the answer) and token F1 take the best
+  reference; references may be one string, a list, or a list of lists (flattened). F1 is 0 when either
+  side is *yes*, *no* or *noanswer* and the two differ.
+* A task scores the raw answer and the answer parsed after its prefix (``Answer:``, ``Corresponding
+  value:``) and keeps the better of each metric; ICL scores the parsed label only.
+* Re-ranking parses ``[3] > [1] > ...`` into scores by rank and reads NDCG@10 with trec_eval's
+  definition (``pytrec_eval``, as BEIR and HELMET do), rounded to five places as HELMET reports it.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+
+References = str | Sequence[str] | Sequence[Sequence[str]]
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = set(string.punctuation)
+_POLAR = ("yes", "no", "noanswer")  # an answer of these is right only when it is the reference
+
+
+def normalize(text: str) -> str:
+    lowered = text.lower()
+    kept = "".join(ch for ch in lowered if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", kept).split())
+
+
+def flat_references(references: References) -> list[str]:
+    if isinstance(references, str):
+        return [references]
+    if references and not isinstance(references[0], str):
+        return [answer for group in references for answer in group]
+    return list(references)
+
+
+def exact_match(prediction: str, references: References) -> bool:
+    return any(normalize(prediction) == normalize(r) for r in flat_references(references))
+
+
+def substring_exact_match(prediction: str, references: References) -> bool:
+    return any(normalize(r) in normalize(prediction) for r in flat_references(references))
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    """Token-overlap F1 of two normalised texts (0 for a polar answer that is not the reference)."""
+    ours, theirs = normalize(prediction), normalize(reference)
+    if (ours in _POLAR or theirs in _POLAR) and ours != theirs:
+        return 0.0
+    shared = sum((Counter(ours.split()) & Counter(theirs.split())).values())
+    if shared == 0:
+        return 0.0
+    precision, recall = shared / len(ours.split()), shared / len(theirs.split())
+    return 2 * precision * recall / (precision + recall)
+
+
+def best_f1(prediction: str, references: References) -> float:
+    return max(token_f1(prediction, r) for r in flat_references(references))
+
+
+def answer_metrics(prediction: str, references: References) -> dict[str, float]:
+    return {
+        "exact_match": float(exact_match(prediction, references)),
+        "f1": best_f1(prediction, references),
+        "substring_exact_match": float(substring_exact_match(prediction, references)),
+    }
+
+
+def parse_after(output: str, prefix: str = "Answer:") -> str | None:
+    """The line after ``prefix`` (case-insensitive; the first line when the prefix never appears), with
+    the prefix stripped once more where a chat model repeated it."""
+    for pattern in (rf"(?:{re.escape(prefix)})(.*)(?:\n|$)", r"(?:^)(.*)(?:\n|$)"):
+        found = re.search(pattern, output, flags=re.IGNORECASE)
+        if found is not None:
+            line = found.group(1).strip()
+            return re.sub(f"^{re.escape(prefix)}", "", line, flags=re.IGNORECASE).strip()
+    return None
+
+
+def _better(*scored: dict[str, float]) -> dict[str, float]:
+    return {name: max(s[name] for s in scored) for name in scored[0]}
+
+
+def qa_metrics(output: str, references: References, prefix: str = "Answer:") -> dict[str, float]:
+    """RAG and recall tasks: each metric on the raw output and on the parsed answer, the better kept."""
+    parsed = parse_after(output, prefix)
+    raw = answer_metrics(output, references)
+    return raw if parsed is None else _better(raw, answer_metrics(parsed, references))
+
+
+def icl_metrics(output: str, label: str) -> dict[str, float]:
+    """ICL: the label parsed after ``label:``, scored alone."""
+    return answer_metrics(parse_after(output, "label:") or "", label)
+
+
+def parse_ranking(output: str) -> dict[str, int]:
+    """``[3] > [1] > ID: 2`` -> ``{"3": 3, "1": 2, "2": 1}``: the longest chain of ``>``-separated numbers
+    (brackets, colons and ``id`` dropped), each scored by its rank from the end, a repeat ignored. With no
+    number the whole text is one unmatched id."""
+    cleaned = re.sub(r"[\[\]:]", "", output).lower().replace("id", "")
+    chains = [m.group(0) for m in re.finditer(r"(\d+)(?:\s*>\s*(\d+))*", cleaned)]
+    longest = max(chains, key=len, default="")  # the first of the longest, as a scan keeps it
+    ranked = [part.strip() for part in longest.split(">") if part.strip().isdigit()] if longest else [cleaned]
+    scores: dict[str, int] = {}
+    for place, passage in enumerate(ranked):
+        scores.setdefault(passage, len(ranked) - place)
+    return scores
+
+
+def ndcg_at_10(ranking: dict[str, int], relevance: dict[str, int]) -> float:
+    """trec_eval's ``ndcg_cut_10`` of one query (``pytrec_eval``), rounded to five places as HELMET does."""
+    import pytrec_eval
+
+    evaluator = pytrec_eval.RelevanceEvaluator({"q": relevance}, {"ndcg_cut.10"})
+    scores = {passage: float(score) for passage, score in ranking.items()}
+    return round(evaluator.evaluate({"q": scores})["q"]["ndcg_cut_10"], 5)
