@@ -42,10 +42,12 @@ class CellProgress:
             TimeRemainingColumn(),
             console=console,
             transient=False,
+            speed_estimate_period=3600.0,  # units of minutes (a batch of long answers) still give a rate
             disable=self._plain,  # else rich prints every bar, finished, at the end of a logged run
         )
         self._run = self._progress.add_task("all cells", total=total_cells)
         self._cell: int | None = None
+        self._cell_start = (time.monotonic(), 0)  # when the current cell started, and its units done then
         self._last_line = time.monotonic()
         self._stopped = threading.Event()
         self._heart: threading.Thread | None = None
@@ -71,9 +73,14 @@ class CellProgress:
                 self._plain_line(self._cell_status(cell))
 
     def _cell_status(self, cell: int) -> str:
+        """``cell: 3/8 done, eta 412s``: the ETA from this cell's own pace since it started here (units
+        found done in the journal excluded), unknown until one unit is done."""
         task = self._progress.tasks[cell]
-        remaining = task.time_remaining
-        eta = "eta unknown" if remaining is None else f"eta {remaining:.0f}s"
+        done_here = task.completed - self._cell_start[1]
+        eta = "eta unknown"
+        if done_here > 0 and task.total is not None:
+            pace = (time.monotonic() - self._cell_start[0]) / done_here
+            eta = f"eta {pace * (task.total - task.completed):.0f}s"
         return f"{task.description}: {task.completed:g}/{task.total:g} done, {eta}"
 
     def set_total(self, total_cells: int) -> None:
@@ -82,6 +89,7 @@ class CellProgress:
 
     def start_cell(self, description: str, total: int, done: int = 0) -> None:
         self._cell = self._progress.add_task(description, total=total, completed=done)
+        self._cell_start = (time.monotonic(), done)
 
     def advance(self, units: int = 1) -> None:
         if self._cell is not None:

@@ -57,3 +57,18 @@ def test_on_a_terminal_the_bars_are_drawn():
         bar.finish_cell()
     assert "model @ 512" in sink.getvalue() and "━" in sink.getvalue()
     assert "cell 1/1 done" not in sink.getvalue()
+
+
+def test_the_eta_comes_from_the_cells_own_pace_however_slow_its_units():
+    """Units that take minutes (longer than any short speed window) still give an ETA: this cell's time
+    per unit done here, times the units left; units found done in the journal do not count as pace."""
+    import time
+
+    sink = io.StringIO()
+    with CellProgress(1, Console(file=sink, force_terminal=False, width=200)) as bar:
+        bar.start_cell("model @ 512", total=10, done=2)
+        assert bar._cell_status(bar._cell).endswith("2/10 done, eta unknown")
+        bar._cell_start = (time.monotonic() - 120.0, 2)  # two units done here in two minutes
+        bar._progress.advance(bar._cell, 2)
+        assert bar._cell_status(bar._cell).endswith("4/10 done, eta 360s")  # 60 s a unit, six left
+        bar.finish_cell()
