@@ -136,7 +136,7 @@ def run_case(args, shape: str, length: int) -> list[dict]:
     for b in dict.fromkeys([1, *batches]):
         name = f"ours B={b}" + (" (auto)" if b == auto and "auto" in args.batches else "")
         routes[name] = lambda b=b: ours(backend, prompts, args.new_tokens, b)
-    for b in args.generate_batches.split(","):
+    for b in filter(None, args.generate_batches.split(",")):  # "" times ours alone
         b = auto if b == "auto" else int(b)
         routes[f"generate B={b}"] = lambda b=b: generate(model, prompts, args.new_tokens, b, args.device)
     ours(backend, prompts[:2], 4, 2)  # warm-up: kernels, allocator
@@ -205,7 +205,7 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=16)
     parser.add_argument("--new-tokens", type=int, default=128)
     parser.add_argument("--batches", default="4,16,auto")
-    parser.add_argument("--generate-batches", default="auto")
+    parser.add_argument("--generate-batches", default="auto", help='"" leaves generate out')
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--report", type=Path)
     args = parser.parse_args()
