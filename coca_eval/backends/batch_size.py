@@ -7,9 +7,11 @@ with the batch (rows are prefilled a few thousand tokens at a time), so the batc
 per-row bytes alone: a lower bound worked out from sizes, never from a trial allocation.
 
 ``auto`` takes the largest batch whose rows fit in :data:`MEMORY_SHARE` of the memory free now,
-capped where larger batches stop paying (:data:`AUTO_CAP`, measured by ``benchmarks/batch_bench.py``:
-on a CPU a decoding step of B rows costs more once the weights no longer dominate what it reads). An
-explicit ``N`` whose rows exceed the device's whole memory is refused before any model loads.
+capped where larger batches stop paying (:data:`AUTO_CAP`). On a 2-core CPU
+(``reports/benchmarks/generation_caps_cpu.md``, ``benchmarks/generation_bench.py``) 32 SmolLM2-shaped
+rows of 512 + 64 tokens took 166 s one at a time, 73 s at 8, 68 s at 16 and 64 s at 32: past 16 a
+doubled cache buys 6 %, so the CPU cap is 16. The CUDA cap of 64 is not yet measured. An explicit
+``N`` whose rows exceed the device's whole memory is refused before any model loads.
 """
 
 from __future__ import annotations
