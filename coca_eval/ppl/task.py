@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -102,6 +103,17 @@ def typed_parts(parts: list[dict], model: type[PartT] = DocPart, kind: str = "pa
     return typed
 
 
+def failed_documents(typed: Sequence) -> str | None:
+    """``2 of 8 documents have no valid score; doc3: <why>`` when any document's part is an error
+    (ppl's and LongPPL's cells alike), else None."""
+    failed = [p for p in typed if p.error is not None]
+    if not failed:
+        return None
+    return (
+        f"{len(failed)} of {len(typed)} documents have no valid score; {failed[0].doc_id}: {failed[0].error}"
+    )
+
+
 def combine_cell(base: dict, parts: list[dict], context: dict) -> Cell:
     """The cell from every document's part (in document order) and the ``context`` its windows were
     scored under (``stride``, ``mode``, ``bos``, ``doc_tokens``): the spec's ``combine``, so a merged
@@ -114,13 +126,8 @@ def combine_cell(base: dict, parts: list[dict], context: dict) -> Cell:
     context = {key: value for key, value in context.items() if key != DOCUMENT_HASHES}  # checked already
     detail = {"docs": parts, **context}
     base = {**base, "n": tokens}
-    failed = [p for p in typed if p.error is not None]
-    if failed:
-        detail["error"] = (
-            f"{len(failed)} of {len(typed)} documents have no valid score; "
-            f"{failed[0].doc_id}: {failed[0].error}"
-        )
-        return Cell(**base, status="error", detail=detail)
+    if (error := failed_documents(typed)) is not None:
+        return Cell(**base, status="error", detail={**detail, "error": error})
     if any(p.nll_sum is None for p in typed):
         return Cell(**base, status="inf", detail=detail)
     nll = sum(p.nll_sum for p in typed)

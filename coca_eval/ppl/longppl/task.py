@@ -28,7 +28,7 @@ from coca_eval.ppl.longppl.keys import Span, find_key_spans, score_on_spans, tok
 from coca_eval.ppl.longppl.params import LongPplParams
 from coca_eval.ppl.longppl.records import SELF_JUDGED, KeySpans, LongPplPart
 from coca_eval.ppl.records import exp_or_inf
-from coca_eval.ppl.task import DOCUMENT_HASHES, PplTask, _ids_hash, resolve_bos, typed_parts
+from coca_eval.ppl.task import DOCUMENT_HASHES, PplTask, _ids_hash, failed_documents, resolve_bos, typed_parts
 from coca_eval.results import Cell
 
 LONGPPL_TASK_VERSION = 1
@@ -58,13 +58,8 @@ def combine_longppl_cell(base: dict, parts: list[dict], context: dict) -> Cell:
     keys, tokens = sum(p.key_tokens for p in typed), sum(p.tokens for p in typed)
     detail: dict[str, Any] = {"docs": parts, **context, "tokens": tokens}
     base = {**base, "n": keys}
-    failed = [p for p in typed if p.error is not None]
-    if failed:
-        detail["error"] = (
-            f"{len(failed)} of {len(typed)} documents have no valid score; "
-            f"{failed[0].doc_id}: {failed[0].error}"
-        )
-        return Cell(**base, status="error", detail=detail)
+    if (error := failed_documents(typed)) is not None:
+        return Cell(**base, status="error", detail={**detail, "error": error})
     if keys == 0:
         detail["error"] = (
             f"no key tokens in {len(typed)} documents: no token's loss was below {context.get('bound')} "
