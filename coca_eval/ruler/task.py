@@ -90,21 +90,23 @@ class RulerRunner(GenerationTask):
         """The cell's samples, built on first use (a companion's are built when it decodes early)."""
         slot = (method.label, length, dataset)
         if slot not in self._built:
-            prompt = self.params.prompt_length(length, dataset)
-            self._built[slot] = state.builder.build(
-                dataset, length, self.params.drawn_samples, self.params.seed, prompt
-            )
+            self._built[slot] = self.build_samples(state, dataset, length)
         return self._built[slot]
+
+    def build_samples(self, state: PreparedModel, dataset: str, length: int) -> list:
+        """Every sample the cell's design holds, built by the model's prompt builder."""
+        prompt = self.params.prompt_length(length, dataset)
+        return state.builder.build(dataset, length, self.params.drawn_samples, self.params.seed, prompt)
 
     def _companions(
         self, method: MethodSpec, state: PreparedModel, length: int, dataset: str
     ) -> list[_Pending]:
         """The run's other unfinished cells at ``length`` whose prompts decode with this cell's (same
         answer budget, same prompt length), with their samples not yet journaled."""
-        budget, found = RULER_TASKS.get(dataset).answer_budget, []
+        budget, found = self.task_of(dataset).answer_budget, []
         own_length = len(self._samples(method, state, length, dataset)[0].ids)
         for other in self.datasets:
-            task, key = RULER_TASKS.get(other), self._keys.get((method.label, length, other))
+            task, key = self.task_of(other), self._keys.get((method.label, length, other))
             if other == dataset or key is None or task.answer_budget != budget:
                 continue
             if self.share.finished(self.journal, key) is not None:
@@ -122,11 +124,27 @@ class RulerRunner(GenerationTask):
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
         return prepare_model(self.params, backend, method.model)
 
+    # What a family built on this runner (HELMET) replaces: its tasks, scorer, stop rule and context.
+    def task_of(self, dataset: str):
+        """The task a cell's ``dataset`` names (its ``answer_budget`` sizes the prompt)."""
+        return RULER_TASKS.get(dataset)
+
+    def score(self, task, output: str, answers) -> dict:
+        """One sample's record of its score (``score`` in [0, 1], and what else the family keeps)."""
+        return score_sample(task, output, answers)
+
+    def stop_rule(self, task) -> StopRule:
+        return StopRule(task.answer_budget)
+
+    def cell_context(self, state: PreparedModel, task) -> dict:
+        """What the cell records of how its prompts were made, beside the chat template and budget."""
+        return {"haystack": state.builder.haystack_name(task)}
+
     def evaluate(
         self, method: MethodSpec, backend, state: PreparedModel, length: int, key: str, dataset: str
     ) -> Cell:
-        task = RULER_TASKS.get(dataset)
-        base = dict(task="ruler", method=method.label, metric=RULER_METRIC, length=length, dataset=dataset)
+        task = self.task_of(dataset)
+        base = dict(task=self.name, method=method.label, metric=self.metric, length=length, dataset=dataset)
         name = f"{method.label} {dataset} @ {length}"
         answer = task.answer_budget if self.params.length_counts == PROMPT_ONLY else 0
         reason = too_long(getattr(backend, "position_limit", None), length, answer)
@@ -150,9 +168,7 @@ class RulerRunner(GenerationTask):
             own.todo = [i for i in indices if str(i) not in done]
             if chat:  # a chat API: the framed prompts go as messages (see coca_eval.backends.openai_chat)
                 prompts = [chat_prompt(samples[i], backend.tokenizer) for i in own.todo]
-                backend.generate_chat(
-                    prompts, StopRule(task.answer_budget), self._recorder(backend, [own], own)
-                )
+                backend.generate_chat(prompts, self.stop_rule(task), self._recorder(backend, [own], own))
                 own.reused.append(False)
                 return
             together = [own, *(self._companions(method, state, length, dataset) if rule is None else [])]
@@ -160,7 +176,7 @@ class RulerRunner(GenerationTask):
 
         def context() -> dict:
             return {
-                "haystack": state.builder.haystack_name(task),
+                **self.cell_context(state, task),
                 "chat_template": state.chat_digest or "none",
                 "answer_budget": task.answer_budget,
                 "length_counts": self.params.length_counts,
@@ -187,7 +203,7 @@ class RulerRunner(GenerationTask):
                 "index": sample.index,
                 "answers": list(sample.answers),
                 "output": output,
-                **score_sample(cell.task, output, sample.answers),
+                **self.score(cell.task, output, sample.answers),
                 **sample.detail,
             }
             self.journal.record_part(cell.key, str(sample.index), entry)
@@ -207,7 +223,7 @@ class RulerRunner(GenerationTask):
             reused = backend.generate_greedy(
                 [cell.samples[i].ids for cell, i in rows],
                 [cell.samples[i].shared_prefix for cell, i in rows],
-                StopRule(own.task.answer_budget),
+                self.stop_rule(own.task),
                 self._recorder(backend, cells, own),
                 self.prefix_reuse,
                 batch_size=self.batch_size,
@@ -227,7 +243,7 @@ class RulerRunner(GenerationTask):
         scores; the cell holds the samples spent (in index order) and the rule's outcome, with the order
         they were visited in, in ``detail["sequential"]``."""
         parts = self.journal.parts
-        order = visiting_order("ruler", self.params.seed, length, rule.max_samples)
+        order = visiting_order(self.name, self.params.seed, length, rule.max_samples)
         outcome = sample_in_rounds(order, rule, decode, lambda i: float(parts[key][str(i)]["score"]))
         visited = order[: outcome.spent]
         records = [parts[key][str(i)] for i in sorted(visited)]
@@ -245,16 +261,17 @@ class RulerRunner(GenerationTask):
             if i.isdigit()
             and int(i) < len(samples)
             and part.get("answers") == list(samples[int(i)].answers)
-            and scored_as_its_output(task, part)
+            and scored_as_its_output(task, part, self.score)
         }
 
 
-def scored_as_its_output(task, part: dict) -> bool:
-    """A journaled sample's score and found references are what its output earns."""
+def scored_as_its_output(task, part: dict, score=score_sample) -> bool:
+    """A journaled sample's score and found references are what its output earns (by ``score``, the
+    family's scorer)."""
     output = part.get("output")
     if not isinstance(output, str):
         return False
-    scored = score_sample(task, output, part["answers"])
+    scored = score(task, output, part["answers"])
     return all(part.get(name) == value for name, value in scored.items())
 
 
