@@ -144,6 +144,8 @@ class TaskSpec:
     merged: Callable[[Run], None] | None = None  # what ``finish`` adds, redone from a merged run's cells
     preset_params: str | None = None  # lazy "module:Model": the pydantic model a preset's params satisfy
     command: str | None = None  # lazy "module:attr" of its click command
+    # what its ``--tasks`` can name, for ``coca-eval tasks``: (columns, rows of text), lazily
+    catalogue: Callable[[], tuple[list[str], list[list[str]]]] | None = None
     group: str | None = None  # a command group it sits under (``analyze``) rather than the top level
     report: ReportHooks = field(default_factory=ReportHooks)
     gate: GateHooks | None = None
@@ -160,6 +162,7 @@ TASKS = Registry[TaskSpec](
         "coca_eval.ppl.longppl.spec",
         "coca_eval.passkey.spec",
         "coca_eval.ruler.spec",
+        "coca_eval.helmet.spec",
         "coca_eval.opencompass.spec",
         "coca_eval.analyses.spec",
     ),

@@ -52,6 +52,15 @@ def tasks() -> None:
             described = preset.description if preset else TASKS.get(name).description
             table.add_row(name, preset.name if preset else "", described)
     stdout().print(table)
+    for name in TASKS.names():
+        if TASKS.get(name).catalogue is not None:
+            columns, rows = TASKS.get(name).catalogue()
+            listed = Table(title=f"{name} --tasks")
+            for column in columns:
+                listed.add_column(column, overflow="fold", no_wrap=column != columns[-1])
+            for row in rows:
+                listed.add_row(*row)
+            stdout().print(listed)
 
 
 @click.command()

@@ -122,3 +122,21 @@ def ndcg_at_10(ranking: dict[str, int], relevance: dict[str, int]) -> float:
     evaluator = pytrec_eval.RelevanceEvaluator({"q": relevance}, {"ndcg_cut.10"})
     scores = {passage: float(score) for passage, score in ranking.items()}
     return round(evaluator.evaluate({"q": scores})["q"]["ndcg_cut_10"], 5)
+
+
+def ruler_recall(output: str, references: Sequence[str]) -> float:
+    """HELMET's score of its RULER tasks: the fraction of references found in the raw answer, case
+    ignored (no normalisation, no parsing: ``load_ruler``'s post-processing in ``data.py``)."""
+    text = output.lower()
+    return sum(reference.lower() in text for reference in references) / len(references)
+
+
+def score_answer(task, output: str, references: Sequence[str]) -> dict:
+    """One sample's record of a HELMET task: ``score`` (the task's metric, in [0, 1]) and the task's
+    other metrics, as HELMET's post-processing for that task computes them."""
+    if task.metric == "ruler_recall":
+        return {"score": ruler_recall(output, references)}
+    if task.family == "json_kv":
+        metrics = qa_metrics(output, list(references), prefix="corresponding value:")
+        return {"score": metrics[task.metric], **metrics}
+    raise ValueError(f"no scorer for HELMET family {task.family!r}")

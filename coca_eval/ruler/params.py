@@ -181,6 +181,12 @@ def check_methods(params: RulerParams, methods) -> None:
     from coca_eval.ruler.prompts import check_sources
 
     check_sources(params.tasks, params.haystack, params.qa_data)
+    refuse_vllm_dynamic(methods)
+
+
+def refuse_vllm_dynamic(methods) -> None:
+    """vLLM's engine holds the prompt's dynamic NTK base through the answer, where transformers
+    rescales it per token: a generation task's numbers would not be hf's."""
     for method in methods:
         if method.backend == "vllm" and method.rope.kind == "dynamic":
             raise CocaEvalError(

@@ -114,7 +114,7 @@ class RulerPromptBuilder:
         A family whose draw may be redrawn (QA: another question's gold documents may fit where this
         one's do not) gets up to :data:`REDRAWS` further draws; the sample records how many it took.
         """
-        family = resolve(FAMILIES[task.family])
+        family = resolve(FAMILIES.get(task.family, task.family))  # or a "module:function" of its own
         if prompt_length is not None and prompt_length < 1:
             raise CocaEvalError(
                 f"length {length} is too short for RULER task {task.name}: its answer budget alone is "

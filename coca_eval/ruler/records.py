@@ -35,19 +35,28 @@ def cell_contradiction(cell) -> str | None:
     """Why a finished RULER cell contradicts its own samples (a sample whose score or found references
     are not what its output earns, or a value or count that is not its samples'), or None. Read on
     every load, so a hand-edited or forged cell is refused instead of reported."""
-    from coca_eval.results import value_mismatch
     from coca_eval.ruler.scoring import score_sample
     from coca_eval.ruler.tasks import RULER_TASKS
+
+    task = RULER_TASKS.get(cell.dataset) if cell.dataset in RULER_TASKS else None
+    return scored_contradiction(cell, task, score_sample)
+
+
+def scored_contradiction(cell, task, score) -> str | None:
+    """The contradiction check of a family scored per sample by ``score(task, output, answers)`` (RULER,
+    HELMET): each sample's score (and found references, where kept) is what its output earns, and the
+    cell's value and count are its samples'. ``task`` None (a task this installation does not know):
+    only the value and count are checked."""
+    from coca_eval.results import value_mismatch
 
     records = records_of(cell.detail)
     if cell.status != "ok" or not records:
         return None
-    task = RULER_TASKS.get(cell.dataset) if cell.dataset in RULER_TASKS else None
     for record in records:
         if task is None or record.output is None:
             continue
-        scored = score_sample(task, record.output, record.answers)
-        if scored["score"] != record.score or record.found not in (None, scored["found"]):
+        scored = score(task, record.output, record.answers)
+        if scored["score"] != record.score or record.found not in (None, scored.get("found")):
             return f"sample {record.index} is scored {record.score} but its output earns {scored['score']}"
     return value_mismatch(cell, 100 * sum(r.score for r in records) / len(records), len(records))
 

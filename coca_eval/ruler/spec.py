@@ -33,6 +33,7 @@ register_task(
         merged=lazy("coca_eval.ruler.report:merged_hook"),
         check=lazy("coca_eval.ruler.params:check_methods"),
         command="coca_eval.cli.ruler:ruler",
+        catalogue=lazy("coca_eval.ruler.tasks:catalogue"),
         report=ReportHooks(
             table_title="RULER score by task and length",
             protocol=lazy("coca_eval.ruler.report:protocol_line"),

@@ -50,7 +50,8 @@ def prepare_model(params: RulerParams, backend, model: str | None) -> PreparedMo
     wanted = params.bos == "always" or (params.bos == "auto" and backend.adds_bos)
     bos = backend.bos_token_id if wanted or preset_puts_bos(params, model) else None
     chat = chat_frame(params.chat_template, backend.tokenizer)
-    builder = RulerPromptBuilder(backend.encode, bos, chat, params.haystack, params.qa_data)
+    qa_data = getattr(params, "qa_data", None)  # RULER's QA sets; a family without QA has none
+    builder = RulerPromptBuilder(backend.encode, bos, chat, params.haystack, qa_data)
     return PreparedModel(builder, chat.digest if chat is not None else None)
 
 

@@ -191,3 +191,14 @@ def expand_task_names(names: Iterable[str]) -> tuple[str, ...]:
             if task not in out:
                 out.append(task)
     return tuple(out)
+
+
+def catalogue() -> tuple[list[str], list[list[str]]]:
+    """Every task with its family, metric, answer budget and haystack or data (``coca-eval tasks``)."""
+    columns = ["task", "family", "metric", "answer budget", "haystack / data"]
+    data = {"squad": "SQuAD v2 dev (hub or --qa-data)", "hotpotqa": "HotpotQA dev (hub or --qa-data)"}
+    rows = [
+        [t.name, t.family, t.metric, str(t.answer_budget), t.haystack or data.get(t.dataset, "generated")]
+        for t in (RULER_TASKS.get(name) for name in RULER_TASKS.names())
+    ]
+    return columns, rows

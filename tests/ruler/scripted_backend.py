@@ -24,14 +24,14 @@ class Interrupted(RuntimeError):
 def record_planted(monkeypatch) -> None:
     from coca_eval.ruler.prompts import RulerPromptBuilder
 
-    build = RulerPromptBuilder.build
+    build_one = RulerPromptBuilder.build_one
 
-    def recording(self, task, length, samples, seed, prompt_length=None):
-        built = build(self, task, length, samples, seed, prompt_length)
-        PLANTED.update({tuple(s.ids): s.answers for s in built})
+    def recording(self, task, length, index, seed, prompt_length=None):
+        built = build_one(self, task, length, index, seed, prompt_length)
+        PLANTED[tuple(built.ids)] = built.answers
         return built
 
-    monkeypatch.setattr(RulerPromptBuilder, "build", recording)
+    monkeypatch.setattr(RulerPromptBuilder, "build_one", recording)
 
 
 class ScriptedBackend:

@@ -1,0 +1,134 @@
+"""``coca-eval helmet``: HELMET's model-development tasks at exact token lengths, by category."""
+
+from __future__ import annotations
+
+import click
+
+from coca_eval.cli.options import SampleCount, batch_size_option, method_options
+from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.helmet.params import PROTOCOLS
+from coca_eval.params import PROMPT_BOS_CHOICES
+
+PRESET = "helmet-quick"
+TASK = "helmet"
+
+_preset_option = preset_option_factory(PRESET, TASK)
+
+
+@click.command()
+@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@_preset_option(
+    "--tasks",
+    key="tasks",
+    help="HELMET tasks, comma-separated: json_kv, ruler_niah_mk_2, ruler_niah_mk_3, ruler_niah_mv, or a "
+    "category group (recall) or helmet (every task).",
+)
+@_preset_option("--lengths", key="lengths", help="Lengths N in tokens (prompt + answer budget): 8k..64k.")
+@_preset_option(
+    "--samples",
+    key="samples",
+    type=SampleCount(),
+    help="Samples per task and length (HELMET: 100), or auto: rounds until each cell's 95 % interval is "
+    "narrower than --target-width.",
+)
+@_preset_option(
+    "--max-samples", key="max_samples", type=int, help="With --samples auto: the most samples per cell."
+)
+@_preset_option(
+    "--target-width",
+    key="target_width",
+    type=float,
+    help="With --samples auto: stop a cell once its 95 % interval is narrower than this many points.",
+)
+@_preset_option("--seed", key="seed", type=int, help="Seed of every sample (same prompts for every method).")
+@_preset_option(
+    "--protocol",
+    key="protocol",
+    type=click.Choice(PROTOCOLS),
+    help="exact: prompt + answer budget = N in the model's tokens, whole units while they fit; helmet: "
+    "HELMET's units per length and its truncation (numbers comparable with HELMET's tables).  "
+    "[default: exact]",
+)
+@_preset_option(
+    "--haystack",
+    key="haystack",
+    help="Prose for ruler_niah_mv's essay haystack: books (embedded) or a text file or directory.",
+)
+@_preset_option("--data", key="data", help="A directory of HELMET's data files instead of the hub.")
+@_preset_option(
+    "--chat-template",
+    key="chat_template",
+    help="none (HELMET's default: base-style prompts, use_chat_template false), auto (the tokenizer's "
+    "template) or a Jinja file; the template's tokens count inside N.  [default: none]",
+)
+@_preset_option(
+    "--bos",
+    key="bos",
+    type=click.Choice(PROMPT_BOS_CHOICES),
+    help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
+)
+@_preset_option(
+    "--share",
+    key="share",
+    type=float,
+    help="A category's effective length is the longest N whose 95 % lower bound reaches this share (%) "
+    "of its average at the shortest N.  [default: 85]",
+)
+@click.option(
+    "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
+)
+@batch_size_option
+@method_options(
+    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
+    "Default: runs/helmet-TIMESTAMP.json.",
+    journaled=True,
+    splits=True,
+)
+def helmet(preset, no_prefix_reuse, batch_size, **overrides):
+    """HELMET's model-development tasks at exact token lengths: scores per task and length, category
+    averages, and an effective length per category.
+
+    \b
+    coca-eval helmet                                  # helmet-quick: SmolLM2-135M-Instruct at 1k and 2k
+    coca-eval helmet --preset helmet --model DIR      # HELMET's recall tasks, 8k..64k, 100 samples
+    coca-eval helmet --tasks json_kv --lengths 4k,8k --samples 50 --chat-template auto
+    """
+    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+    from coca_eval.cli.preset_options import preset_values
+    from coca_eval.helmet.params import make_helmet_params
+
+    chosen = MethodOptions.take(overrides)
+    params = make_helmet_params(preset_values(preset, TASK, overrides))
+    saved = evaluate_and_save(
+        TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse, batch_size=batch_size
+    )
+    if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
+        return
+    run, written = saved
+    print_helmet_tables(run, params, written)
+
+
+def print_helmet_tables(run, params, written) -> None:
+    """Each method's tasks x lengths with category averages, then the category summary."""
+    from coca_eval.cli.output import shard_summary, stderr, stdout
+    from coca_eval.cli.ruler import refuse_error_cells
+    from coca_eval.helmet.report import summary_table, task_table
+    from coca_eval.report.render import terminal_frame
+    from coca_eval.tables import rich_table
+
+    if any(cell.status == "partial" for cell in run.cells):
+        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
+        return
+    stdout().print(
+        f"[bold]HELMET[/bold], protocol {params.protocol}, N = prompt + answer budget, {params.samples} "
+        f"samples per task and length, seed {params.seed}, chat template {params.chat_template}"
+    )
+    for method in dict.fromkeys(c.method for c in run.cells):
+        table = task_table(run.cells, method, params.share)
+        stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
+    summary = summary_table(run.cells, params.share)
+    stdout().print(rich_table(terminal_frame(summary), title=f"[bold]{summary.title}[/bold]"))
+    for note in summary.notes:
+        stdout().print(note, markup=False, highlight=False, soft_wrap=True)
+    stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
+    refuse_error_cells(run)

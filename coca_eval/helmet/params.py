@@ -1,0 +1,153 @@
+"""Parameters of the ``helmet`` task, validated before any model loads."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import StrictFloat, StrictInt, StrictStr
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.helmet.tasks import HELMET_GROUPS, HELMET_LENGTHS, HELMET_TASKS, expand_task_names
+from coca_eval.params import PROMPT_BOS_CHOICES as BOS_CHOICES
+from coca_eval.params import (
+    PositiveCount,
+    PresetLengths,
+    PresetParams,
+    SampledCells,
+    check_chat_template,
+    normalise_task_values,
+)
+from coca_eval.ruler.params import PROMPT_AND_ANSWER, check_sampling, refuse_vllm_dynamic
+from coca_eval.sequential import StoppingRule
+
+EXACT, HELMET = "exact", "helmet"
+PROTOCOLS = (EXACT, HELMET)
+"""``exact``: prompt + answer budget = N in the model's tokens, whole units while they fit (ours);
+``helmet``: HELMET's units per length and its truncation, for numbers comparable with its tables."""
+SHORTEST_SHARE = 85.0
+"""A category's effective length is read at this share (%) of its own score at the run's shortest
+length: HELMET defines no threshold, and a fixed bar would mean different things per category (NDCG
+against exact match). NoLiMa reads its effective length the same way (85 % of the base score)."""
+BOOKS = "books"
+
+
+@dataclass(frozen=True)
+class HelmetParams(SampledCells):
+    """Everything that changes a HELMET number, plus the share the effective length is read at."""
+
+    tasks: tuple[str, ...] = HELMET_GROUPS["recall"]
+    lengths: tuple[int, ...] = field(default=HELMET_LENGTHS)
+    samples: int | str = 100  # HELMET's max_test_samples (500 for ICL); or "auto"
+    seed: int = 42  # HELMET's seed
+    protocol: str = EXACT
+    haystack: str = BOOKS  # the essay haystack of ruler_niah_mv (RULER's)
+    data: str | None = None  # a directory of HELMET's data files instead of the hub
+    chat_template: str = "none"  # HELMET's use_chat_template: false
+    bos: str = "auto"
+    share: float = SHORTEST_SHARE
+    max_samples: int | None = None
+    target_width: float | None = None
+
+    length_counts = (
+        PROMPT_AND_ANSWER  # N holds the prompt and the answer budget, as HELMET's input_max_length
+    )
+
+    @property
+    def threshold(self) -> float:
+        """``--samples auto`` without ``--target-width`` has no fixed bar to stop at (it is relative)."""
+        return self.share
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two runs' cells the same numbers: files by content fingerprint, the share out
+        (it changes no cell), the stopping rule only under ``auto``."""
+        from coca_eval.data.sources import source_fingerprint
+
+        values = asdict(self)
+        del values["share"]
+        for name in ("max_samples", "target_width", "data"):
+            if values[name] is None:
+                del values[name]
+        for name in ("haystack", "data", "chat_template"):
+            value = values.get(name)
+            if value is not None and value not in (BOOKS, "auto", "none"):
+                values[name] = source_fingerprint(value)
+        return values
+
+    def stopping_rule(self) -> StoppingRule | None:
+        if self.samples != "auto":
+            return None
+        return StoppingRule(self.max_samples, target_width=self.target_width / 100)
+
+    def prompt_length(self, length: int, task: str) -> int:
+        return length - HELMET_TASKS.get(task).answer_budget
+
+    def longest_sequence(self) -> int:
+        return max(self.lengths)
+
+
+class HelmetPresetParams(PresetParams):
+    """What a helmet preset file may set, in YAML's types."""
+
+    tasks: StrictStr | list[StrictStr] = None
+    lengths: PresetLengths = None
+    samples: PositiveCount | Literal["auto"] = None
+    max_samples: PositiveCount = None
+    target_width: StrictFloat | StrictInt = None
+    seed: StrictInt = None
+    protocol: Literal[PROTOCOLS] = None
+    haystack: StrictStr = None
+    data: StrictStr | None = None
+    chat_template: StrictStr = None
+    bos: Literal[BOS_CHOICES] = None
+    share: StrictFloat | StrictInt = None
+
+
+def parse_task_names(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    names = value.split(",") if isinstance(value, str) else list(value)
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        raise CocaEvalError("--tasks names no HELMET task")
+    return expand_task_names(names)
+
+
+def make_helmet_params(values: dict[str, Any]) -> HelmetParams:
+    values = normalise_task_values(values, HelmetParams.__dataclass_fields__, "helmet")
+    if values.get("tasks") is not None:
+        values["tasks"] = parse_task_names(values["tasks"])
+    params = HelmetParams(**values)
+    if params.protocol not in PROTOCOLS:
+        raise CocaEvalError(f"--protocol must be one of {', '.join(PROTOCOLS)}")
+    if params.bos not in BOS_CHOICES:
+        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
+    if isinstance(params.share, bool) or not 0 < float(params.share) <= 100:
+        raise CocaEvalError(f"--share must be a percentage in (0, 100] (got {params.share!r})")
+    if params.samples == "auto" and params.target_width is None:
+        raise CocaEvalError(
+            "--samples auto needs --target-width for HELMET: its effective length is read relative to "
+            "the shortest length, so there is no fixed score for a cell to clear"
+        )
+    check_sampling(params)
+    for name in ("haystack", "data"):
+        value = getattr(params, name)
+        if value is not None and value != BOOKS and not Path(value).expanduser().exists():
+            raise CocaEvalError(f"--{name} {value}: no such file or directory")
+    check_chat_template(params.chat_template)
+    return params
+
+
+def check_methods(params: HelmetParams, methods) -> None:
+    """Refuse, before any model loads, what cannot run: the essay haystack of ``ruler_niah_mv`` that
+    does not load, a protocol a task has no builder for."""
+    from coca_eval.ruler.haystacks import load_essay
+
+    chosen = [HELMET_TASKS.get(t) for t in params.tasks]
+    if params.protocol == HELMET:
+        raise CocaEvalError(
+            "--protocol helmet needs HELMET's data files, which this version does not read yet; "
+            "use --protocol exact"
+        )
+    if any(t.ruler_task == "niah_multivalue" for t in chosen):
+        load_essay(params.haystack)
+    refuse_vllm_dynamic(methods)

@@ -1,0 +1,34 @@
+"""A HELMET cell's per-sample records are RULER's (:class:`coca_eval.ruler.records.SampleRecord`:
+index, references, score in [0, 1], output, the gold unit's depth), checked against HELMET's scorer."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
+
+
+def cell_contradiction(cell) -> str | None:
+    """Why a finished HELMET cell contradicts its own samples, or None (read on every load)."""
+    from coca_eval.helmet.scoring import score_answer
+    from coca_eval.helmet.tasks import HELMET_TASKS
+    from coca_eval.ruler.records import scored_contradiction
+
+    task = HELMET_TASKS.get(cell.dataset) if cell.dataset in HELMET_TASKS else None
+    return scored_contradiction(cell, task, score_answer)
+
+
+class EffectiveLengthRecord(BaseModel):
+    """``config.effective_length``: the run's ``--share`` (%) and, per method and category, what was
+    read at it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    share: StrictFloat | StrictInt = Field(gt=0, le=100)
+    methods: dict[str, dict] | None = None
+
+
+class HelmetConfig(BaseModel):
+    """The keys a HELMET run adds to its config, typed (the rest are the results schema's)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    effective_length: EffectiveLengthRecord | None = None

@@ -1,0 +1,183 @@
+"""How reports, the CLI and the gate read HELMET cells: category averages as HELMET reports them, the
+effective length per category, the protocol caption.
+
+HELMET's headline numbers are category averages (Recall, RAG, Re-rank, ICL: the mean of the category's
+task scores, ``custom_avgs`` in its ``collect_results.py``). HELMET has no effective length; ours per
+category is RULER's reading (:mod:`coca_eval.ruler.effective`) at a bar relative to the model itself:
+``--share`` (85 %) of the category's average at the run's shortest length, since an NDCG and an exact
+match have no common absolute bar. The 95 % lower bound must clear it, as for RULER.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from coca_eval.helmet.params import SHORTEST_SHARE
+from coca_eval.helmet.tasks import CATEGORIES, HELMET_TASKS, category_of
+from coca_eval.lengths import format_length
+from coca_eval.report.layout import Entry, ReportTable, Row
+from coca_eval.results import Cell, Run
+from coca_eval.ruler.effective import LengthScore, effective_length, effective_text, length_scores
+from coca_eval.tables import cell_text
+
+DIGITS = 1  # HELMET's tables print one decimal
+
+
+def helmet_cells(cells: Sequence[Cell]) -> list[Cell]:
+    return [c for c in cells if c.task == "helmet"]
+
+
+def task_order(cells: Sequence[Cell]) -> list[str]:
+    """The tasks of ``cells`` by category, in HELMET's order (unknown names last)."""
+    present = list(dict.fromkeys(c.dataset for c in cells if c.dataset))
+    known = [t for t in HELMET_TASKS.names() if t in present]
+    ordered = [t for category in CATEGORIES for t in known if category_of(t) == category]
+    return ordered + [t for t in present if t not in ordered]
+
+
+def categories_of(cells: Sequence[Cell]) -> list[str]:
+    present = {category_of(c.dataset) for c in cells}
+    return [c for c in (*CATEGORIES, "other") if c in present]
+
+
+@dataclass(frozen=True)
+class CategoryReading:
+    """One method's category: its average and bound per length, the bar, the effective length."""
+
+    category: str
+    scores: list[LengthScore]
+    bar: float | None  # share x the average at the shortest length (None: that length failed)
+    effective: int | None
+
+    @property
+    def effective_text(self) -> str:
+        if self.bar is None:
+            return "-"
+        return effective_text(self.effective, self.scores)
+
+
+def read_category(cells: Sequence[Cell], category: str, share: float = SHORTEST_SHARE) -> CategoryReading:
+    """``cells`` (one method's) of ``category``, averaged per length over its tasks."""
+    mine = [c for c in cells if category_of(c.dataset) == category]
+    tasks = [t for t in task_order(mine)]
+    scores = length_scores(mine, tasks)
+    first = scores[0].average if scores else None
+    bar = None if first is None else share / 100 * first
+    effective = None if bar is None else effective_length(scores, bar, bound=True)
+    return CategoryReading(category, scores, bar, effective)
+
+
+def _text(value: float | None) -> str:
+    return "-" if value is None else f"{value:.{DIGITS}f}"
+
+
+def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> ReportTable:
+    """Methods x categories: the category average at each length and the effective length."""
+    cells = helmet_cells(cells)
+    lengths = sorted({c.length for c in cells})
+    rows = []
+    for method in dict.fromkeys(c.method for c in cells):
+        mine = [c for c in cells if c.method == method]
+        for category in categories_of(mine):
+            reading = read_category(mine, category, share)
+            by_length = {s.length: s.average for s in reading.scores}
+            texts = [_text(by_length.get(n)) for n in lengths]
+            rows.append(Row(f"{method} | {category}", [Entry(t) for t in (*texts, reading.effective_text)]))
+    columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
+    notes = [effective_note(share)]
+    return ReportTable(
+        "helmet", "HELMET category averages by length", columns, rows, "Method | category", notes
+    )
+
+
+def effective_note(share: float) -> str:
+    return (
+        "Category average: the mean of its tasks' scores (HELMET's). Effective length: the longest length "
+        f"up to which the category's one-sided 95 % lower bound reaches {share:g} % of its average at the "
+        "shortest length (HELMET defines none; see docs/helmet.md)."
+    )
+
+
+def task_table(cells: Sequence[Cell], method: str, share: float = SHORTEST_SHARE) -> ReportTable:
+    """One method's tasks x lengths, each category's tasks followed by its average."""
+    mine = [c for c in helmet_cells(cells) if c.method == method]
+    lengths = sorted({c.length for c in mine})
+    found = {(c.dataset, c.length): c for c in mine}
+    rows = []
+    for category in categories_of(mine):
+        for task in (t for t in task_order(mine) if category_of(t) == category):
+            texts = [cell_text(found[task, n], DIGITS) if (task, n) in found else "" for n in lengths]
+            rows.append(Row(task, [Entry(t) for t in texts]))
+        reading = read_category(mine, category, share)
+        by_length = {s.length: s.average for s in reading.scores}
+        rows.append(Row(f"{category} average", [Entry(_text(by_length.get(n)), True) for n in lengths]))
+    title = f"HELMET scores of {method} by task and length"
+    return ReportTable(f"helmet_{method}", title, [format_length(n) for n in lengths], rows, "Task")
+
+
+def helmet_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = ()) -> list[ReportTable]:
+    """The report's ``tables`` hook: the category summary, then each method's task table."""
+    cells = helmet_cells(cells)
+    if not cells:
+        return []
+    share = run_share(runs)
+    methods = dict.fromkeys(c.method for c in cells)
+    return [summary_table(cells, share), *(task_table(cells, m, share) for m in methods)]
+
+
+def run_share(runs: Sequence[Run]) -> float:
+    """The ``--share`` the runs recorded; runs read at different shares are refused."""
+    from coca_eval.errors import CocaEvalError
+
+    recorded = {(r.config.get("effective_length") or {}).get("share", SHORTEST_SHARE) for r in runs}
+    if len(recorded) > 1:
+        raise CocaEvalError("the HELMET runs were made with different --share: report them apart")
+    return recorded.pop() if recorded else SHORTEST_SHARE
+
+
+def protocol_line(run: Run) -> str:
+    params = run.config.get("params") or {}
+    protocol = params.get("protocol")
+    what = (
+        "exact (prompt + answer budget = N in the model's tokens, whole units while they fit)"
+        if protocol == "exact"
+        else "helmet (HELMET's units per length, its truncation)"
+    )
+    return (
+        f"HELMET: {len(params.get('tasks') or [])} tasks, protocol {what}, {params.get('samples')} samples "
+        f"per task and length, chat template {params.get('chat_template')}, seed {params.get('seed')}; "
+        "greedy decoding up to each task's answer budget; scores x 100 (HELMET's metric per task)."
+    )
+
+
+def finish_hook(run: Run, runner, methods, params, **_) -> None:
+    """The run's ``--share`` and each method's effective length per category go in its config."""
+    record_effective_lengths(run, params.share)
+
+
+def merged_hook(run: Run) -> None:
+    recorded = run.config.get("effective_length")
+    share = recorded.get("share") if isinstance(recorded, dict) else None
+    record_effective_lengths(run, SHORTEST_SHARE if share is None else share)
+
+
+def record_effective_lengths(run: Run, share: float) -> None:
+    """``config.effective_length``: the share and, per method and category, the bar and the length."""
+    cells = [c for c in helmet_cells(run.cells) if c.status != "partial"]
+    if len(cells) != len(helmet_cells(run.cells)):
+        run.config["effective_length"] = {"share": share}
+        return
+    record: dict = {}
+    for method in dict.fromkeys(c.method for c in cells):
+        mine = [c for c in cells if c.method == method]
+        record[method] = {}
+        for category in categories_of(mine):
+            reading = read_category(mine, category, share)
+            record[method][category] = {
+                "bar": reading.bar,
+                "effective": reading.effective,
+                "average": {str(s.length): s.average for s in reading.scores},
+                "lower": {str(s.length): s.lower for s in reading.scores},
+            }
+    run.config["effective_length"] = {"share": share, "methods": record}

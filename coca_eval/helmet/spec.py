@@ -1,0 +1,57 @@
+"""The ``helmet`` task's registration: what api, report and gate need to know about it.
+
+Imported by ``coca-eval --help``, so every hook is a lazy reference to its implementation.
+
+Scale: a cell's value is its task's metric (substring exact match, RULER recall, NDCG@10, exact
+match) averaged over samples x 100, as HELMET's tables print it. The gate pairs samples as for RULER
+(full credit per sample, McNemar) in the same points.
+"""
+
+from __future__ import annotations
+
+from coca_eval.registry import lazy
+from coca_eval.taskspec import EffectKind, GateHooks, ReportHooks, TaskSpec, register_task
+
+HELMET_TASK_VERSION = 1
+HELMET_METRIC = "score"
+
+register_task(
+    TaskSpec(
+        name="helmet",
+        version=HELMET_TASK_VERSION,
+        metric=HELMET_METRIC,
+        lower_is_better=False,
+        description="HELMET's model-development tasks (recall; RAG, re-rank and ICL with their data) at "
+        "exact token lengths: scores per methods x tasks x lengths, category averages and effective "
+        "lengths.",
+        make_params=lazy("coca_eval.helmet.params:make_helmet_params"),
+        preset_params="coca_eval.helmet.params:HelmetPresetParams",
+        make_runner=lazy("coca_eval.helmet.task:HelmetRunner"),
+        finish=lazy("coca_eval.helmet.report:finish_hook"),
+        combine=lazy("coca_eval.ruler.task:combine_cell"),
+        contradiction=lazy("coca_eval.helmet.records:cell_contradiction"),
+        config_model="coca_eval.helmet.records:HelmetConfig",
+        merged=lazy("coca_eval.helmet.report:merged_hook"),
+        check=lazy("coca_eval.helmet.params:check_methods"),
+        command="coca_eval.cli.helmet:helmet",
+        catalogue=lazy("coca_eval.helmet.tasks:catalogue"),
+        report=ReportHooks(
+            table_title="HELMET score by task and length",
+            protocol=lazy("coca_eval.helmet.report:protocol_line"),
+            interval=lazy("coca_eval.ruler.report:interval"),
+            interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
+            units_note="samples for HELMET",
+            tables=lazy("coca_eval.helmet.report:helmet_tables"),
+        ),
+        gate=GateHooks(
+            test=lazy("coca_eval.ruler.gate:paired_test"),
+            tolerance=lambda options: 100 * options.max_acc_drop,
+            effect=EffectKind("score_drop", sign=-1),
+            protocol_keys=("protocol", "chat_template", "answer_budget"),
+            units=lazy("coca_eval.ruler.report:unit_ids"),
+            units_name="samples",
+            units_differ="HELMET samples (their references)",
+            dataset_names_row=True,
+        ),
+    )
+)

@@ -1,0 +1,53 @@
+"""The ``helmet`` task: methods x HELMET tasks x lengths, journaled per sample, on RULER's cell runner.
+
+Everything a RULER cell does a HELMET cell does the same way (companions decoded together, the
+journal and its checks, shards, ``--samples auto``, chat APIs): :class:`HelmetRunner` only replaces the
+tasks, the prompts (:mod:`coca_eval.helmet.prompts`), the scorer (HELMET's, per task), the stop rule
+(HELMET's stop at a newline where its configs set ``stop_new_line``) and what a cell records of how
+its prompts were made. A cell's value is the mean of its task's metric over samples x 100, as HELMET's
+tables print it.
+"""
+
+from __future__ import annotations
+
+from coca_eval.backends.stopping import StopRule
+from coca_eval.helmet.spec import HELMET_METRIC, HELMET_TASK_VERSION
+from coca_eval.helmet.tasks import HELMET_TASKS
+from coca_eval.methods import MethodSpec
+from coca_eval.ruler.task import PreparedModel, RulerRunner, prepare_model
+
+
+def ends_a_line(text: str) -> bool:
+    return "\n" in text
+
+
+class HelmetRunner(RulerRunner):
+    """HELMET as a :class:`~coca_eval.runner.CellTask` whose ``datasets`` are the HELMET tasks."""
+
+    name, metric, dataset = "helmet", HELMET_METRIC, None
+    version = HELMET_TASK_VERSION
+
+    def prepare(self, method: MethodSpec, backend) -> PreparedModel:
+        from coca_eval.helmet.prompts import HelmetPromptBuilder
+
+        state = prepare_model(self.params, backend, method.model)
+        return PreparedModel(HelmetPromptBuilder(state.builder), state.chat_digest)
+
+    def task_of(self, dataset: str):
+        return HELMET_TASKS.get(dataset)
+
+    def score(self, task, output: str, answers) -> dict:
+        from coca_eval.helmet.scoring import score_answer
+
+        return score_answer(task, output, answers)
+
+    def stop_rule(self, task) -> StopRule:
+        return StopRule(task.answer_budget, ends_a_line if task.stop_newline else None)
+
+    def cell_context(self, state: PreparedModel, task) -> dict:
+        haystack = state.builder.haystack_name(task)
+        return {
+            "protocol": self.params.protocol,
+            "category": task.category,
+            **({"haystack": haystack} if haystack is not None else {}),
+        }

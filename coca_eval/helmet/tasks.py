@@ -1,0 +1,123 @@
+"""HELMET's model-development tasks, each with the numbers HELMET's short configurations give it.
+
+The names, categories, metrics, answer budgets, stop rules, sample counts and units per length are
+HELMET's (princeton-nlp/HELMET at 4526dfb: ``configs/recall_short.yaml``, ``rag_short.yaml``,
+``rerank_short.yaml``, ``icl_short.yaml``; the metric per task from ``scripts/collect_results.py``);
+only the code is ours. A task is data: :mod:`coca_eval.helmet.prompts` turns one into prompts and
+:mod:`coca_eval.helmet.scoring` scores it.
+
+``units`` is what HELMET puts in a prompt at each of its lengths: key-value pairs (``json_kv``),
+passages (RAG, re-rank) or demonstrations (ICL). Under ``--protocol exact`` the units are instead
+added while they fit in N; the RULER recall tasks have no units (their haystack fills N either way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.registry import Registry
+
+HELMET_LENGTHS = (8192, 16384, 32768, 65536)  # the short configs' input_max_length
+
+RECALL, RAG, RERANK, ICL = "Recall", "RAG", "Re-rank", "ICL"
+CATEGORIES = (RECALL, RAG, RERANK, ICL)  # HELMET's order (``custom_avgs`` in collect_results.py)
+
+SUBSTRING_EM, RULER_RECALL, NDCG10, EXACT_MATCH = (
+    "substring_exact_match",
+    "ruler_recall",
+    "NDCG@10",
+    "exact_match",
+)
+
+SYNTHETIC = "synthetic (generated here, offline)"
+
+
+@dataclass(frozen=True)
+class HelmetTask:
+    """One HELMET task.
+
+    ``family`` says how its prompts are made (``json_kv``, ``ruler``, ``rag``, ``rerank``, ``icl``);
+    ``ruler_task`` names the RULER task a recall task draws its needles from; ``source`` where its
+    data comes from (shown by ``coca-eval tasks`` and in a missing-data message)."""
+
+    name: str
+    category: str
+    family: str
+    metric: str
+    answer_budget: int  # HELMET's generation_max_length
+    samples: int  # HELMET's max_test_samples
+    source: str
+    units: dict[int, int] = field(default_factory=dict)  # HELMET's k (or shots) per input_max_length
+    shots: int = 0  # demonstrations before the question (RAG, re-rank, json_kv)
+    stop_newline: bool = False  # decoding stops at the first newline (HELMET's stop_new_line)
+    ruler_task: str = ""
+
+    def helmet_units(self, length: int) -> int | None:
+        """HELMET's unit count at ``length`` (None where its configs have none)."""
+        return self.units.get(length)
+
+
+HELMET_TASKS = Registry[HelmetTask]("HELMET task")
+
+
+def _per_length(*counts: int) -> dict[int, int]:
+    return dict(zip(HELMET_LENGTHS, counts, strict=True))
+
+
+def _ruler(name: str, ruler_task: str, budget: int) -> HelmetTask:
+    return HelmetTask(name, RECALL, "ruler", RULER_RECALL, budget, 100, SYNTHETIC, ruler_task=ruler_task)
+
+
+for _task in (
+    HelmetTask(
+        "json_kv", RECALL, "json_kv", SUBSTRING_EM, 100, 100, SYNTHETIC, _per_length(105, 220, 440, 900), 2
+    ),
+    _ruler("ruler_niah_mk_2", "niah_multikey_2", 50),
+    _ruler("ruler_niah_mk_3", "niah_multikey_3", 100),
+    _ruler("ruler_niah_mv", "niah_multivalue", 50),
+):
+    HELMET_TASKS.add(_task.name, _task)
+
+HELMET_GROUPS: dict[str, tuple[str, ...]] = {}
+
+
+def refresh_groups() -> None:
+    """``helmet`` (every task) and one group per category (``recall``, ``rag``, ``re-rank``, ``icl``)."""
+    HELMET_GROUPS.clear()
+    HELMET_GROUPS["helmet"] = tuple(HELMET_TASKS.names())
+    for category in CATEGORIES:
+        members = tuple(t for t in HELMET_TASKS.names() if HELMET_TASKS.get(t).category == category)
+        if members:
+            HELMET_GROUPS[category.lower()] = members
+
+
+refresh_groups()
+
+
+def expand_task_names(names: Iterable[str]) -> tuple[str, ...]:
+    """Task names with groups expanded, in the order given, each once; an unknown name is a user error."""
+    out: list[str] = []
+    for name in names:
+        for task in HELMET_GROUPS.get(name.lower(), (name,)):
+            if task not in HELMET_TASKS:
+                valid = ", ".join([*HELMET_GROUPS, *HELMET_TASKS.names()])
+                raise CocaEvalError(f"unknown HELMET task {task!r} (valid: {valid})")
+            if task not in out:
+                out.append(task)
+    return tuple(out)
+
+
+def category_of(task: str) -> str:
+    return HELMET_TASKS.get(task).category if task in HELMET_TASKS else "other"
+
+
+def catalogue() -> tuple[list[str], list[list[str]]]:
+    """Every task with its category, metric, answer budget and data source (``coca-eval tasks``)."""
+    columns = ["task", "category", "metric", "answer budget", "data"]
+    rows = [
+        [t.name, t.category, t.metric, str(t.answer_budget), t.source]
+        for t in (HELMET_TASKS.get(name) for name in HELMET_TASKS.names())
+    ]
+    return columns, rows

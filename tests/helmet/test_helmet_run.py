@@ -1,0 +1,91 @@
+"""A whole ``helmet`` run through the api on the scripted backend: planted answers score 100 on every
+task and nothing 0, a killed run resumes to the same cells, a forged sample is refused on load, the
+category table and effective lengths come out of the cells."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coca_eval.api import Runtime, evaluate
+from coca_eval.errors import CocaEvalError
+from coca_eval.helmet.params import make_helmet_params
+from coca_eval.helmet.report import read_category, summary_table, task_table
+from coca_eval.helmet.tasks import HELMET_TASKS, RECALL
+from coca_eval.methods import make_method
+from coca_eval.results import load_run
+from coca_eval.taskspec import load_checked_run
+from tests.ruler.scripted_backend import MODE, PLANTED, Interrupted
+
+pytestmark = pytest.mark.usefixtures("scripted")
+TASKS = list(HELMET_TASKS.names())
+
+
+def _run(tmp_path, tasks=TASKS, lengths="1024,1500", samples=2, name="run.json", **params):
+    values = {"tasks": tasks, "lengths": lengths, "samples": samples, "seed": 3, **params}
+    method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
+    return evaluate("helmet", [method], make_helmet_params(values), tmp_path / name, Runtime())
+
+
+def test_planted_answers_score_100_and_empty_answers_0(tmp_path):
+    PLANTED.clear()
+    run = _run(tmp_path)
+    assert len(PLANTED) == 2 * 2 * len(TASKS)
+    assert {(c.dataset, c.length) for c in run.cells} == {(t, n) for t in TASKS for n in (1024, 1500)}
+    assert all(c.status == "ok" and c.value == 100.0 and c.n == 2 for c in run.cells)
+    kv = next(c for c in run.cells if c.dataset == "json_kv")
+    assert kv.detail["protocol"] == "exact" and kv.detail["category"] == RECALL
+    assert kv.detail["samples"][0]["substring_exact_match"] == 1.0 and kv.detail["samples"][0]["depths"]
+    MODE["answer"] = "empty"
+    empty = _run(tmp_path, name="empty.json")
+    assert all(c.status == "ok" and c.value == 0.0 for c in empty.cells)
+
+
+def test_a_killed_run_resumes_to_the_same_cells(tmp_path):
+    whole = _run(tmp_path, name="whole.json")
+    MODE.update(fail_after=5, answered=0)
+    with pytest.raises(Interrupted):
+        _run(tmp_path, name="resumed.json")
+    MODE.update(fail_after=None, answered=0)
+    resumed = _run(tmp_path, name="resumed.json")
+    assert MODE["answered"] < 2 * 2 * len(TASKS)  # the journaled answers were not asked again
+    assert [(c.dataset, c.length, c.value, c.detail["samples"]) for c in resumed.cells] == [
+        (c.dataset, c.length, c.value, c.detail["samples"]) for c in whole.cells
+    ]
+
+
+def test_a_forged_sample_score_is_refused_on_load(tmp_path):
+    _run(tmp_path, tasks=["json_kv"], lengths="1024")
+    path = tmp_path / "run.json"
+    data = json.loads(path.read_text())
+    data["cells"][0]["detail"]["samples"][0]["output"] = "no idea"
+    path.write_text(json.dumps(data))
+    with pytest.raises(CocaEvalError, match="sample 0 is scored 1.0 but its output earns 0.0"):
+        load_checked_run(path)
+
+
+def test_the_category_table_averages_the_tasks_and_reads_the_effective_length(tmp_path):
+    MODE["answer"] = "chance"
+    run = _run(tmp_path, lengths="1024,1500,2048", samples=6)
+    method = run.cells[0].method
+    mine = [c for c in run.cells if c.method == method]
+    reading = read_category(mine, RECALL)
+    for score in reading.scores:
+        at = [c.value for c in mine if c.length == score.length]
+        assert score.average == pytest.approx(sum(at) / len(at))
+    assert reading.bar == pytest.approx(0.85 * reading.scores[0].average)
+    summary = summary_table(run.cells)
+    assert summary.rows[0].label == f"{method} | {RECALL}"
+    assert [e.text for e in summary.rows[0].entries[:3]] == [f"{s.average:.1f}" for s in reading.scores]
+    table = task_table(run.cells, method)
+    assert [r.label for r in table.rows] == [*TASKS, "Recall average"]
+    recorded = load_run(tmp_path / "run.json").config["effective_length"]
+    assert recorded["share"] == 85 and recorded["methods"][method][RECALL]["effective"] == reading.effective
+
+
+def test_a_length_too_short_is_an_error_cell_and_the_run_goes_on(tmp_path):
+    run = _run(tmp_path, tasks=["json_kv", "ruler_niah_mk_2"], lengths="150,1024")
+    short = {(c.dataset, c.length): c for c in run.cells}
+    assert short["json_kv", 150].status == "error" and "too short" in short["json_kv", 150].detail["error"]
+    assert short["json_kv", 1024].status == "ok" and short["ruler_niah_mk_2", 1024].status == "ok"
