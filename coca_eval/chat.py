@@ -30,6 +30,16 @@ class ChatFrame:
 
 def chat_frame(option: str, tokenizer) -> ChatFrame | None:
     """``none``: no frame; ``auto``: the tokenizer's own template, if it has one; else a Jinja file."""
+    template = template_text(option, tokenizer)
+    if template is None:
+        return None
+    name = "the tokenizer's chat template" if option == "auto" else f"chat template {option}"
+    return frame_from_template(template, tokenizer, name)
+
+
+def template_text(option: str, tokenizer) -> str | None:
+    """The Jinja text ``--chat-template`` names: None for ``none`` (or ``auto`` on a tokenizer without
+    one), the tokenizer's own for ``auto``, else the file's."""
     if option == "none":
         return None
     if option == "auto":
@@ -38,15 +48,14 @@ def chat_frame(option: str, tokenizer) -> ChatFrame | None:
             return None
         if isinstance(template, dict):  # several named templates: the default one frames a plain chat
             template = template.get("default") or next(iter(template.values()))
-        return frame_from_template(template, tokenizer, "the tokenizer's chat template")
+        return template
     path = Path(option).expanduser()
     try:
-        template = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CocaEvalError(
             f"cannot read chat template {option} ({type(exc).__name__}; use auto, none or a Jinja file)"
         ) from None
-    return frame_from_template(template, tokenizer, f"chat template {option}")
 
 
 def frame_from_template(template: str, tokenizer, name: str) -> ChatFrame:

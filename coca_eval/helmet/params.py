@@ -138,16 +138,32 @@ def make_helmet_params(values: dict[str, Any]) -> HelmetParams:
 
 
 def check_methods(params: HelmetParams, methods) -> None:
-    """Refuse, before any model loads, what cannot run: the essay haystack of ``ruler_niah_mv`` that
-    does not load, a protocol a task has no builder for."""
+    """Refuse, before any model loads, what cannot run: a task's data that is missing or malformed
+    (read once here and kept for the prompts), a length HELMET has no file for under ``--protocol
+    helmet``, the essay haystack of ``ruler_niah_mv`` that does not load."""
+    from coca_eval.helmet.prompts import Sources, exact_units, helmet_units, load_family_data
     from coca_eval.ruler.haystacks import load_essay
 
     chosen = [HELMET_TASKS.get(t) for t in params.tasks]
-    if params.protocol == HELMET:
+    sources = Sources(params.data, params.seed, params.drawn_samples)
+    if params.protocol == HELMET and params.bos != "auto":
         raise CocaEvalError(
-            "--protocol helmet needs HELMET's data files, which this version does not read yet; "
-            "use --protocol exact"
+            "--protocol helmet adds BOS as HELMET does (as the tokenizer does): leave --bos auto"
         )
+    for task in chosen:
+        if params.protocol == HELMET and task.family != "rag":
+            raise CocaEvalError(
+                f"--protocol helmet reads HELMET's data files, and this version reads them for the RAG "
+                f"tasks only; run {task.name} with --protocol exact"
+            )
+        if task.family == "rag":
+            units = (
+                [exact_units(task)]
+                if params.protocol == EXACT
+                else [helmet_units(task, n) for n in params.lengths]
+            )
+            for k in dict.fromkeys(units):
+                load_family_data(task, sources, k)
     if any(t.ruler_task == "niah_multivalue" for t in chosen):
         load_essay(params.haystack)
     refuse_vllm_dynamic(methods)

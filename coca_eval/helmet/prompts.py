@@ -1,12 +1,21 @@
-"""HELMET prompts of exactly N minus the answer budget tokens, built by RULER's prompt builder.
+"""HELMET prompts under both protocols.
 
+**exact**: every prompt is exactly N minus the answer budget tokens, built by RULER's prompt builder.
 A HELMET task is turned into the builder's task form (template, answer prefix, a family that draws
 its samples), so the token accounting, BOS, chat frame and the check of every prompt's length are the
-ones RULER's prompts go through (:mod:`coca_eval.ruler.prompts`). HELMET's layout differs from
-RULER's in two places, both HELMET's (``prompt_template`` and ``tokenize()`` in its ``data.py`` and
-``model_utils.py`` at 4526dfb): without a chat template its answer prefix (``system_template``) follows
-the question after a newline, and with one the assistant's turn opens empty (HELMET renders the user
-message with ``add_generation_prompt`` and nothing after it).
+ones RULER's prompts go through (:mod:`coca_eval.ruler.prompts`).
+
+**helmet**: HELMET's own prompt: its file with k units for N, its text, tokenised as its ``tokenize()``
+(``model_utils.py``) does, and cut as it cuts: when the prompt is longer than N minus the budget, the
+context alone is tokenised (special tokens included, as HELMET calls the tokenizer) and cut at the
+character where its last ``excess`` tokens begin (a slow tokenizer: decoded without them), then the
+prompt is built and tokenised again. A prompt may then be a little shorter than N minus the budget;
+each sample records its length and how many context tokens were cut.
+
+HELMET's layout differs from RULER's in two places, both HELMET's (``prompt_template`` in its
+``data.py``): without a chat template its answer prefix (``system_template``) follows the question after
+a newline, and with one the assistant's turn opens empty (HELMET renders the user message with
+``add_generation_prompt`` and nothing after it).
 
 The recall tasks keep their RULER task's name for the draws, so ``ruler_niah_mk_2`` at N draws the
 keys and values RULER's ``niah_multikey_2`` draws at N with the same seed.
@@ -14,45 +23,121 @@ keys and values RULER's ``niah_multikey_2`` draws at N with the same seed.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
-from coca_eval.helmet import json_kv
+from coca_eval.errors import CocaEvalError
+from coca_eval.helmet import json_kv, rag
 from coca_eval.helmet.tasks import HELMET_TASKS, SUBSTRING_EM, HelmetTask
+from coca_eval.ruler.prompts import RulerSample
 from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
 
-FAMILIES = {"json_kv": "coca_eval.helmet.json_kv:draw_json_kv"}
+# The text of each family's prompt: HELMET's user template and its answer prefix (system template)
+LAYOUTS = {"json_kv": (json_kv.TEMPLATE, json_kv.ANSWER_PREFIX), "rag": (rag.TEMPLATE, rag.ANSWER_PREFIX)}
 
 
-def prompt_task(task: HelmetTask, chat: bool) -> RulerTask:
+@dataclass(frozen=True)
+class Sources:
+    """Where a run's data comes from and which of it: ``--data``, ``--seed``, ``--samples``."""
+
+    data: str | None
+    seed: int
+    samples: int
+
+
+def exact_units(task: HelmetTask) -> int:
+    """The HELMET file the exact protocol reads: the one with the most units per question."""
+    return max(task.units.values())
+
+
+def helmet_units(task: HelmetTask, length: int) -> int:
+    """HELMET's k at ``length``, or the one-line error of a length HELMET has no file for."""
+    k = task.helmet_units(length)
+    if k is None:
+        lengths = ", ".join(str(n) for n in task.units)
+        raise CocaEvalError(
+            f"--protocol helmet: HELMET has no {task.name} file for N = {length} (its lengths: {lengths}); "
+            "use --protocol exact for other lengths"
+        )
+    return k
+
+
+def load_family_data(task: HelmetTask, sources: Sources, k: int):
+    """What a data-reading family draws from (the RAG questions and demonstrations of the k file)."""
+    if task.family == "rag":
+        return rag.load_qa_set(task.name, sources.data, k, sources.samples, sources.seed, task.shots)
+    raise ValueError(f"HELMET family {task.family!r} reads no data")
+
+
+def prompt_task(task: HelmetTask, chat: bool, sources: Sources | None = None) -> RulerTask:
     """``task`` as RULER's builder takes it, laid out as HELMET lays it out with or without a chat
-    template."""
+    template (exact protocol)."""
     if task.family == "ruler":
         ruler = RULER_TASKS.get(task.ruler_task)
         prefix = ruler.answer_prefix.lstrip()
-    elif task.family == "json_kv":
-        ruler = RulerTask(
-            task.name, FAMILIES["json_kv"], SUBSTRING_EM, task.answer_budget, "", json_kv.TEMPLATE
-        )
-        prefix = json_kv.ANSWER_PREFIX
     else:
-        raise ValueError(f"no prompt builder for HELMET family {task.family!r}")
+        template, prefix = LAYOUTS[task.family]
+        if task.family == "json_kv":
+            family: Any = "coca_eval.helmet.json_kv:draw_json_kv"
+        else:
+            family = partial(rag.draw_rag, qa=load_family_data(task, sources, exact_units(task)))
+        ruler = RulerTask(task.name, family, SUBSTRING_EM, task.answer_budget, "", template)
     return replace(ruler, answer_budget=task.answer_budget, answer_prefix="" if chat else "\n" + prefix)
 
 
 class HelmetPromptBuilder:
-    """HELMET's prompts for one tokenizer and chat frame, on a RULER prompt builder (``ruler``)."""
+    """HELMET's prompts for one tokenizer and chat frame, on a RULER prompt builder (``ruler``).
 
-    def __init__(self, ruler: Any) -> None:
-        self.ruler = ruler
+    ``tokenizer`` and ``chat_template`` (the template's text, None without one) serve the helmet
+    protocol, which tokenises HELMET's text whole."""
+
+    def __init__(
+        self,
+        ruler: Any,
+        protocol: str = "exact",
+        sources: Sources | None = None,
+        tokenizer: Any = None,
+        chat_template: str | None = None,
+    ) -> None:
+        self.ruler, self.protocol, self.sources = ruler, protocol, sources
+        self.ruler.kind = "HELMET task"
         self.chat = ruler.chat is not None
+        self.tokenizer, self.chat_template = tokenizer, chat_template
 
     def build(self, task: str, length: int, samples: int, seed: int, prompt_length: int) -> list:
-        spec = prompt_task(HELMET_TASKS.get(task), self.chat)
-        return [self.ruler.build_one(spec, length, i, seed, prompt_length) for i in range(samples)]
+        spec = HELMET_TASKS.get(task)
+        if self.protocol == "helmet":
+            return self._helmet(spec, length, samples)
+        built = prompt_task(spec, self.chat, self.sources)
+        return [self.ruler.build_one(built, length, i, seed, prompt_length) for i in range(samples)]
 
     def haystack_name(self, task: HelmetTask) -> str | None:
         """The haystack of a RULER recall task (None for the others: they bring their own context)."""
         if task.family != "ruler":
             return None
         return self.ruler.haystack_name(RULER_TASKS.get(task.ruler_task))
+
+    def _helmet(self, task: HelmetTask, length: int, samples: int) -> list[RulerSample]:
+        from coca_eval.helmet.truncation import helmet_tokenize
+
+        if task.family != "rag":
+            raise CocaEvalError(f"--protocol helmet does not read HELMET's {task.name} files yet")
+        k = helmet_units(task, length)
+        qa = load_family_data(task, self.sources, k)
+        template, prefix = LAYOUTS[task.family]
+        out = []
+        for index in range(samples):
+            row, fields = rag.fields(qa, index)
+            fields["context"] = rag.passages_text(row.ctxs)
+            prompt = helmet_tokenize(
+                self.tokenizer, template, prefix, fields, self.chat_template, length, task.answer_budget
+            )
+            detail = {"passages": k, "truncated_tokens": prompt.cut, "prompt_tokens": len(prompt.ids)}
+            start = prompt.text_start
+            out.append(
+                RulerSample(
+                    task.name, index, prompt.ids, tuple(row.answers), 0, detail, (start, len(prompt.ids))
+                )
+            )
+        return out

@@ -139,4 +139,7 @@ def score_answer(task, output: str, references: Sequence[str]) -> dict:
     if task.family == "json_kv":
         metrics = qa_metrics(output, list(references), prefix="corresponding value:")
         return {"score": metrics[task.metric], **metrics}
+    if task.family == "rag":
+        metrics = qa_metrics(output, list(references))
+        return {"score": metrics[task.metric], **metrics}
     raise ValueError(f"no scorer for HELMET family {task.family!r}")

@@ -51,6 +51,7 @@ register_task(
             units=lazy("coca_eval.ruler.report:unit_ids"),
             units_name="samples",
             units_differ="HELMET samples (their references)",
+            run_checks=lazy("coca_eval.helmet.gate:effective_length_checks"),
             dataset_names_row=True,
         ),
     )

@@ -70,6 +70,20 @@ def _ruler(name: str, ruler_task: str, budget: int) -> HelmetTask:
     return HelmetTask(name, RECALL, "ruler", RULER_RECALL, budget, 100, SYNTHETIC, ruler_task=ruler_task)
 
 
+RAG_SOURCES = {
+    "kilt_nq": "Natural Questions",
+    "kilt_triviaqa": "TriviaQA",
+    "kilt_hotpotqa": "HotpotQA",
+    "kilt_popqa_3": "PopQA (subject popularity < 10^3)",
+}
+
+
+def _rag(name: str, what: str) -> HelmetTask:
+    source = f"{what} with HELMET's retrieved passages (hub archive or --data)"
+    units = _per_length(50, 105, 220, 440)
+    return HelmetTask(name, RAG, "rag", SUBSTRING_EM, 20, 100, source, units, shots=2, stop_newline=True)
+
+
 for _task in (
     HelmetTask(
         "json_kv", RECALL, "json_kv", SUBSTRING_EM, 100, 100, SYNTHETIC, _per_length(105, 220, 440, 900), 2
@@ -77,6 +91,7 @@ for _task in (
     _ruler("ruler_niah_mk_2", "niah_multikey_2", 50),
     _ruler("ruler_niah_mk_3", "niah_multikey_3", 100),
     _ruler("ruler_niah_mv", "niah_multivalue", 50),
+    *(_rag(name, source) for name, source in RAG_SOURCES.items()),
 ):
     HELMET_TASKS.add(_task.name, _task)
 

@@ -74,6 +74,8 @@ class RulerPromptBuilder:
     SQuAD/HotpotQA file instead of the hub (:mod:`coca_eval.ruler.qa_data`).
     """
 
+    kind = "RULER task"  # how an error names a task (a family built on this builder names its own)
+
     def __init__(
         self,
         encode: Encode,
@@ -114,10 +116,10 @@ class RulerPromptBuilder:
         A family whose draw may be redrawn (QA: another question's gold documents may fit where this
         one's do not) gets up to :data:`REDRAWS` further draws; the sample records how many it took.
         """
-        family = resolve(FAMILIES.get(task.family, task.family))  # or a "module:function" of its own
+        family = task.family if callable(task.family) else resolve(FAMILIES.get(task.family, task.family))
         if prompt_length is not None and prompt_length < 1:
             raise CocaEvalError(
-                f"length {length} is too short for RULER task {task.name}: its answer budget alone is "
+                f"length {length} is too short for {self.kind} {task.name}: its answer budget alone is "
                 f"{length - prompt_length} tokens (N counts prompt and answer)"
             )
         for attempt in range(REDRAWS + 1):
@@ -134,7 +136,7 @@ class RulerPromptBuilder:
                         "" if target == length else f" ({target} prompt tokens + {length - target} answer)"
                     )
                     raise CocaEvalError(
-                        f"length {length}{within} is too short for RULER task {task.name}: the template, "
+                        f"length {length}{within} is too short for {self.kind} {task.name}: the template, "
                         f"question, answer prefix{' and chat template' if self.chat else ''} take {fixed} "
                         f"tokens; {short.what}: {short.needed} more needed"
                         + (f" (and for {REDRAWS} other draws)" if draw.redraw else "")

@@ -201,6 +201,51 @@ def test_a_bare_ruler_run_prints_the_readme_table(tmp_path):
     assert effective in re.sub(r"\s+", " ", done.stdout)
 
 
+def _readme_helmet_table() -> tuple[dict[tuple[str, int], float], str]:
+    """README.md's printed ``helmet-quick`` table: each (task, length) score and the category's row."""
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```text\nRecall task +1k +2k\n(.*?)```", text, re.S)
+    assert block, "the README no longer shows the helmet-quick table this test reads"
+    lines = block.group(1).strip().splitlines()
+    scores = {}
+    for line in lines[:-1]:  # the task rows and the category average; then the effective length
+        task, one, two = line.rsplit(maxsplit=2)
+        scores[task, 1024], scores[task, 2048] = float(one), float(two)
+    return scores, lines[-1]
+
+
+@pytest.mark.slow
+def test_a_bare_helmet_run_prints_the_readme_table(tmp_path):
+    """README: a bare `coca-eval helmet` (the helmet-quick preset, SmolLM2-135M-Instruct, offline)
+    gives every recall task's score at 1k and 2k as quoted, their average, and the effective length.
+    The same command opens docs/helmet.md's worked example."""
+    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
+    done = subprocess.run(
+        [sys.executable, "-m", "coca_eval", "helmet", "--output", "helmet.json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = json.loads((tmp_path / "helmet.json").read_text())
+    measured = {
+        (c["dataset"], c["length"]): round(c["value"], 1) for c in run["cells"] if c["status"] == "ok"
+    }
+    quoted, effective = _readme_helmet_table()
+    average = quoted.pop(("Recall average", 1024)), quoted.pop(("Recall average", 2048))
+    assert measured == quoted
+    recorded = run["config"]["effective_length"]["methods"]
+    (reading,) = [m["Recall"] for m in recorded.values()]
+    assert tuple(round(reading["average"][n], 1) for n in ("1024", "2048")) == average
+    assert (
+        effective == f"Effective length (Recall, 95 % bound at 85 % of 1k): {_length(reading['effective'])}"
+    )
+
+
+def _length(tokens: int | None) -> str:
+    from coca_eval.lengths import format_length
+
+    return "<1k" if tokens is None else format_length(tokens)
+
+
 def test_the_methods_file_example_counts_its_rows():
     """docs/running.md's methods-file example says how many methods its YAML holds."""
     text = (ROOT / "docs" / "running.md").read_text()

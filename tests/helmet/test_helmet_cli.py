@@ -16,8 +16,8 @@ def test_prints_tasks_with_category_averages_and_the_category_summary(capsys, tm
     out_file = tmp_path / "h.json"
     code, out, err = _cli(capsys, *RUN, "--lengths", "1k,1500", "--output", str(out_file))
     assert code == 0, err
-    for text in ("json_kv", "ruler_niah_mk_2", "ruler_niah_mk_3", "ruler_niah_mv", "Recall average",
-                 "HELMET category averages by length", "Effective (95 % bound)", "protocol exact"):  # fmt: skip
+    tasks = ("json_kv", "ruler_niah_mk_2", "ruler_niah_mk_3", "ruler_niah_mv", "Recall average")
+    for text in (*tasks, "HELMET category averages by length", "Effective (95 % bound)", "protocol exact"):
         assert text in out, text
     saved = json.loads(out_file.read_text())
     assert saved["config"]["effective_length"]["share"] == 85
@@ -26,7 +26,9 @@ def test_prints_tasks_with_category_averages_and_the_category_summary(capsys, tm
 
 def test_a_length_below_the_fixed_parts_is_an_error_cell_and_one_line(capsys, tmp_path):
     out_file = tmp_path / "h.json"
-    code, out, err = _cli(capsys, *RUN, "--tasks", "json_kv", "--lengths", "150,1k", "--output", str(out_file))
+    code, out, err = _cli(
+        capsys, *RUN, "--tasks", "json_kv", "--lengths", "150,1k", "--output", str(out_file)
+    )
     assert code == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("coca-eval: error: json_kv @ 150: length 150")
     cells = json.loads(out_file.read_text())["cells"]

@@ -19,7 +19,7 @@ from coca_eval.taskspec import load_checked_run
 from tests.ruler.scripted_backend import MODE, PLANTED, Interrupted
 
 pytestmark = pytest.mark.usefixtures("scripted")
-TASKS = list(HELMET_TASKS.names())
+TASKS = [t for t in HELMET_TASKS.names() if HELMET_TASKS.get(t).family in ("json_kv", "ruler")]
 
 
 def _run(tmp_path, tasks=TASKS, lengths="1024,1500", samples=2, name="run.json", **params):
@@ -89,3 +89,19 @@ def test_a_length_too_short_is_an_error_cell_and_the_run_goes_on(tmp_path):
     short = {(c.dataset, c.length): c for c in run.cells}
     assert short["json_kv", 150].status == "error" and "too short" in short["json_kv", 150].detail["error"]
     assert short["json_kv", 1024].status == "ok" and short["ruler_niah_mk_2", 1024].status == "ok"
+
+
+def test_rag_cells_under_both_protocols(tmp_path):
+    from tests.helmet.helmet_files import write_data_dir
+
+    data = str(write_data_dir(tmp_path / "data", 5))
+    exact = _run(tmp_path, ["kilt_nq", "kilt_popqa_3"], "3000", 3, "exact.json", data=data)
+    assert all(c.status == "ok" and c.value == 100.0 and c.n == 3 for c in exact.cells)
+    assert {c.detail["category"] for c in exact.cells} == {"RAG"}
+    helmet = _run(tmp_path, ["kilt_nq"], "8k", 3, "helmet.json", data=data, protocol="helmet")
+    (cell,) = helmet.cells
+    assert cell.status == "ok" and cell.value == 100.0 and cell.detail["protocol"] == "helmet"
+    assert all(s["truncated_tokens"] > 0 and s["prompt_tokens"] == 8172 for s in cell.detail["samples"])
+    MODE["answer"] = "empty"
+    empty = _run(tmp_path, ["kilt_nq"], "3000", 3, "empty.json", data=data)
+    assert empty.cells[0].value == 0.0

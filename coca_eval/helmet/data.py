@@ -1,0 +1,87 @@
+"""HELMET's data files: where each task's file sits in HELMET's ``data`` directory, read and typed.
+
+HELMET keeps its pre-retrieved RAG passages and its re-ranking sets in one archive on the hub
+(``princeton-nlp/HELMET``, ``data.tar.gz``, about 34 GB unpacked); ``--data DIR`` names the unpacked
+``data`` directory. A file is read once per process and each line checked against its task's row
+model, so a malformed file is one line naming the file and the line, before any model loads.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from coca_eval.errors import CocaEvalError
+
+ARCHIVE = "https://huggingface.co/datasets/princeton-nlp/HELMET/resolve/main/data.tar.gz"
+
+
+class Passage(BaseModel):
+    """A retrieved passage: its title and text (``has_answer`` where the file marks gold passages)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    title: str = ""
+    text: str
+    has_answer: bool | None = None
+
+
+class QaRow(BaseModel):
+    """A RAG question (HELMET's ``kilt/*.jsonl``): the question, its answers, its passages in the
+    retriever's order; ``id`` and ``s_pop`` (PopQA's subject popularity) where the file has them."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    question: str
+    answers: list[str]
+    ctxs: list[Passage]
+    id: str | int | None = None
+    s_pop: float | None = None
+
+
+def missing_data(task: str, relative: str, data: str | None) -> CocaEvalError:
+    """The one line for a task whose HELMET file is not there: what to fetch and the option to pass."""
+    where = f"{data}/{relative} does not exist" if data else "no --data directory was given"
+    return CocaEvalError(
+        f"{task} reads HELMET's {relative} ({where}): download {ARCHIVE}, unpack it, and pass "
+        "--data with the unpacked data directory"
+    )
+
+
+@cache
+def read_rows(path: str, model: type[BaseModel]) -> tuple:
+    """Every line of a JSON-lines file as ``model``; a bad line is one error naming file and line."""
+    rows = []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rows.append(model.model_validate(json.loads(line)))
+                except (json.JSONDecodeError, ValidationError) as exc:
+                    reason = (
+                        str(exc).splitlines()[0] if isinstance(exc, json.JSONDecodeError) else _first(exc)
+                    )
+                    raise CocaEvalError(f"{path} line {number}: {reason}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CocaEvalError(f"cannot read {path} ({type(exc).__name__})") from None
+    if not rows:
+        raise CocaEvalError(f"{path} holds no rows")
+    return tuple(rows)
+
+
+def _first(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    place = ".".join(str(part) for part in error["loc"]) or "the row"
+    return f"{place}: {error['msg']}"
+
+
+def data_file(task: str, relative: str, data: str | None) -> Path:
+    """``data/relative``, or the one-line error of a file that is not there."""
+    if data is None or not (Path(data).expanduser() / relative).is_file():
+        raise missing_data(task, relative, data)
+    return Path(data).expanduser() / relative

@@ -1,0 +1,93 @@
+"""Build HELMET's RAG prompts with HELMET's own loaders and tokenizer call, and print their token ids as
+JSON (a digest per prompt): the reference ``tests/helmet/test_protocol_helmet.py`` holds
+``coca-eval helmet --protocol helmet`` to.
+
+Run outside this project, against a directory holding HELMET's ``data.py``, ``model_utils.py`` and
+``utils.py`` at one commit and a ``COMMIT`` file naming it (HELMET is not on PyPI; ``git show
+COMMIT:data.py`` etc. from a clone will do), in a venv with what those files import:
+
+    python -m venv /tmp/venv-helmet && /tmp/venv-helmet/bin/pip install torch==2.13.0 transformers \
+        datasets rouge-score==0.1.2 pytrec-eval-terrier==0.5.11
+    /tmp/venv-helmet/bin/python scripts/helmet_prompt_ids.py HELMET_DIR \
+        > tests/helmet/data/helmet_prompts.json
+
+The data are the test files of ``tests/helmet/helmet_files.py`` (written here into a temporary
+directory, two passage sizes: one whose prompts fit HELMET's lengths and one that HELMET must cut), the
+tokenizer the miniature zoo's (committed in the package). For each file, length and chat setting, HELMET
+picks its questions as ``eval.py`` does (``random.seed(seed)`` then ``load_data``) and each prompt is
+``tokenize()``'s, as its transformers model calls it (no system message).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ZOO_TOKENIZER = ROOT / "coca_eval" / "zoo" / "checkpoints" / "zoo-rope"
+SIMPLE_TEMPLATE = (  # the tests' plain turn format (tests/ruler/conftest.py)
+    "{% for m in messages %}### {{ m['role'] }}:\n{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}### assistant:\n{% endif %}"
+)
+CASES = (  # task, test file pattern, demo file
+    ("kilt_nq", "kilt/nq-dev-multikilt_1000_k{k}_dep6.jsonl", "kilt/nq-train-multikilt_1000_k3_dep6.jsonl"),
+    ("kilt_popqa_3", "kilt/popqa_test_1000_k{k}_dep6.jsonl", "kilt/popqa_test_1000_k3_dep6.jsonl"),
+)
+LENGTHS = ((8192, 50), (16384, 105))
+SENTENCES = (3, 5)  # passage sizes: fits, cut
+SAMPLES, SEED, SHOTS, BUDGET = 4, 42, 2, 20
+
+
+def digest(ids: list[int]) -> str:
+    return hashlib.sha256(json.dumps(ids).encode()).hexdigest()
+
+
+def main(helmet: Path) -> dict:
+    sys.path.insert(0, str(helmet))
+    sys.path.insert(0, str(ROOT / "tests" / "helmet"))
+    data_module = importlib.import_module("data")
+    model_utils = importlib.import_module("model_utils")
+    files = importlib.import_module("helmet_files")
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(ZOO_TOKENIZER)
+    tokenizer.chat_template = SIMPLE_TEMPLATE
+    out = {"helmet_commit": (helmet / "COMMIT").read_text().strip(), "cases": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for sentences in SENTENCES:
+            root = files.write_data_dir(Path(tmp) / f"s{sentences}", sentences)
+            for task, test, demo in CASES:
+                for length, k in LENGTHS:
+                    random.seed(SEED)  # as eval.py seeds before each dataset's load_data
+                    threshold = float(task.split("_")[-1]) if "popqa" in task else None
+                    data = data_module.load_qa(
+                        task, str(root / test.format(k=k)), str(root / demo), SAMPLES, threshold, SHOTS
+                    )
+                    for chat in (False, True):
+                        prompts = []
+                        for sample in data["data"]:
+                            ids = (
+                                model_utils.tokenize(
+                                    dict(sample), data, tokenizer, length, BUDGET, chat, system_message=None
+                                )
+                                .input_ids[0]
+                                .tolist()
+                            )
+                            prompts.append(
+                                {"question": sample["question"], "tokens": len(ids), "sha256": digest(ids),
+                                 "head": ids[:12], "tail": ids[-12:]}
+                            )  # fmt: skip
+                        out["cases"].append(
+                            {"task": task, "sentences": sentences, "length": length, "chat": chat,
+                             "prompts": prompts}
+                        )  # fmt: skip
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(Path(sys.argv[1])), indent=1))

@@ -1,0 +1,75 @@
+"""Small files in HELMET's RAG formats, written for the tests (standard library only, so the script that
+runs HELMET's own loaders outside the project writes the very same files).
+
+``write_data_dir(root)`` writes ``root/kilt/`` with NQ-style files (rows with an ``id``) at k = 50,
+105, 220 and 440 passages per question and a demonstration file at k = 3 (one key repeated, to exercise
+the drop of repeated keys), and PopQA-style files (no ``id``: rows keyed by their question, with
+``s_pop``, some above HELMET's popularity threshold). Passages are made-up sentences of made-up words;
+each question's gold passage names its answer and is marked ``has_answer``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+SYLLABLES = ("ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "vu", "sha", "gen", "mor", "tel", "bi")
+KS = (50, 105, 220, 440)
+QUESTIONS = 8
+DEMOS = 12
+
+
+def _word(rng: random.Random) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(1, 3)))
+
+
+def _sentence(rng: random.Random) -> str:
+    words = [_word(rng) for _ in range(rng.randint(6, 14))]
+    return " ".join(words).capitalize() + "."
+
+
+def _passage(rng: random.Random, sentences: int) -> dict:
+    title = " ".join(_word(rng) for _ in range(2)).title()
+    return {"title": title, "text": " ".join(_sentence(rng) for _ in range(sentences)), "has_answer": False}
+
+
+def _question(rng: random.Random, index: int, passages: int, sentences: int, with_id: bool) -> dict:
+    place = _word(rng).title()
+    answer = _word(rng).title() + " " + _word(rng).title()
+    ctxs = [_passage(rng, sentences) for _ in range(passages)]
+    gold = rng.randrange(min(passages, 40))  # within the first k of every file
+    ctxs[gold] = {
+        "title": place,
+        "text": f"{_sentence(rng)} The keeper of {place} is {answer}. {_sentence(rng)}",
+        "has_answer": True,
+    }
+    row = {"question": f"who is the keeper of {place}?", "answers": [answer, answer.lower()], "ctxs": ctxs}
+    if with_id:
+        row["id"] = f"q{index:03d}"
+    return row
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def write_data_dir(root: Path, sentences: int = 5) -> Path:
+    """The files under ``root/kilt``; returns ``root`` (what ``--data`` takes)."""
+    rng = random.Random(2024)
+    nq = [_question(rng, i, max(KS), sentences, with_id=True) for i in range(QUESTIONS)]
+    for k in KS:
+        _write(
+            root / f"kilt/nq-dev-multikilt_1000_k{k}_dep6.jsonl", [{**r, "ctxs": r["ctxs"][:k]} for r in nq]
+        )
+    demos = [_question(rng, 100 + i, 3, 2, with_id=True) for i in range(DEMOS)]
+    demos.append({**demos[3], "question": demos[3]["question"] + " (again)"})  # a repeated id
+    _write(root / "kilt/nq-train-multikilt_1000_k3_dep6.jsonl", demos)
+    popqa = [_question(rng, i, max(KS), sentences, with_id=False) for i in range(QUESTIONS + 4)]
+    for i, row in enumerate(popqa):
+        row["s_pop"] = [12, 240, 5000, 999, 31, 77000, 150, 8, 460, 1000, 62, 3][i]
+    for k in KS:
+        _write(root / f"kilt/popqa_test_1000_k{k}_dep6.jsonl", [{**r, "ctxs": r["ctxs"][:k]} for r in popqa])
+    _write(root / "kilt/popqa_test_1000_k3_dep6.jsonl", [{**r, "ctxs": r["ctxs"][:3]} for r in popqa])
+    return root

@@ -1,0 +1,66 @@
+"""``--protocol helmet`` builds HELMET's RAG prompts token for token: the ids HELMET's own ``load_qa`` and
+``tokenize()`` built for the files of ``helmet_files.py`` (``data/helmet_prompts.json``, made outside the
+project by ``scripts/helmet_prompt_ids.py`` at the commit it records) are ours, sample by sample: the
+same questions in the same order, the same demonstrations, the same cut, chat template on and off."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from coca_eval.chat import chat_frame
+from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
+from coca_eval.ruler.prompts import RulerPromptBuilder
+from tests.helmet.helmet_files import write_data_dir
+from tests.ruler.conftest import SIMPLE_TEMPLATE
+
+HELMET = json.loads((Path(__file__).parent / "data" / "helmet_prompts.json").read_text(encoding="utf-8"))
+CASES = [
+    pytest.param(c, id=f"{c['task']}-s{c['sentences']}-{c['length']}-{'chat' if c['chat'] else 'base'}")
+    for c in HELMET["cases"]
+]
+
+
+@pytest.fixture(scope="module")
+def data_dirs(tmp_path_factory) -> dict[int, Path]:
+    root = tmp_path_factory.mktemp("helmet-data")
+    return {n: write_data_dir(root / f"s{n}", n) for n in (3, 5)}
+
+
+def test_the_reference_comes_from_the_commit_the_docs_name():
+    assert HELMET["helmet_commit"] == "4526dfbdc512bd9ff721da336bff4e3e75ecfd27"
+    cut = [c for c in HELMET["cases"] if c["sentences"] == 5]
+    assert cut and all(p["tokens"] == c["length"] - 20 for c in cut for p in c["prompts"])  # HELMET cut these
+    whole = [c for c in HELMET["cases"] if c["sentences"] == 3]
+    assert whole and all(p["tokens"] < c["length"] - 20 for c in whole for p in c["prompts"])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_prompt_ids_equal_helmets(case, data_dirs, ruler_tokenizer, tmp_path):
+    tokenizer = ruler_tokenizer("zoo")
+    template = tmp_path / "simple.jinja"
+    template.write_text(SIMPLE_TEMPLATE, encoding="utf-8")
+    chat = chat_frame(str(template), tokenizer) if case["chat"] else None
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+    sources = Sources(str(data_dirs[case["sentences"]]), 42, 4)
+    builder = HelmetPromptBuilder(
+        RulerPromptBuilder(encode, None, chat),
+        "helmet",
+        sources,
+        tokenizer,
+        SIMPLE_TEMPLATE if chat else None,
+    )
+    length = case["length"]
+    samples = builder.build(case["task"], length, 4, 42, length - 20)
+    ours = [
+        {"tokens": len(s.ids), "sha256": hashlib.sha256(json.dumps(s.ids).encode()).hexdigest(),
+         "head": s.ids[:12], "tail": s.ids[-12:]}
+        for s in samples
+    ]  # fmt: skip
+    theirs = [{k: p[k] for k in ("tokens", "sha256", "head", "tail")} for p in case["prompts"]]
+    assert ours == theirs
+    cut = [s.detail["truncated_tokens"] for s in samples]
+    assert all(c > 0 for c in cut) if case["sentences"] == 5 else not any(cut)

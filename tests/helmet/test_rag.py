@@ -1,0 +1,112 @@
+"""The RAG tasks under the exact protocol: every prompt is N minus the answer budget, chat on and off;
+the demonstrations and the gold passage are whole and the gold's depth is recorded; HELMET's files are
+read as HELMET picks from them; missing or malformed data is one line before any model loads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coca_eval.chat import chat_frame
+from coca_eval.errors import CocaEvalError
+from coca_eval.helmet.data import QaRow, read_rows
+from coca_eval.helmet.params import check_methods, make_helmet_params
+from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
+from coca_eval.helmet.rag import PASSAGE, choose_rows, is_gold
+from coca_eval.ruler.prompts import RulerPromptBuilder
+from tests.helmet.helmet_files import write_data_dir
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    return write_data_dir(tmp_path_factory.mktemp("helmet-rag"), 3)
+
+
+def _builder(tokenizer, data_dir, chat=None, samples=4):
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+    ruler = RulerPromptBuilder(encode, tokenizer.bos_token_id, chat)
+    return HelmetPromptBuilder(ruler, "exact", Sources(str(data_dir), 42, samples))
+
+
+@pytest.mark.parametrize("task", ["kilt_nq", "kilt_popqa_3"])
+@pytest.mark.parametrize("with_chat", [False, True], ids=["base", "chat"])
+def test_every_prompt_is_n_minus_the_budget_with_the_gold_whole(
+    task, with_chat, data_dir, ruler_tokenizer, chat_templates
+):
+    tokenizer = ruler_tokenizer("zoo")
+    chat = chat_frame(str(chat_templates["simple"]), tokenizer) if with_chat else None
+    for length in (3000, 5000):
+        samples = _builder(tokenizer, data_dir, chat).build(task, length, 4, 42, length - 20)
+        assert [len(s.ids) for s in samples] == [length - 20] * 4
+        for sample in samples:
+            text = tokenizer.decode(sample.ids, skip_special_tokens=True)
+            place = text.rsplit("keeper of ", 1)[1].split("?")[0]
+            assert f"The keeper of {place} is {sample.answers[0]}." in text  # the gold passage, whole
+            assert text.count("\nAnswer: ") >= 2 + (not with_chat)  # two demonstrations answered
+            (depth,) = sample.detail["depths"]
+            assert 0 <= depth <= 1 and sample.detail["passages"] > 2
+
+
+def test_gold_depths_are_drawn_per_sample(data_dir, ruler_tokenizer):
+    samples = _builder(ruler_tokenizer("zoo"), data_dir, samples=8).build("kilt_nq", 6000, 8, 42, 5980)
+    depths = [s.detail["depths"][0] for s in samples]
+    assert len(set(depths)) == 8 and min(depths) < 0.3 and max(depths) > 0.7
+
+
+def test_helmets_questions_are_sampled_from_sorted_keys_and_kept_in_file_order(data_dir):
+    rows = read_rows(str(data_dir / "kilt/nq-dev-multikilt_1000_k50_dep6.jsonl"), QaRow)
+    chosen = choose_rows(rows, 4, 42, by_id=True)
+    assert len(chosen) == 4 and [r.id for r in chosen] == sorted(r.id for r in chosen)  # file order
+    assert choose_rows(rows, 4, 42, by_id=True) == chosen and choose_rows(rows, 4, 7, by_id=True) != chosen
+    assert all(sum(is_gold(p, r.answers) for p in r.ctxs) == 1 for r in rows)
+    unmarked = rows[0].ctxs[0].model_copy(update={"has_answer": None})
+    assert is_gold(unmarked, rows[0].answers) == (rows[0].answers[0] in unmarked.text)
+    assert PASSAGE.format(title="T", text="x") == "Document (Title: T): x"
+
+
+def test_popqa_leaves_out_popular_subjects_and_the_question_from_its_demonstrations(
+    data_dir, ruler_tokenizer
+):
+    samples = _builder(ruler_tokenizer("zoo"), data_dir, samples=20).build("kilt_popqa_3", 9000, 8, 42, 8980)
+    tokenizer = ruler_tokenizer("zoo")
+    rows = {r.question: r for r in read_rows(str(data_dir / "kilt/popqa_test_1000_k440_dep6.jsonl"), QaRow)}
+    for sample in samples:
+        text = tokenizer.decode(sample.ids)
+        asked = "who is the keeper of " + text.rsplit("keeper of ", 1)[1].split("?")[0] + "?"
+        assert rows[asked].s_pop < 1000
+        assert text.count(asked) == 1  # never among its own demonstrations
+
+
+def _params(data_dir, **values):
+    return make_helmet_params(
+        {"tasks": "kilt_nq", "lengths": "8k", "samples": 4, "data": str(data_dir), **values}
+    )
+
+
+def test_missing_data_is_one_line_naming_the_file_and_the_archive(tmp_path, data_dir):
+    with pytest.raises(
+        CocaEvalError, match=r"kilt_nq reads HELMET's kilt/nq-dev-multikilt_1000_k440_dep6.jsonl"
+    ):
+        check_methods(make_helmet_params({"tasks": "kilt_nq", "samples": 4}), [])
+    with pytest.raises(CocaEvalError, match="data.tar.gz, unpack it, and pass --data"):
+        check_methods(_params(tmp_path), [])
+    check_methods(_params(data_dir), [])
+    check_methods(_params(data_dir, protocol="helmet", lengths="8k,16k"), [])
+    with pytest.raises(CocaEvalError, match="HELMET has no kilt_nq file for N = 4096"):
+        check_methods(_params(data_dir, protocol="helmet", lengths="4k"), [])
+    with pytest.raises(CocaEvalError, match="for the RAG tasks only; run json_kv with --protocol exact"):
+        check_methods(_params(data_dir, protocol="helmet", tasks="json_kv"), [])
+
+
+def test_a_malformed_file_is_one_line_naming_the_file_and_line(tmp_path):
+    bad = write_data_dir(tmp_path / "bad", 3)
+    path = bad / "kilt/nq-dev-multikilt_1000_k440_dep6.jsonl"
+    lines = path.read_text().splitlines()
+    lines[2] = json.dumps({"question": "q", "answers": "not a list", "ctxs": []})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CocaEvalError, match=r"k440_dep6.jsonl line 3: answers: Input should be a valid list"):
+        check_methods(_params(bad), [])
+    path.write_text("{not json\n")
+    with pytest.raises(CocaEvalError, match=r"line 1: Expecting property name"):
+        read_rows(str(path), QaRow)
