@@ -11,7 +11,8 @@ COMMIT:data.py`` etc. from a clone will do), in a venv with what those files imp
     /tmp/venv-helmet/bin/python scripts/helmet_prompt_ids.py HELMET_DIR \
         > tests/helmet/data/helmet_prompts.json
 
-The data are the test files of ``tests/helmet/helmet_files.py`` (written here into a temporary
+The data are the test files of ``tests/helmet/helmet_files.py`` (for ICL, HELMET's ``load_dataset``
+answers with that module's labelled sets instead of the hub's) (written here into a temporary
 directory, two passage sizes: one whose prompts fit HELMET's lengths and one that HELMET must cut), the
 tokenizer the miniature zoo's (committed in the package). For each file, length and chat setting, HELMET
 picks its questions as ``eval.py`` does (``random.seed(seed)`` then ``load_data``) and each prompt is
@@ -41,6 +42,7 @@ CASES = (  # task, test file pattern, demo file
 LENGTHS = ((8192, 50), (16384, 105))
 SENTENCES = (3, 5)  # passage sizes: fits, cut
 SAMPLES, SEED, SHOTS, BUDGET = 4, 42, 2, 20
+ICL_SAMPLES = 12  # fewer than the test split's 40: HELMET's balanced choice of questions
 
 
 def digest(ids: list[int]) -> str:
@@ -86,7 +88,56 @@ def main(helmet: Path) -> dict:
                             {"task": task, "sentences": sentences, "length": length, "chat": chat,
                              "prompts": prompts}
                         )  # fmt: skip
+        out["icl"] = icl_cases(helmet, data_module, model_utils, files, tokenizer)
     return out
+
+
+def icl_cases(helmet: Path, data_module, model_utils, files, tokenizer) -> list[dict]:
+    """HELMET's ``load_icl`` on the test sets of ``helmet_files.py``: ``datasets.load_dataset`` answers
+    with them (labels as ClassLabel features, as the hub's sets have), everything else is HELMET's."""
+    import datasets
+
+    def fake_load(hub_id, *args, **kwargs):
+        task = {"CogComp/trec": "icl_trec_coarse", "xingkunliuxtracta/nlu_evaluation_data": "icl_nlu"}[hub_id]
+        field, labels, has_test = files.ICL_TASKS[task]
+        features = datasets.Features(
+            {
+                "text": datasets.Value("string"),
+                field: datasets.ClassLabel(names=[f"L{i}" for i in range(labels)]),
+            }
+        )
+        splits = {"train": files.icl_rows(task, 400, 1)} | (
+            {"test": files.icl_rows(task, 40, 2)} if has_test else {}
+        )
+        return datasets.DatasetDict(
+            {k: datasets.Dataset.from_list(v, features=features) for k, v in splits.items()}
+        )
+
+    data_module.load_dataset = fake_load
+    cases = []
+    for task, shots_by_length in (
+        ("icl_trec_coarse", ((8192, 400), (16384, 800))),
+        ("icl_nlu", ((8192, 510),)),
+    ):
+        for length, shots in shots_by_length:
+            random.seed(SEED)
+            data = data_module.load_icl(f"{task}_{shots}shot_balance", max_test_sample=ICL_SAMPLES, seed=SEED)
+            for chat in (False, True):
+                prompts = []
+                for sample in data["data"]:
+                    ids = (
+                        model_utils.tokenize(
+                            dict(sample), data, tokenizer, length, BUDGET, chat, system_message=None
+                        )
+                        .input_ids[0]
+                        .tolist()
+                    )
+                    prompts.append(
+                        {"question": sample["question"], "answer": sample["answer"], "tokens": len(ids),
+                         "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
+                    )  # fmt: skip
+                cases.append({"task": task, "length": length, "chat": chat, "prompts": prompts})
+    return cases
 
 
 if __name__ == "__main__":

@@ -151,12 +151,12 @@ def check_methods(params: HelmetParams, methods) -> None:
             "--protocol helmet adds BOS as HELMET does (as the tokenizer does): leave --bos auto"
         )
     for task in chosen:
-        if params.protocol == HELMET and task.family != "rag":
+        if params.protocol == HELMET and task.family not in ("rag", "icl"):
             raise CocaEvalError(
                 f"--protocol helmet reads HELMET's data files, and this version reads them for the RAG "
-                f"tasks only; run {task.name} with --protocol exact"
+                f"and ICL tasks only; run {task.name} with --protocol exact"
             )
-        if task.family == "rag":
+        if task.family in ("rag", "icl"):
             units = (
                 [exact_units(task)]
                 if params.protocol == EXACT

@@ -28,13 +28,17 @@ from functools import partial
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.helmet import json_kv, rag
+from coca_eval.helmet import icl, json_kv, rag
 from coca_eval.helmet.tasks import HELMET_TASKS, SUBSTRING_EM, HelmetTask
 from coca_eval.ruler.prompts import RulerSample
 from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
 
 # The text of each family's prompt: HELMET's user template and its answer prefix (system template)
-LAYOUTS = {"json_kv": (json_kv.TEMPLATE, json_kv.ANSWER_PREFIX), "rag": (rag.TEMPLATE, rag.ANSWER_PREFIX)}
+LAYOUTS = {
+    "json_kv": (json_kv.TEMPLATE, json_kv.ANSWER_PREFIX),
+    "rag": (rag.TEMPLATE, rag.ANSWER_PREFIX),
+    "icl": (icl.TEMPLATE, icl.ANSWER_PREFIX),
+}
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,18 @@ def load_family_data(task: HelmetTask, sources: Sources, k: int):
     """What a data-reading family draws from (the RAG questions and demonstrations of the k file)."""
     if task.family == "rag":
         return rag.load_qa_set(task.name, sources.data, k, sources.samples, sources.seed, task.shots)
+    if task.family == "icl":  # the same data at every length: k is the shot count, drawn per question
+        return icl.load_icl_set(task.name, sources.data, sources.samples, sources.seed)
     raise ValueError(f"HELMET family {task.family!r} reads no data")
+
+
+def helmet_fields(task: HelmetTask, data, k: int, index: int) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Question ``index``'s template fields (context included) and references, HELMET's at k units."""
+    if task.family == "rag":
+        row, fields = rag.fields(data, index)
+        return {**fields, "context": rag.passages_text(row.ctxs)}, tuple(row.answers)
+    items, question, answer = data.items(index, k)
+    return {"context": "\n\n".join(items), "question": question, "label": "{label}"}, (answer,)
 
 
 def prompt_task(task: HelmetTask, chat: bool, sources: Sources | None = None) -> RulerTask:
@@ -80,8 +95,11 @@ def prompt_task(task: HelmetTask, chat: bool, sources: Sources | None = None) ->
         template, prefix = LAYOUTS[task.family]
         if task.family == "json_kv":
             family: Any = "coca_eval.helmet.json_kv:draw_json_kv"
-        else:
+        elif task.family == "rag":
             family = partial(rag.draw_rag, qa=load_family_data(task, sources, exact_units(task)))
+        else:
+            data = load_family_data(task, sources, exact_units(task))
+            family = partial(icl.draw_icl, icl=data, shots=exact_units(task))
         ruler = RulerTask(task.name, family, SUBSTRING_EM, task.answer_budget, "", template)
     return replace(ruler, answer_budget=task.answer_budget, answer_prefix="" if chat else "\n" + prefix)
 
@@ -121,23 +139,21 @@ class HelmetPromptBuilder:
     def _helmet(self, task: HelmetTask, length: int, samples: int) -> list[RulerSample]:
         from coca_eval.helmet.truncation import helmet_tokenize
 
-        if task.family != "rag":
+        if task.family not in ("rag", "icl"):
             raise CocaEvalError(f"--protocol helmet does not read HELMET's {task.name} files yet")
         k = helmet_units(task, length)
-        qa = load_family_data(task, self.sources, k)
+        data = load_family_data(task, self.sources, k)
         template, prefix = LAYOUTS[task.family]
         out = []
         for index in range(samples):
-            row, fields = rag.fields(qa, index)
-            fields["context"] = rag.passages_text(row.ctxs)
+            fields, answers = helmet_fields(task, data, k, index)
             prompt = helmet_tokenize(
                 self.tokenizer, template, prefix, fields, self.chat_template, length, task.answer_budget
             )
-            detail = {"passages": k, "truncated_tokens": prompt.cut, "prompt_tokens": len(prompt.ids)}
+            unit = "passages" if task.family == "rag" else "shots"
+            detail = {unit: k, "truncated_tokens": prompt.cut, "prompt_tokens": len(prompt.ids)}
             start = prompt.text_start
             out.append(
-                RulerSample(
-                    task.name, index, prompt.ids, tuple(row.answers), 0, detail, (start, len(prompt.ids))
-                )
+                RulerSample(task.name, index, prompt.ids, answers, 0, detail, (start, len(prompt.ids)))
             )
         return out

@@ -139,6 +139,9 @@ def score_answer(task, output: str, references: Sequence[str]) -> dict:
     if task.family == "json_kv":
         metrics = qa_metrics(output, list(references), prefix="corresponding value:")
         return {"score": metrics[task.metric], **metrics}
+    if task.family == "icl":
+        metrics = icl_metrics(output, references[0])
+        return {"score": metrics[task.metric], **metrics}
     if task.family == "rag":
         metrics = qa_metrics(output, list(references))
         return {"score": metrics[task.metric], **metrics}

@@ -84,6 +84,20 @@ def _rag(name: str, what: str) -> HelmetTask:
     return HelmetTask(name, RAG, "rag", SUBSTRING_EM, 20, 100, source, units, shots=2, stop_newline=True)
 
 
+ICL_SHOTS = {  # HELMET's shots at 8k, 16k, 32k, 64k (its icl_short.yaml)
+    "icl_trec_coarse": ("TREC coarse (CogComp/trec)", (400, 800, 1600, 3300)),
+    "icl_trec_fine": ("TREC fine (CogComp/trec)", (400, 800, 1600, 3200)),
+    "icl_banking77": ("BANKING77 (PolyAI/banking77)", (360, 720, 1450, 2900)),
+    "icl_clinic150": ("CLINC150 (clinc_oos, plus)", (440, 880, 1750, 3525)),
+    "icl_nlu": ("NLU (xingkunliuxtracta/nlu_evaluation_data)", (510, 1020, 2040, 4080)),
+}
+
+
+def _icl(name: str, what: str, shots: tuple[int, ...]) -> HelmetTask:
+    source = f"{what} from the hub, or --data"
+    return HelmetTask(name, ICL, "icl", EXACT_MATCH, 20, 500, source, _per_length(*shots), stop_newline=True)
+
+
 for _task in (
     HelmetTask(
         "json_kv", RECALL, "json_kv", SUBSTRING_EM, 100, 100, SYNTHETIC, _per_length(105, 220, 440, 900), 2
@@ -92,6 +106,7 @@ for _task in (
     _ruler("ruler_niah_mk_3", "niah_multikey_3", 100),
     _ruler("ruler_niah_mv", "niah_multivalue", 50),
     *(_rag(name, source) for name, source in RAG_SOURCES.items()),
+    *(_icl(name, what, shots) for name, (what, shots) in ICL_SHOTS.items()),
 ):
     HELMET_TASKS.add(_task.name, _task)
 

@@ -73,3 +73,26 @@ def write_data_dir(root: Path, sentences: int = 5) -> Path:
         _write(root / f"kilt/popqa_test_1000_k{k}_dep6.jsonl", [{**r, "ctxs": r["ctxs"][:k]} for r in popqa])
     _write(root / "kilt/popqa_test_1000_k3_dep6.jsonl", [{**r, "ctxs": r["ctxs"][:3]} for r in popqa])
     return root
+
+
+ICL_TASKS = {"icl_trec_coarse": ("coarse_label", 6, True), "icl_nlu": ("label", 68, False)}
+
+
+def icl_rows(task: str, count: int, seed: int) -> list[dict]:
+    """Made-up labelled texts for an ICL task (every label present, unevenly)."""
+    field, labels, _ = ICL_TASKS[task]
+    rng = random.Random(f"{task}:{seed}")
+    rows = []
+    for i in range(count):
+        label = i % labels if i < 2 * labels else rng.randrange(labels)
+        rows.append({"text": _sentence(rng)[:-1] + "?", field: label})
+    return rows
+
+
+def write_icl_dir(root: Path) -> Path:
+    """``root/icl/<task>/train.jsonl`` (and ``test.jsonl`` where the set has a test split)."""
+    for task, (_, _, has_test) in ICL_TASKS.items():
+        _write(root / f"icl/{task}/train.jsonl", icl_rows(task, 400, 1))
+        if has_test:
+            _write(root / f"icl/{task}/test.jsonl", icl_rows(task, 40, 2))
+    return root

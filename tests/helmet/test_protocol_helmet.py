@@ -24,6 +24,12 @@ CASES = [
 ]
 
 
+def _summary(ids: list[int]) -> dict:
+    """What the reference keeps of a prompt: its length, digest, first and last tokens."""
+    digest = hashlib.sha256(json.dumps(ids).encode()).hexdigest()
+    return {"tokens": len(ids), "sha256": digest, "head": ids[:12], "tail": ids[-12:]}
+
+
 @pytest.fixture(scope="module")
 def data_dirs(tmp_path_factory) -> dict[int, Path]:
     root = tmp_path_factory.mktemp("helmet-data")
@@ -55,12 +61,43 @@ def test_prompt_ids_equal_helmets(case, data_dirs, ruler_tokenizer, tmp_path):
     )
     length = case["length"]
     samples = builder.build(case["task"], length, 4, 42, length - 20)
-    ours = [
-        {"tokens": len(s.ids), "sha256": hashlib.sha256(json.dumps(s.ids).encode()).hexdigest(),
-         "head": s.ids[:12], "tail": s.ids[-12:]}
-        for s in samples
-    ]  # fmt: skip
+    ours = [_summary(s.ids) for s in samples]
     theirs = [{k: p[k] for k in ("tokens", "sha256", "head", "tail")} for p in case["prompts"]]
     assert ours == theirs
     cut = [s.detail["truncated_tokens"] for s in samples]
     assert all(c > 0 for c in cut) if case["sentences"] == 5 else not any(cut)
+
+
+ICL_CASES = [
+    pytest.param(c, id=f"{c['task']}-{c['length']}-{'chat' if c['chat'] else 'base'}") for c in HELMET["icl"]
+]
+
+
+@pytest.fixture(scope="module")
+def icl_dir(tmp_path_factory) -> Path:
+    from tests.helmet.helmet_files import write_icl_dir
+
+    return write_icl_dir(tmp_path_factory.mktemp("helmet-icl"))
+
+
+@pytest.mark.parametrize("case", ICL_CASES)
+def test_icl_prompt_ids_equal_helmets(case, icl_dir, ruler_tokenizer, tmp_path):
+    """HELMET's balanced choice of questions and demonstrations, its label permutation per question and
+    NLU's 90/10 split, through to the ids."""
+    tokenizer = ruler_tokenizer("zoo")
+    template = tmp_path / "simple.jinja"
+    template.write_text(SIMPLE_TEMPLATE, encoding="utf-8")
+    chat = chat_frame(str(template), tokenizer) if case["chat"] else None
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+    sources = Sources(str(icl_dir), 42, 12)
+    builder = HelmetPromptBuilder(
+        RulerPromptBuilder(encode, None, chat),
+        "helmet",
+        sources,
+        tokenizer,
+        SIMPLE_TEMPLATE if chat else None,
+    )
+    samples = builder.build(case["task"], case["length"], 12, 42, case["length"] - 20)
+    ours = [{"answer": s.answers[0], **_summary(s.ids)} for s in samples]
+    theirs = [{k: p[k] for k in ("answer", "tokens", "sha256", "head", "tail")} for p in case["prompts"]]
+    assert ours == theirs
