@@ -89,6 +89,7 @@ def main(helmet: Path) -> dict:
                              "prompts": prompts}
                         )  # fmt: skip
         out["icl"] = icl_cases(helmet, data_module, model_utils, files, tokenizer)
+        out["rerank"] = rerank_cases(data_module, model_utils, files, tokenizer, Path(tmp) / "rerank")
     return out
 
 
@@ -113,7 +114,7 @@ def icl_cases(helmet: Path, data_module, model_utils, files, tokenizer) -> list[
             {k: datasets.Dataset.from_list(v, features=features) for k, v in splits.items()}
         )
 
-    data_module.load_dataset = fake_load
+    real_load, data_module.load_dataset = data_module.load_dataset, fake_load
     cases = []
     for task, shots_by_length in (
         ("icl_trec_coarse", ((8192, 400), (16384, 800))),
@@ -137,6 +138,40 @@ def icl_cases(helmet: Path, data_module, model_utils, files, tokenizer) -> list[
                          "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
                     )  # fmt: skip
                 cases.append({"task": task, "length": length, "chat": chat, "prompts": prompts})
+    data_module.load_dataset = real_load
+    return cases
+
+
+def rerank_cases(data_module, model_utils, files, tokenizer, root: Path) -> list[dict]:
+    """HELMET's ``load_msmarco_rerank`` on the files of ``helmet_files.write_rerank_dir``: 4 queries
+    (the demonstration file is then over twice the test set: every test qid left out at once) and 8
+    (each question's own qid left out)."""
+    files.write_rerank_dir(root)
+    cases = []
+    for samples in (4, 8):
+        for length, k in ((8192, 50), (16384, 130)):
+            random.seed(SEED)
+            data = data_module.load_msmarco_rerank(
+                str(root / f"msmarco/test_reranking_data_k{k}_dep3.jsonl"),
+                str(root / "msmarco/test_reranking_data_k10_dep3.jsonl"),
+                samples, SHOTS, SEED,
+            )  # fmt: skip
+            for chat in (False, True):
+                prompts = []
+                for sample in data["data"]:
+                    ids = (
+                        model_utils.tokenize(
+                            dict(sample), data, tokenizer, length, 200, chat, system_message=None
+                        )
+                        .input_ids[0]
+                        .tolist()
+                    )
+                    qrel = sorted(sample["qrel"], key=lambda q: int(q[1]), reverse=True)
+                    prompts.append(
+                        {"qid": sample["qid"], "references": [f"{i}:{label}" for i, label in qrel],
+                         "tokens": len(ids), "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
+                    )  # fmt: skip
+                cases.append({"samples": samples, "length": length, "chat": chat, "prompts": prompts})
     return cases
 
 

@@ -213,16 +213,16 @@ def load_icl_set(task: str, data: str | None, samples: int, seed: int) -> IclSet
     return IclSet(task, tuple(choose_questions(test, samples, seed)), tuple(train), source.labels, seed)
 
 
-def draw_icl(task, rng: random.Random, kit: Kit, key: SampleKey, icl: IclSet, shots: int) -> Draw:
+def draw_icl(task, rng: random.Random, kit: Kit, key: SampleKey, data: IclSet, shots: int) -> Draw:
     """Exact protocol: HELMET's balanced demonstrations for ``shots`` (its count at its longest length)
     in order while they fit, the last one cut; more rounds (four times the shots) only where those do
     not fill N."""
-    example, mapping, local = icl.question(key.index)
+    example, mapping, local = data.question(key.index)
 
     def fill(budget: int) -> Context:
         nonlocal shots
         while True:
-            items, _, _ = icl.items(key.index, shots)
+            items, _, _ = data.items(key.index, shots)
             pieces = [kit.pieces.fresh(("\n\n" if i else "") + item) for i, item in enumerate(items)]
             if sum(map(len, pieces)) >= budget or shots >= 1_000_000:
                 break

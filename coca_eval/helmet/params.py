@@ -141,7 +141,7 @@ def check_methods(params: HelmetParams, methods) -> None:
     """Refuse, before any model loads, what cannot run: a task's data that is missing or malformed
     (read once here and kept for the prompts), a length HELMET has no file for under ``--protocol
     helmet``, the essay haystack of ``ruler_niah_mv`` that does not load."""
-    from coca_eval.helmet.prompts import Sources, exact_units, helmet_units, load_family_data
+    from coca_eval.helmet.prompts import DATA_FAMILIES, Sources, exact_units, helmet_units, load_family_data
     from coca_eval.ruler.haystacks import load_essay
 
     chosen = [HELMET_TASKS.get(t) for t in params.tasks]
@@ -151,12 +151,12 @@ def check_methods(params: HelmetParams, methods) -> None:
             "--protocol helmet adds BOS as HELMET does (as the tokenizer does): leave --bos auto"
         )
     for task in chosen:
-        if params.protocol == HELMET and task.family not in ("rag", "icl"):
+        if params.protocol == HELMET and task.family not in DATA_FAMILIES:
             raise CocaEvalError(
-                f"--protocol helmet reads HELMET's data files, and this version reads them for the RAG "
-                f"and ICL tasks only; run {task.name} with --protocol exact"
+                f"--protocol helmet reads HELMET's data files, and this version reads them for the RAG, "
+                f"re-rank and ICL tasks only; run {task.name} with --protocol exact"
             )
-        if task.family in ("rag", "icl"):
+        if task.family in DATA_FAMILIES:
             units = (
                 [exact_units(task)]
                 if params.protocol == EXACT

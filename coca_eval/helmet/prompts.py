@@ -28,7 +28,7 @@ from functools import partial
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.helmet import icl, json_kv, rag
+from coca_eval.helmet import icl, json_kv, rag, rerank
 from coca_eval.helmet.tasks import HELMET_TASKS, SUBSTRING_EM, HelmetTask
 from coca_eval.ruler.prompts import RulerSample
 from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
@@ -38,7 +38,10 @@ LAYOUTS = {
     "json_kv": (json_kv.TEMPLATE, json_kv.ANSWER_PREFIX),
     "rag": (rag.TEMPLATE, rag.ANSWER_PREFIX),
     "icl": (icl.TEMPLATE, icl.ANSWER_PREFIX),
+    "rerank": (rerank.TEMPLATE, rerank.ANSWER_PREFIX),
 }
+DRAWS = {"rag": rag.draw_rag, "icl": icl.draw_icl, "rerank": rerank.draw_rerank}
+DATA_FAMILIES = tuple(DRAWS)  # the families that read data (the others are generated)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ def load_family_data(task: HelmetTask, sources: Sources, k: int):
         return rag.load_qa_set(task.name, sources.data, k, sources.samples, sources.seed, task.shots)
     if task.family == "icl":  # the same data at every length: k is the shot count, drawn per question
         return icl.load_icl_set(task.name, sources.data, sources.samples, sources.seed)
+    if task.family == "rerank":
+        return rerank.load_rerank_set(sources.data, k, sources.samples, sources.seed, task.shots)
     raise ValueError(f"HELMET family {task.family!r} reads no data")
 
 
@@ -81,6 +86,8 @@ def helmet_fields(task: HelmetTask, data, k: int, index: int) -> tuple[dict[str,
     if task.family == "rag":
         row, fields = rag.fields(data, index)
         return {**fields, "context": rag.passages_text(row.ctxs)}, tuple(row.answers)
+    if task.family == "rerank":
+        return rerank.helmet_fields(data, index)
     items, question, answer = data.items(index, k)
     return {"context": "\n\n".join(items), "question": question, "label": "{label}"}, (answer,)
 
@@ -95,11 +102,10 @@ def prompt_task(task: HelmetTask, chat: bool, sources: Sources | None = None) ->
         template, prefix = LAYOUTS[task.family]
         if task.family == "json_kv":
             family: Any = "coca_eval.helmet.json_kv:draw_json_kv"
-        elif task.family == "rag":
-            family = partial(rag.draw_rag, qa=load_family_data(task, sources, exact_units(task)))
         else:
             data = load_family_data(task, sources, exact_units(task))
-            family = partial(icl.draw_icl, icl=data, shots=exact_units(task))
+            extra = {"shots": exact_units(task)} if task.family == "icl" else {}
+            family = partial(DRAWS[task.family], data=data, **extra)
         ruler = RulerTask(task.name, family, SUBSTRING_EM, task.answer_budget, "", template)
     return replace(ruler, answer_budget=task.answer_budget, answer_prefix="" if chat else "\n" + prefix)
 
@@ -139,7 +145,7 @@ class HelmetPromptBuilder:
     def _helmet(self, task: HelmetTask, length: int, samples: int) -> list[RulerSample]:
         from coca_eval.helmet.truncation import helmet_tokenize
 
-        if task.family not in ("rag", "icl"):
+        if task.family not in DATA_FAMILIES:
             raise CocaEvalError(f"--protocol helmet does not read HELMET's {task.name} files yet")
         k = helmet_units(task, length)
         data = load_family_data(task, self.sources, k)
@@ -150,7 +156,7 @@ class HelmetPromptBuilder:
             prompt = helmet_tokenize(
                 self.tokenizer, template, prefix, fields, self.chat_template, length, task.answer_budget
             )
-            unit = "passages" if task.family == "rag" else "shots"
+            unit = "shots" if task.family == "icl" else "passages"
             detail = {unit: k, "truncated_tokens": prompt.cut, "prompt_tokens": len(prompt.ids)}
             start = prompt.text_start
             out.append(

@@ -157,9 +157,9 @@ def is_gold(passage, answers) -> bool:
     return any(normalize(a) and normalize(a) in text for a in answers)
 
 
-def draw_rag(task, rng: random.Random, kit: Kit, key: SampleKey, qa: QaSet) -> Draw:
+def draw_rag(task, rng: random.Random, kit: Kit, key: SampleKey, data: QaSet) -> Draw:
     """Exact protocol: the gold passages at depths drawn here, the rest in the retriever's order."""
-    row, texts = fields(qa, key.index)
+    row, texts = fields(data, key.index)
     gold = [p for p in row.ctxs if is_gold(p, row.answers)]
     others = [p for p in row.ctxs if not is_gold(p, row.answers)]
     depths = [rng.random() for _ in gold]

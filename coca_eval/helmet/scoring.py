@@ -139,6 +139,11 @@ def score_answer(task, output: str, references: Sequence[str]) -> dict:
     if task.family == "json_kv":
         metrics = qa_metrics(output, list(references), prefix="corresponding value:")
         return {"score": metrics[task.metric], **metrics}
+    if task.family == "rerank":
+        relevance = dict(reference.rsplit(":", 1) for reference in references)
+        ranking = parse_ranking(output)
+        score = ndcg_at_10(ranking, {pid: int(label) for pid, label in relevance.items()})
+        return {"score": score, "num_preds": len(ranking)}
     if task.family == "icl":
         metrics = icl_metrics(output, references[0])
         return {"score": metrics[task.metric], **metrics}

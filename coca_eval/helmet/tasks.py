@@ -106,6 +106,18 @@ for _task in (
     _ruler("ruler_niah_mk_3", "niah_multikey_3", 100),
     _ruler("ruler_niah_mv", "niah_multivalue", 50),
     *(_rag(name, source) for name, source in RAG_SOURCES.items()),
+    HelmetTask(
+        "msmarco_rerank_psg",
+        RERANK,
+        "rerank",
+        NDCG10,
+        200,
+        100,
+        "MS MARCO passages with HELMET's relevance labels (hub archive or --data)",
+        _per_length(50, 130, 285, 600),
+        shots=2,
+        stop_newline=True,
+    ),
     *(_icl(name, what, shots) for name, (what, shots) in ICL_SHOTS.items()),
 ):
     HELMET_TASKS.add(_task.name, _task)

@@ -50,6 +50,7 @@ class Context:
     ids: list[int]
     shared: int = 0
     detail: dict = field(default_factory=dict)
+    answers: tuple[str, ...] | None = None  # references that depend on what fit (else the draw's)
 
 
 @dataclass

@@ -187,4 +187,5 @@ class RulerPromptBuilder:
         start = len(self.head)  # after BOS and any chat head: the text a text API is sent
         span = (start, start + len(prefix) + len(context.ids) + len(question))
         detail = {**context.detail, "redraws": attempt} if draw.redraw else context.detail
-        return RulerSample(task.name, index, ids, draw.answers, shared, detail, span, answer_prefix)
+        answers = draw.answers if context.answers is None else context.answers
+        return RulerSample(task.name, index, ids, answers, shared, detail, span, answer_prefix)

@@ -17,7 +17,9 @@ def helmet_planted(monkeypatch):
 
     def recording(self, task, length, samples, seed, prompt_length):
         built = build(self, task, length, samples, seed, prompt_length)
-        PLANTED.update({tuple(s.ids): s.answers for s in built})
+        for sample in built:  # a ranking is answered as the ideal one, best first
+            ranking = (" > ".join(a.rsplit(":", 1)[0] for a in sample.answers),)
+            PLANTED[tuple(sample.ids)] = ranking if task == "msmarco_rerank_psg" else sample.answers
         return built
 
     monkeypatch.setattr(HelmetPromptBuilder, "build", recording)

@@ -96,3 +96,33 @@ def write_icl_dir(root: Path) -> Path:
         if has_test:
             _write(root / f"icl/{task}/test.jsonl", icl_rows(task, 40, 2))
     return root
+
+
+RERANK_KS = (50, 130, 285, 600)
+
+
+def _rerank_row(rng: random.Random, qid: str, passages: int, sentences: int) -> dict:
+    ctxs = [
+        {"id": str(rng.randrange(10**6)), "title": _word(rng).title(),
+         "text": " ".join(_sentence(rng) for _ in range(sentences)), "label": 0}
+        for _ in range(passages)
+    ]  # fmt: skip
+    for place, label in zip(rng.sample(range(min(passages, 10)), 3), (3, 2, 1), strict=True):
+        ctxs[place]["label"] = label  # three relevant passages, within every file's first ten
+    return {"qid": qid, "query": _sentence(rng)[:-1].lower() + "?", "ctxs": ctxs}
+
+
+def write_rerank_dir(root: Path, sentences: int = 2) -> Path:
+    """``root/msmarco/``: test files at HELMET's four k and the k = 10 demonstration file (some of whose
+    queries are test queries, which each question's demonstrations must leave out)."""
+    rng = random.Random(77)
+    queries = [_rerank_row(rng, f"{1000 + i}", max(RERANK_KS), sentences) for i in range(8)]
+    for k in RERANK_KS:
+        _write(
+            root / f"msmarco/test_reranking_data_k{k}_dep3.jsonl",
+            [{**q, "ctxs": q["ctxs"][:k]} for q in queries],
+        )
+    demos = [_rerank_row(rng, f"{2000 + i}", 10, 1) for i in range(10)]
+    demos += [{**q, "ctxs": q["ctxs"][:10]} for q in queries[:4]]
+    _write(root / "msmarco/test_reranking_data_k10_dep3.jsonl", demos)
+    return root

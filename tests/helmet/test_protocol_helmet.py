@@ -101,3 +101,34 @@ def test_icl_prompt_ids_equal_helmets(case, icl_dir, ruler_tokenizer, tmp_path):
     ours = [{"answer": s.answers[0], **_summary(s.ids)} for s in samples]
     theirs = [{k: p[k] for k in ("answer", "tokens", "sha256", "head", "tail")} for p in case["prompts"]]
     assert ours == theirs
+
+
+RERANK_CASES = [
+    pytest.param(c, id=f"n{c['samples']}-{c['length']}-{'chat' if c['chat'] else 'base'}")
+    for c in HELMET["rerank"]
+]
+
+
+@pytest.mark.parametrize("case", RERANK_CASES)
+def test_rerank_prompt_ids_and_references_equal_helmets(case, ruler_tokenizer, tmp_path):
+    """HELMET's queries, its demonstrations (each question's own qid left out, or every test qid at once
+    when the demonstration file is over twice the test set) and the relevance labels scored against."""
+    from tests.helmet.helmet_files import write_rerank_dir
+
+    tokenizer = ruler_tokenizer("zoo")
+    template = tmp_path / "simple.jinja"
+    template.write_text(SIMPLE_TEMPLATE, encoding="utf-8")
+    chat = chat_frame(str(template), tokenizer) if case["chat"] else None
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+    sources = Sources(str(write_rerank_dir(tmp_path / "data")), 42, case["samples"])
+    builder = HelmetPromptBuilder(
+        RulerPromptBuilder(encode, None, chat),
+        "helmet",
+        sources,
+        tokenizer,
+        SIMPLE_TEMPLATE if chat else None,
+    )
+    samples = builder.build("msmarco_rerank_psg", case["length"], case["samples"], 42, case["length"] - 200)
+    ours = [{"references": list(s.answers), **_summary(s.ids)} for s in samples]
+    theirs = [{k: p[k] for k in ("references", "tokens", "sha256", "head", "tail")} for p in case["prompts"]]
+    assert ours == theirs
