@@ -20,16 +20,16 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @_preset_option(
     "--tasks",
     key="tasks",
-    help="HELMET tasks, comma-separated: json_kv, ruler_niah_mk_2, ruler_niah_mk_3, ruler_niah_mv, or a "
-    "category group (recall) or helmet (every task).",
+    help="HELMET tasks, comma-separated (`coca-eval tasks` lists them), a category (recall, rag, re-rank, "
+    "icl) or helmet (every task).",
 )
 @_preset_option("--lengths", key="lengths", help="Lengths N in tokens (prompt + answer budget): 8k..64k.")
 @_preset_option(
     "--samples",
     key="samples",
-    type=SampleCount(),
-    help="Samples per task and length (HELMET: 100), or auto: rounds until each cell's 95 % interval is "
-    "narrower than --target-width.",
+    type=SampleCount(("helmet",)),
+    help="Samples per task and length, helmet (each task's count in HELMET's configs: 100, ICL 500), or "
+    "auto: rounds until each cell's 95 % interval is narrower than --target-width.",
 )
 @_preset_option(
     "--max-samples", key="max_samples", type=int, help="With --samples auto: the most samples per cell."
@@ -90,7 +90,7 @@ def helmet(preset, no_prefix_reuse, batch_size, **overrides):
 
     \b
     coca-eval helmet                                  # helmet-quick: SmolLM2-135M-Instruct at 1k and 2k
-    coca-eval helmet --preset helmet --model DIR      # HELMET's recall tasks, 8k..64k, 100 samples
+    coca-eval helmet --preset helmet --model DIR --data HELMET/data   # HELMET's categories, 8k..64k
     coca-eval helmet --tasks json_kv --lengths 4k,8k --samples 50 --chat-template auto
     """
     from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
@@ -112,7 +112,7 @@ def print_helmet_tables(run, params, written) -> None:
     """Each method's tasks x lengths with category averages, then the category summary."""
     from coca_eval.cli.output import shard_summary, stderr, stdout
     from coca_eval.cli.ruler import refuse_error_cells
-    from coca_eval.helmet.report import summary_table, task_table
+    from coca_eval.helmet.report import samples_text, summary_table, task_table
     from coca_eval.report.render import terminal_frame
     from coca_eval.tables import rich_table
 
@@ -120,8 +120,8 @@ def print_helmet_tables(run, params, written) -> None:
         stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
         return
     stdout().print(
-        f"[bold]HELMET[/bold], protocol {params.protocol}, N = prompt + answer budget, {params.samples} "
-        f"samples per task and length, seed {params.seed}, chat template {params.chat_template}"
+        f"[bold]HELMET[/bold], protocol {params.protocol}, N = prompt + answer budget, "
+        f"{samples_text(params.samples)}, seed {params.seed}, chat template {params.chat_template}"
     )
     for method in dict.fromkeys(c.method for c in run.cells):
         table = task_table(run.cells, method, params.share)

@@ -30,17 +30,22 @@ ENGINE_KEYS = (
 
 
 class SampleCount(click.ParamType):
-    """``--samples``: a whole number, or ``auto`` (sample in rounds until the stopping rule is met)."""
+    """``--samples``: a whole number, or ``auto`` (sample in rounds until the stopping rule is met), or
+    a task's own keywords (``helmet``: each task's count in HELMET's configs)."""
 
     name = "N|auto"
 
+    def __init__(self, keywords: tuple[str, ...] = ()) -> None:
+        self.keywords = ("auto", *keywords)
+        self.name = "|".join(("N", *self.keywords))
+
     def convert(self, value, param, ctx):
-        if isinstance(value, int) or value == "auto":
+        if isinstance(value, int) or value in self.keywords:
             return value
         try:
             return int(value)
         except ValueError:
-            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
+            self.fail(f"{value!r} is neither a whole number nor {' nor '.join(self.keywords)}", param, ctx)
 
 
 class BatchSize(click.ParamType):

@@ -31,6 +31,7 @@ SHORTEST_SHARE = 85.0
 length: HELMET defines no threshold, and a fixed bar would mean different things per category (NDCG
 against exact match). NoLiMa reads its effective length the same way (85 % of the base score)."""
 BOOKS = "books"
+PER_TASK = "helmet"  # --samples helmet: each task's count in HELMET's configs
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class HelmetParams(SampledCells):
 
     tasks: tuple[str, ...] = HELMET_GROUPS["recall"]
     lengths: tuple[int, ...] = field(default=HELMET_LENGTHS)
-    samples: int | str = 100  # HELMET's max_test_samples (500 for ICL); or "auto"
+    samples: int | str = PER_TASK  # HELMET's max_test_samples per task (100, ICL 500), a count, or "auto"
     seed: int = 42  # HELMET's seed
     protocol: str = EXACT
     haystack: str = BOOKS  # the essay haystack of ruler_niah_mv (RULER's)
@@ -75,6 +76,18 @@ class HelmetParams(SampledCells):
                 values[name] = source_fingerprint(value)
         return values
 
+    @property
+    def drawn_samples(self) -> int:
+        """The most samples any task's cells hold (see :meth:`task_samples`)."""
+        return max(self.task_samples(t) for t in self.tasks)
+
+    def task_samples(self, task: str) -> int:
+        """How many samples ``task``'s cells hold: ``--samples N``, HELMET's count for the task under
+        ``helmet``, ``--max-samples`` under ``auto``."""
+        if self.samples == PER_TASK:
+            return HELMET_TASKS.get(task).samples
+        return self.max_samples if self.samples == "auto" else self.samples
+
     def stopping_rule(self) -> StoppingRule | None:
         if self.samples != "auto":
             return None
@@ -92,7 +105,7 @@ class HelmetPresetParams(PresetParams):
 
     tasks: StrictStr | list[StrictStr] = None
     lengths: PresetLengths = None
-    samples: PositiveCount | Literal["auto"] = None
+    samples: PositiveCount | Literal["auto", "helmet"] = None
     max_samples: PositiveCount = None
     target_width: StrictFloat | StrictInt = None
     seed: StrictInt = None
@@ -128,7 +141,10 @@ def make_helmet_params(values: dict[str, Any]) -> HelmetParams:
             "--samples auto needs --target-width for HELMET: its effective length is read relative to "
             "the shortest length, so there is no fixed score for a cell to clear"
         )
-    check_sampling(params)
+    if params.samples != PER_TASK:
+        check_sampling(params)
+    elif params.max_samples is not None or params.target_width is not None:
+        raise CocaEvalError("--max-samples and --target-width only apply with --samples auto")
     for name in ("haystack", "data"):
         value = getattr(params, name)
         if value is not None and value != BOOKS and not Path(value).expanduser().exists():
@@ -145,7 +161,7 @@ def check_methods(params: HelmetParams, methods) -> None:
     from coca_eval.ruler.haystacks import load_essay
 
     chosen = [HELMET_TASKS.get(t) for t in params.tasks]
-    sources = Sources(params.data, params.seed, params.drawn_samples)
+    sources = Sources(params.data, params.seed, params.task_samples)
     if params.protocol == HELMET and params.bos != "auto":
         raise CocaEvalError(
             "--protocol helmet adds BOS as HELMET does (as the tokenizer does): leave --bos auto"

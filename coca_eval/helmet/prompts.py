@@ -23,6 +23,7 @@ keys and values RULER's ``niah_multikey_2`` draws at N with the same seed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -46,11 +47,15 @@ DATA_FAMILIES = tuple(DRAWS)  # the families that read data (the others are gene
 
 @dataclass(frozen=True)
 class Sources:
-    """Where a run's data comes from and which of it: ``--data``, ``--seed``, ``--samples``."""
+    """Where a run's data comes from and which of it: ``--data``, ``--seed``, and the samples per task
+    (a count, or a function of the task's name: HELMET picks its questions by how many it wants)."""
 
     data: str | None
     seed: int
-    samples: int
+    samples: int | Callable[[str], int]
+
+    def count(self, task: str) -> int:
+        return self.samples(task) if callable(self.samples) else self.samples
 
 
 def exact_units(task: HelmetTask) -> int:
@@ -73,11 +78,11 @@ def helmet_units(task: HelmetTask, length: int) -> int:
 def load_family_data(task: HelmetTask, sources: Sources, k: int):
     """What a data-reading family draws from (the RAG questions and demonstrations of the k file)."""
     if task.family == "rag":
-        return rag.load_qa_set(task.name, sources.data, k, sources.samples, sources.seed, task.shots)
+        return rag.load_qa_set(task.name, sources.data, k, sources.count(task.name), sources.seed, task.shots)
     if task.family == "icl":  # the same data at every length: k is the shot count, drawn per question
-        return icl.load_icl_set(task.name, sources.data, sources.samples, sources.seed)
+        return icl.load_icl_set(task.name, sources.data, sources.count(task.name), sources.seed)
     if task.family == "rerank":
-        return rerank.load_rerank_set(sources.data, k, sources.samples, sources.seed, task.shots)
+        return rerank.load_rerank_set(sources.data, k, sources.count(task.name), sources.seed, task.shots)
     raise ValueError(f"HELMET family {task.family!r} reads no data")
 
 

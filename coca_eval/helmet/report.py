@@ -144,11 +144,20 @@ def protocol_line(run: Run) -> str:
         if protocol == "exact"
         else "helmet (HELMET's units per length, its truncation)"
     )
+    tasks = len(params.get("tasks") or [])
     return (
-        f"HELMET: {len(params.get('tasks') or [])} tasks, protocol {what}, {params.get('samples')} samples "
-        f"per task and length, chat template {params.get('chat_template')}, seed {params.get('seed')}; "
+        f"HELMET: {tasks} tasks, protocol {what}, {samples_text(params.get('samples'))}, "
+        f"chat template {params.get('chat_template')}, seed {params.get('seed')}; "
         "greedy decoding up to each task's answer budget; scores x 100 (HELMET's metric per task)."
     )
+
+
+def samples_text(samples) -> str:
+    if samples == "helmet":
+        return "HELMET's sample count per task and length (100; ICL 500)"
+    if samples == "auto":
+        return "samples in rounds until each cell's interval is narrow enough"
+    return f"{samples} samples per task and length"
 
 
 def finish_hook(run: Run, runner, methods, params, **_) -> None:

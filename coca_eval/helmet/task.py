@@ -39,12 +39,18 @@ class HelmetRunner(RulerRunner):
                 "--protocol helmet with a chat template tokenises HELMET's rendered text itself; a chat "
                 "API renders its own: use the completions endpoint, or --protocol exact"
             )
-        sources = Sources(self.params.data, self.params.seed, self.params.drawn_samples)
+        sources = Sources(self.params.data, self.params.seed, self.params.task_samples)
         template = template_text(self.params.chat_template, backend.tokenizer) if helmet else None
         builder = HelmetPromptBuilder(
             state.builder, self.params.protocol, sources, backend.tokenizer, template
         )
         return PreparedModel(builder, state.chat_digest)
+
+    def build_samples(self, state: PreparedModel, dataset: str, length: int) -> list:
+        """The cell's samples: as many as the task holds (HELMET's count under ``--samples helmet``)."""
+        prompt = self.params.prompt_length(length, dataset)
+        count = self.params.task_samples(dataset)
+        return state.builder.build(dataset, length, count, self.params.seed, prompt)
 
     def task_of(self, dataset: str):
         return HELMET_TASKS.get(dataset)

@@ -229,3 +229,36 @@ def test_ruler_outputs_and_scores_equal_hf(model_dirs, tmp_path):
         assert any(outputs["hf"]), key  # the model said something: equal empty answers prove nothing
         assert hf.value == vl.value and hf.detail["samples"] == vl.detail["samples"], key
         assert vl.detail["prefix_reuse"] is True, key
+
+
+def test_helmet_outputs_and_scores_equal_hf(model_dirs, tmp_path):
+    """HELMET's json_kv and one RULER recall task, and a RAG task from HELMET-format files under both
+    protocols: vLLM answers every sample as hf does, token for token, and scores it the same."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helmet"))
+    from helmet_files import write_data_dir
+
+    data = write_data_dir(tmp_path / "data", 3)
+    entries = [(name, model_dirs[name], "none") for name in ("llama", "coca-slack")]
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    runs = {
+        "exact": ["--tasks", "json_kv,ruler_niah_mk_2,kilt_nq", "--lengths", "1700,2000"],
+        "helmet": ["--tasks", "kilt_nq", "--lengths", "8k", "--protocol", "helmet"],
+    }
+    for protocol, args in runs.items():
+        out = tmp_path / f"{protocol}.json"
+        result = run_cli(
+            "helmet", "--methods", methods, *args, "--samples", "2", "--data", str(data), "--output", out
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        pairs: dict = {}
+        for cell in load_run(out).cells:
+            name, backend = cell.method.rsplit(" ", 1)
+            pairs.setdefault((name, cell.dataset, cell.length), {})[backend] = cell
+        for key, cells in pairs.items():
+            hf, vl = cells["hf"], cells["vllm"]
+            assert hf.status == vl.status == "ok", (protocol, key)
+            assert hf.detail["samples"] == vl.detail["samples"] and hf.value == vl.value, (protocol, key)
+            assert any(s["output"] for s in hf.detail["samples"]), (protocol, key)

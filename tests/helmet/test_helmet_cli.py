@@ -61,3 +61,16 @@ def test_tasks_lists_every_helmet_task_with_its_category_and_data(capsys):
     for name in HELMET_TASKS.names():
         task = HELMET_TASKS.get(name)
         assert name in listed and task.category in listed[name], name
+
+
+def test_samples_helmet_takes_each_tasks_count_from_helmets_configs(capsys, tmp_path):
+    out_file = tmp_path / "h.json"
+    code, out, err = _cli(capsys, *RUN[:5], "--samples", "helmet", "--tasks", "json_kv", "--lengths", "1k",
+                          "--output", str(out_file))  # fmt: skip
+    assert code == 0, err
+    (cell,) = json.loads(out_file.read_text())["cells"]
+    assert cell["n"] == 100 and "HELMET's sample count per task" in " ".join(out.split())
+    code, out, err = _cli(capsys, "helmet", "--samples", "helmet", "--max-samples", "5")
+    assert code == 2 and "--max-samples and --target-width only apply with --samples auto" in err
+    code, out, err = _cli(capsys, "helmet", "--samples", "many")
+    assert code == 2 and "'many' is neither a whole number nor auto nor helmet" in err

@@ -105,3 +105,32 @@ def test_rag_cells_under_both_protocols(tmp_path):
     MODE["answer"] = "empty"
     empty = _run(tmp_path, ["kilt_nq"], "3000", 3, "empty.json", data=data)
     assert empty.cells[0].value == 0.0
+
+
+def test_shards_merge_into_the_whole_run_with_its_effective_lengths(tmp_path):
+    """HELMET cells split over two shards (RAG from files among them) merge into the unsplit run's
+    cells, and the merged run records the same per-category effective lengths at the same share."""
+    from coca_eval.distributed.merge import merge_shard_files
+    from coca_eval.distributed.partition import parse_shard
+    from coca_eval.distributed.share import ShardShare
+    from tests.helmet.helmet_files import write_data_dir
+
+    MODE["answer"] = "chance"
+    data = str(write_data_dir(tmp_path / "data", 3))
+    values = {"tasks": "json_kv,kilt_nq", "lengths": "1024,3000", "samples": 6, "seed": 3, "data": data,
+              "share": 70}  # fmt: skip
+    params = make_helmet_params(values)
+    method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
+    whole = evaluate("helmet", [method], params, tmp_path / "whole.json", Runtime())
+    paths = []
+    for k in (1, 2):
+        share = ShardShare(parse_shard(f"{k}/2"))
+        shard = evaluate("helmet", [method], params, tmp_path / f"s{k}.json", Runtime(share=share))
+        assert all(c.status == "partial" for c in shard.cells)
+        paths.append(tmp_path / f"s{k}.json")
+    merged = merge_shard_files(paths)
+    strip = lambda cells: [c.model_dump(exclude={"device", "dtype"}) for c in cells]  # noqa: E731
+    assert strip(merged.cells) == strip(whole.cells)
+    assert merged.config["effective_length"] == whole.config["effective_length"]
+    assert whole.config["effective_length"]["share"] == 70
+    assert set(whole.config["effective_length"]["methods"][method.label]) == {"Recall", "RAG"}
