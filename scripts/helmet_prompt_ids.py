@@ -90,6 +90,7 @@ def main(helmet: Path) -> dict:
                         )  # fmt: skip
         out["icl"] = icl_cases(helmet, data_module, model_utils, files, tokenizer)
         out["rerank"] = rerank_cases(data_module, model_utils, files, tokenizer, Path(tmp) / "rerank")
+        out["recall"] = recall_cases(data_module, model_utils, files, tokenizer, Path(tmp) / "recall")
     return out
 
 
@@ -172,6 +173,40 @@ def rerank_cases(data_module, model_utils, files, tokenizer, root: Path) -> list
                          "tokens": len(ids), "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
                     )  # fmt: skip
                 cases.append({"samples": samples, "length": length, "chat": chat, "prompts": prompts})
+    return cases
+
+
+def recall_cases(data_module, model_utils, files, tokenizer, root: Path) -> list[dict]:
+    """HELMET's ``load_json_kv`` and ``load_ruler`` on the files of ``helmet_files.write_recall_dir``."""
+    files.write_recall_dir(root)
+    cases = []
+    for task, budget in (("json_kv", 100), ("ruler_niah_mk_2", 50), ("ruler_niah_mv", 50)):
+        for length, k in ((8192, 105), (16384, 220)):
+            random.seed(SEED)
+            if task == "json_kv":
+                data = data_module.load_json_kv(
+                    str(root / f"json_kv/test_k{k}_dep6.jsonl"), SHOTS, SAMPLES, SEED
+                )
+            else:
+                folder = {"ruler_niah_mk_2": "niah_multikey_2", "ruler_niah_mv": "niah_multivalue"}[task]
+                path = str(root / f"ruler/{folder}/validation_{length}.jsonl")
+                data = data_module.load_ruler(task, path, SAMPLES, seed=SEED)
+            for chat in (False, True):
+                prompts = []
+                for sample in data["data"]:
+                    ids = (
+                        model_utils.tokenize(
+                            dict(sample), data, tokenizer, length, budget, chat, system_message=None
+                        )
+                        .input_ids[0]
+                        .tolist()
+                    )
+                    answer = sample["answer"]
+                    prompts.append(
+                        {"references": [answer] if isinstance(answer, str) else list(answer),
+                         "tokens": len(ids), "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
+                    )  # fmt: skip
+                cases.append({"task": task, "length": length, "chat": chat, "prompts": prompts})
     return cases
 
 

@@ -157,7 +157,7 @@ def check_methods(params: HelmetParams, methods) -> None:
     """Refuse, before any model loads, what cannot run: a task's data that is missing or malformed
     (read once here and kept for the prompts), a length HELMET has no file for under ``--protocol
     helmet``, the essay haystack of ``ruler_niah_mv`` that does not load."""
-    from coca_eval.helmet.prompts import DATA_FAMILIES, Sources, exact_units, helmet_units, load_family_data
+    from coca_eval.helmet.prompts import DATA_FAMILIES, Sources, exact_units, helmet_data, load_family_data
     from coca_eval.ruler.haystacks import load_essay
 
     chosen = [HELMET_TASKS.get(t) for t in params.tasks]
@@ -167,19 +167,11 @@ def check_methods(params: HelmetParams, methods) -> None:
             "--protocol helmet adds BOS as HELMET does (as the tokenizer does): leave --bos auto"
         )
     for task in chosen:
-        if params.protocol == HELMET and task.family not in DATA_FAMILIES:
-            raise CocaEvalError(
-                f"--protocol helmet reads HELMET's data files, and this version reads them for the RAG, "
-                f"re-rank and ICL tasks only; run {task.name} with --protocol exact"
-            )
-        if task.family in DATA_FAMILIES:
-            units = (
-                [exact_units(task)]
-                if params.protocol == EXACT
-                else [helmet_units(task, n) for n in params.lengths]
-            )
-            for k in dict.fromkeys(units):
-                load_family_data(task, sources, k)
+        if params.protocol == HELMET:
+            for length in params.lengths:
+                helmet_data(task, sources, length)
+        elif task.family in DATA_FAMILIES:
+            load_family_data(task, sources, exact_units(task))
     if any(t.ruler_task == "niah_multivalue" for t in chosen):
         load_essay(params.haystack)
     refuse_vllm_dynamic(methods)

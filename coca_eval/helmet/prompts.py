@@ -29,7 +29,7 @@ from functools import partial
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.helmet import icl, json_kv, rag, rerank
+from coca_eval.helmet import icl, json_kv, rag, recall_files, rerank
 from coca_eval.helmet.tasks import HELMET_TASKS, SUBSTRING_EM, HelmetTask
 from coca_eval.ruler.prompts import RulerSample
 from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
@@ -86,8 +86,35 @@ def load_family_data(task: HelmetTask, sources: Sources, k: int):
     raise ValueError(f"HELMET family {task.family!r} reads no data")
 
 
-def helmet_fields(task: HelmetTask, data, k: int, index: int) -> tuple[dict[str, str], tuple[str, ...]]:
-    """Question ``index``'s template fields (context included) and references, HELMET's at k units."""
+def helmet_data(task: HelmetTask, sources: Sources, length: int):
+    """What ``--protocol helmet`` reads for ``task`` at ``length``: HELMET's file for it (its k units for
+    N; the recall tasks' generated files too), the questions HELMET picks from it."""
+    count = sources.count(task.name)
+    if task.family == "ruler":
+        relative = recall_files.RULER_FILE.format(task=task.ruler_task, length=length)
+        return recall_files.load_rows(task.name, relative, sources.data, count, sources.seed, "ruler")
+    k = helmet_units(task, length)
+    if task.family == "json_kv":
+        relative = recall_files.KV_FILE.format(k=k)
+        return recall_files.load_rows(task.name, relative, sources.data, count, sources.seed, "json_kv")
+    return load_family_data(task, sources, k)
+
+
+def helmet_layout(task: HelmetTask) -> tuple[str, str]:
+    """HELMET's user template and answer prefix for ``task`` (a RULER task's in HELMET's wording)."""
+    if task.family == "ruler":
+        ruler = RULER_TASKS.get(task.ruler_task)
+        return ruler.wording(ruler.template), ruler.wording(ruler.answer_prefix).lstrip()
+    return LAYOUTS[task.family]
+
+
+def helmet_fields(task: HelmetTask, data, length: int, index: int) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Question ``index``'s template fields (context included) and references, HELMET's at ``length``."""
+    if task.family == "ruler":
+        return recall_files.ruler_fields(data, index, task.name)
+    if task.family == "json_kv":
+        return recall_files.kv_fields(data, index, task.shots)
+    k = helmet_units(task, length)
     if task.family == "rag":
         row, fields = rag.fields(data, index)
         return {**fields, "context": rag.passages_text(row.ctxs)}, tuple(row.answers)
@@ -150,19 +177,17 @@ class HelmetPromptBuilder:
     def _helmet(self, task: HelmetTask, length: int, samples: int) -> list[RulerSample]:
         from coca_eval.helmet.truncation import helmet_tokenize
 
-        if task.family not in DATA_FAMILIES:
-            raise CocaEvalError(f"--protocol helmet does not read HELMET's {task.name} files yet")
-        k = helmet_units(task, length)
-        data = load_family_data(task, self.sources, k)
-        template, prefix = LAYOUTS[task.family]
+        data = helmet_data(task, self.sources, length)
+        template, prefix = helmet_layout(task)
         out = []
         for index in range(samples):
-            fields, answers = helmet_fields(task, data, k, index)
+            fields, answers = helmet_fields(task, data, length, index)
             prompt = helmet_tokenize(
                 self.tokenizer, template, prefix, fields, self.chat_template, length, task.answer_budget
             )
-            unit = "shots" if task.family == "icl" else "passages"
-            detail = {unit: k, "truncated_tokens": prompt.cut, "prompt_tokens": len(prompt.ids)}
+            detail = {"truncated_tokens": prompt.cut, "prompt_tokens": len(prompt.ids)}
+            if task.units:
+                detail[{"icl": "shots", "json_kv": "pairs"}.get(task.family, "passages")] = task.units[length]
             start = prompt.text_start
             out.append(
                 RulerSample(task.name, index, prompt.ids, answers, 0, detail, (start, len(prompt.ids)))

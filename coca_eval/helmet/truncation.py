@@ -43,9 +43,9 @@ def helmet_tokenize(
 
 
 def _tokenize(tokenizer, template: str, prefix: str, fields: dict, chat_template: str | None) -> list[int]:
+    if chat_template is None:  # HELMET's prompt_template: the user template, a newline, the answer prefix
+        return list(tokenizer((template + "\n" + prefix).format(**fields)).input_ids)
     user = template.format(**fields)
-    if chat_template is None:
-        return list(tokenizer(user + "\n" + prefix).input_ids)
     text = tokenizer.apply_chat_template(
         [{"role": "user", "content": user}],
         chat_template=chat_template,

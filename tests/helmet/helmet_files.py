@@ -126,3 +126,40 @@ def write_rerank_dir(root: Path, sentences: int = 2) -> Path:
     demos += [{**q, "ctxs": q["ctxs"][:10]} for q in queries[:4]]
     _write(root / "msmarco/test_reranking_data_k10_dep3.jsonl", demos)
     return root
+
+
+def _uuid(rng: random.Random) -> str:
+    hexes = "".join(rng.choice("0123456789abcdef") for _ in range(32))
+    return f"{hexes[:8]}-{hexes[8:12]}-{hexes[12:16]}-{hexes[16:20]}-{hexes[20:]}"
+
+
+def _kv_row(rng: random.Random, pairs: int) -> dict:
+    kvs = [(_uuid(rng), _uuid(rng)) for _ in range(pairs)]
+    context = "JSON data:\n{" + ",\n ".join(f'"{k}": "{v}"' for k, v in kvs) + "}"
+    gold = rng.randrange(pairs)
+    demos = [[f'"{k}"', v] for k, v in rng.sample(kvs, 3)]
+    return {"context": context, "question": f'"{kvs[gold][0]}"', "answer": kvs[gold][1], "demos": demos,
+            "num_kvs": pairs}  # fmt: skip
+
+
+def _niah_row(rng: random.Random, sentences: int, values: int) -> dict:
+    key = _word(rng) + "-" + _word(rng)
+    numbers = [str(rng.randrange(10**6, 10**7)) for _ in range(values)]
+    text = [_sentence(rng) for _ in range(sentences)]
+    for number in numbers:
+        text.insert(rng.randrange(len(text)), f"One of the special magic numbers for {key} is: {number}.")
+    noun = "numbers" if values > 1 else "number"
+    return {"context": " ".join(text), "query": key, "type_needle_v": noun, "outputs": numbers, "length": 0}
+
+
+def write_recall_dir(root: Path) -> Path:
+    """``root/json_kv/test_k{105,220}_dep6.jsonl`` and ``root/ruler/<task>/validation_{8192,16384}.jsonl``
+    in the layouts HELMET's loaders read (RULER rows long enough that HELMET cuts them)."""
+    rng = random.Random(5)
+    for k in (105, 220):
+        _write(root / f"json_kv/test_k{k}_dep6.jsonl", [_kv_row(rng, k) for _ in range(8)])
+    for task, values in (("niah_multikey_2", 1), ("niah_multivalue", 4)):
+        for length, sentences in ((8192, 400), (16384, 800)):
+            rows = [_niah_row(rng, sentences, values) for _ in range(8)]
+            _write(root / f"ruler/{task}/validation_{length}.jsonl", rows)
+    return root

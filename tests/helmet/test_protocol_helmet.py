@@ -132,3 +132,35 @@ def test_rerank_prompt_ids_and_references_equal_helmets(case, ruler_tokenizer, t
     ours = [{"references": list(s.answers), **_summary(s.ids)} for s in samples]
     theirs = [{k: p[k] for k in ("references", "tokens", "sha256", "head", "tail")} for p in case["prompts"]]
     assert ours == theirs
+
+
+RECALL_CASES = [
+    pytest.param(c, id=f"{c['task']}-{c['length']}-{'chat' if c['chat'] else 'base'}")
+    for c in HELMET["recall"]
+]
+
+
+@pytest.mark.parametrize("case", RECALL_CASES)
+def test_recall_prompt_ids_and_references_equal_helmets(case, ruler_tokenizer, tmp_path):
+    """HELMET's generated recall files (json_kv's objects and demonstrations, RULER's rows in HELMET's
+    wording of RULER's templates), its shuffled choice of rows and its cut."""
+    from tests.helmet.helmet_files import write_recall_dir
+
+    tokenizer = ruler_tokenizer("zoo")
+    template = tmp_path / "simple.jinja"
+    template.write_text(SIMPLE_TEMPLATE, encoding="utf-8")
+    chat = chat_frame(str(template), tokenizer) if case["chat"] else None
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+    sources = Sources(str(write_recall_dir(tmp_path / "data")), 42, 4)
+    builder = HelmetPromptBuilder(
+        RulerPromptBuilder(encode, None, chat),
+        "helmet",
+        sources,
+        tokenizer,
+        SIMPLE_TEMPLATE if chat else None,
+    )
+    budget = {"json_kv": 100}.get(case["task"], 50)
+    samples = builder.build(case["task"], case["length"], 4, 42, case["length"] - budget)
+    ours = [{"references": list(s.answers), **_summary(s.ids)} for s in samples]
+    theirs = [{k: p[k] for k in ("references", "tokens", "sha256", "head", "tail")} for p in case["prompts"]]
+    assert ours == theirs

@@ -95,8 +95,10 @@ def test_missing_data_is_one_line_naming_the_file_and_the_archive(tmp_path, data
     check_methods(_params(data_dir, protocol="helmet", lengths="8k,16k"), [])
     with pytest.raises(CocaEvalError, match="HELMET has no kilt_nq file for N = 4096"):
         check_methods(_params(data_dir, protocol="helmet", lengths="4k"), [])
-    with pytest.raises(CocaEvalError, match="re-rank and ICL tasks only; run json_kv with --protocol exact"):
+    with pytest.raises(CocaEvalError, match="json_kv reads HELMET's json_kv/test_k105_dep6.jsonl"):
         check_methods(_params(data_dir, protocol="helmet", tasks="json_kv"), [])
+    with pytest.raises(CocaEvalError, match="reads HELMET's ruler/niah_multivalue/validation_8192.jsonl"):
+        check_methods(_params(data_dir, protocol="helmet", tasks="ruler_niah_mv"), [])
 
 
 def test_a_malformed_file_is_one_line_naming_the_file_and_line(tmp_path):
