@@ -23,7 +23,7 @@ def _cases(task: str) -> list:
 
 def test_the_values_come_from_the_commit_the_docs_name():
     assert HELMET["helmet_commit"] == "4526dfbdc512bd9ff721da336bff4e3e75ecfd27"
-    assert all(len(CASES[t]) == len(HELMET[t]) >= 5 for t in ("qa", "json_kv", "icl", "rerank"))
+    assert all(len(CASES[t]) == len(HELMET[t]) >= 5 for t in ("qa", "json_kv", "icl", "rerank", "ruler"))
 
 
 @pytest.mark.parametrize(("case", "theirs"), _cases("qa"))
@@ -52,3 +52,11 @@ def test_rankings_parse_and_score_ndcg_at_10_as_helmets(case, theirs):
     ranking = parse_ranking(case["output"])
     assert ranking == theirs["ranking"]
     assert ndcg_at_10(ranking, case["qrel"]) == theirs["ndcg_at_10"]
+
+
+@pytest.mark.parametrize(("case", "theirs"), _cases("ruler"))
+def test_ruler_answers_score_as_helmets_ruler_recall(case, theirs):
+    from coca_eval.helmet.scoring import score_answer
+    from coca_eval.helmet.tasks import HELMET_TASKS
+
+    assert score_answer(HELMET_TASKS.get("ruler_niah_mv"), case["output"], case["answers"])["score"] == theirs
