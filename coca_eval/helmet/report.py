@@ -83,11 +83,11 @@ def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> Repor
             reading = read_category(mine, category, share)
             by_length = {s.length: s.average for s in reading.scores}
             texts = [_text(by_length.get(n)) for n in lengths]
-            rows.append(Row(f"{method} | {category}", [Entry(t) for t in (*texts, reading.effective_text)]))
+            rows.append(Row(f"{method}: {category}", [Entry(t) for t in (*texts, reading.effective_text)]))
     columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
     notes = [effective_note(share)]
     return ReportTable(
-        "helmet", "HELMET category averages by length", columns, rows, "Method | category", notes
+        "helmet", "HELMET category averages by length", columns, rows, "Method: category", notes
     )
 
 

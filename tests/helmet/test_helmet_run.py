@@ -76,7 +76,7 @@ def test_the_category_table_averages_the_tasks_and_reads_the_effective_length(tm
         assert score.average == pytest.approx(sum(at) / len(at))
     assert reading.bar == pytest.approx(0.85 * reading.scores[0].average)
     summary = summary_table(run.cells)
-    assert summary.rows[0].label == f"{method} | {RECALL}"
+    assert summary.rows[0].label == f"{method}: {RECALL}"
     assert [e.text for e in summary.rows[0].entries[:3]] == [f"{s.average:.1f}" for s in reading.scores]
     table = task_table(run.cells, method)
     assert [r.label for r in table.rows] == [*TASKS, "Recall average"]
@@ -134,3 +134,14 @@ def test_shards_merge_into_the_whole_run_with_its_effective_lengths(tmp_path):
     assert merged.config["effective_length"] == whole.config["effective_length"]
     assert whole.config["effective_length"]["share"] == 70
     assert set(whole.config["effective_length"]["methods"][method.label]) == {"Recall", "RAG"}
+
+
+def test_the_report_names_the_protocol_under_helmets_tables(tmp_path, capsys):
+    from test_gate_cli import invoke
+
+    _run(tmp_path, tasks=["json_kv"], lengths="1024")
+    result = invoke(capsys, "report", tmp_path / "run.json", "--out", tmp_path / "out", "--no-plots")
+    assert result.returncode == 0, result.stderr
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert "HELMET: 1 tasks, protocol exact (prompt + answer budget = N" in markdown
+    assert "| Method: category" in markdown
