@@ -1,5 +1,5 @@
 """Build HELMET's RAG prompts with HELMET's own loaders and tokenizer call, and print their token ids as
-JSON (a digest per prompt): the reference ``tests/helmet/test_protocol_helmet.py`` holds
+JSON (a digest per prompt): the reference ``tests/helmet/test_helmet_protocol.py`` holds
 ``coca-eval helmet --protocol helmet`` to.
 
 Run outside this project, against a directory holding HELMET's ``data.py``, ``model_utils.py`` and

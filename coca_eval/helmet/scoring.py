@@ -1,6 +1,6 @@
 """HELMET's scores of one answer, as its evaluation defines them (princeton-nlp/HELMET at 4526dfb:
 ``utils.py``'s metrics and parsers, ``data.py``'s per-task post-processing). Written here from those
-definitions; ``tests/helmet/test_scoring.py`` holds them to values HELMET's own functions gave on a
+definitions; ``tests/helmet/test_helmet_scoring.py`` holds them to values HELMET's own functions gave on a
 frozen set of answers (``scripts/helmet_scorer_values.py``).
 
 * Answers are compared after SQuAD's normalisation: lower case, punctuation dropped, the articles
