@@ -190,3 +190,15 @@ def record_effective_lengths(run: Run, share: float) -> None:
                 "lower": {str(s.length): s.lower for s in reading.scores},
             }
     run.config["effective_length"] = {"share": share, "methods": record}
+
+
+def plot_hook(cells: Sequence[Cell], context) -> list:
+    """The report's plots: each task's score against length, then where the answering unit sat: depth
+    x length heat maps of the samples that recorded a depth (the gold pair, passage, or needles)."""
+    from coca_eval.report.plots import default_plots
+    from coca_eval.ruler.plots import depth_heatmaps
+
+    plots = default_plots(cells, context)
+    if context.source is None:
+        plots += depth_heatmaps(cells, context.out_dir, context.definition.depth_bins, "helmet")
+    return plots

@@ -135,7 +135,8 @@ def score_answer(task, output: str, references: Sequence[str]) -> dict:
     """One sample's record of a HELMET task: ``score`` (the task's metric, in [0, 1]) and the task's
     other metrics, as HELMET's post-processing for that task computes them."""
     if task.metric == "ruler_recall":
-        return {"score": ruler_recall(output, references)}
+        found = [reference.lower() in output.lower() for reference in references]
+        return {"score": ruler_recall(output, references), "found": found}
     if task.family == "json_kv":
         metrics = qa_metrics(output, list(references), prefix="corresponding value:")
         return {"score": metrics[task.metric], **metrics}

@@ -42,6 +42,7 @@ register_task(
             interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
             units_note="samples for HELMET",
             tables=lazy("coca_eval.helmet.report:helmet_tables"),
+            plots=lazy("coca_eval.helmet.report:plot_hook"),
         ),
         gate=GateHooks(
             test=lazy("coca_eval.ruler.gate:paired_test"),

@@ -19,14 +19,17 @@ from coca_eval.taskspec import Plot, PlotContext
 Needles = list[tuple[int, float, bool]]  # (prompt length, needle depth, found)
 
 
-def needles_by_task(cells: Sequence[Cell], method: str) -> dict[str, Needles]:
-    """NIAH task -> every needle of ``method``'s ok cells that kept depths."""
+def needles_by_task(cells: Sequence[Cell], method: str, task: str = "ruler") -> dict[str, Needles]:
+    """Dataset -> every needle of ``method``'s ok cells of ``task`` that kept depths. A sample with one
+    depth and no ``found`` (HELMET's gold pair or passage) counts as found when it earned full credit."""
     found: dict[str, Needles] = {}
     for cell in cells:
-        if cell.task != "ruler" or cell.method != method or cell.status != "ok" or cell.length is None:
+        if cell.task != task or cell.method != method or cell.status != "ok" or cell.length is None:
             continue
         for sample in cell.detail.get("samples") or []:
             depths, hits = sample.get("depths"), sample.get("found")
+            if depths and hits is None and len(depths) == 1:
+                hits = [float(sample["score"]) == 1.0]
             if depths and hits and len(depths) == len(hits):
                 rows = found.setdefault(cell.dataset, [])
                 rows.extend((cell.length, float(d), bool(h)) for d, h in zip(depths, hits, strict=True))
@@ -43,11 +46,12 @@ def depth_matrix(needles: Needles, lengths: Sequence[int], bins: int) -> np.ndar
     return np.divide(hits, total, out=np.full_like(hits, np.nan), where=total > 0)
 
 
-def depth_heatmaps(cells: Sequence[Cell], out_dir, bins: int) -> list[Plot]:
-    """One figure per method, a panel per NIAH task: needle depth x length, colour = share found."""
+def depth_heatmaps(cells: Sequence[Cell], out_dir, bins: int, task: str = "ruler") -> list[Plot]:
+    """One figure per method, a panel per dataset with depths: needle (or answering unit) depth x
+    length, colour = share found."""
     plots = []
-    for method in dict.fromkeys(c.method for c in cells if c.task == "ruler"):
-        tasks = needles_by_task(cells, method)
+    for method in dict.fromkeys(c.method for c in cells if c.task == task):
+        tasks = needles_by_task(cells, method, task)
         if not tasks:
             continue
         lengths = sorted({n for rows in tasks.values() for n, _, _ in rows})
@@ -55,20 +59,21 @@ def depth_heatmaps(cells: Sequence[Cell], out_dir, bins: int) -> list[Plot]:
         grid = (math.ceil(len(tasks) / columns), columns)
         fig = Figure(figsize=(1.5 + 0.9 * len(lengths) * columns, 3.2 * grid[0]), layout="constrained")
         axes = fig.subplots(*grid, squeeze=False).ravel()
-        for ax, (task, needles) in zip(axes, tasks.items(), strict=False):
+        for ax, (dataset, needles) in zip(axes, tasks.items(), strict=False):
             image = ax.imshow(
                 depth_matrix(needles, lengths, bins), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto"
             )
             ax.set_xticks(range(len(lengths)), [format_length(n) for n in lengths], fontsize="x-small")
             ax.set_yticks(range(bins), [f"{(t + 0.5) / bins:.2f}" for t in range(bins)], fontsize="xx-small")
-            ax.set_title(task, fontsize="small")
+            ax.set_title(dataset, fontsize="small")
         for ax in axes[len(tasks) :]:
             ax.set_axis_off()
         fig.colorbar(image, ax=list(axes), label="needles found")
         fig.suptitle(f"{method}: needle depth (rows, fraction of the prompt) x prompt length")
-        stem = f"ruler_depth_heatmap_{safe_stem(method)}"
+        stem = f"{task}_depth_heatmap_{safe_stem(method)}"
         save(fig, out_dir, stem)
-        plots.append((stem, f"{method}: RULER needles found by depth ({bins} bins) and prompt length"))
+        what = {"ruler": "RULER needles"}.get(task, f"{task.upper()} needles and answering units")
+        plots.append((stem, f"{method}: {what} found by depth ({bins} bins) and prompt length"))
     return plots
 
 

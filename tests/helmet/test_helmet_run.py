@@ -139,9 +139,17 @@ def test_shards_merge_into_the_whole_run_with_its_effective_lengths(tmp_path):
 def test_the_report_names_the_protocol_under_helmets_tables(tmp_path, capsys):
     from test_gate_cli import invoke
 
-    _run(tmp_path, tasks=["json_kv"], lengths="1024")
-    result = invoke(capsys, "report", tmp_path / "run.json", "--out", tmp_path / "out", "--no-plots")
+    MODE["answer"] = "chance"
+    run = _run(tmp_path, tasks=["json_kv", "ruler_niah_mv"], lengths="1024,1500", samples=4)
+    result = invoke(capsys, "report", tmp_path / "run.json", "--out", tmp_path / "out")
     assert result.returncode == 0, result.stderr
     markdown = (tmp_path / "out" / "report.md").read_text()
-    assert "HELMET: 1 tasks, protocol exact (prompt + answer budget = N" in markdown
+    heatmaps = list((tmp_path / "out" / "plots").glob("helmet_depth_heatmap_*.png"))
+    assert len(heatmaps) == 1 and "found by depth" in markdown
+    from coca_eval.ruler.plots import needles_by_task
+
+    needles = needles_by_task(run.cells, run.cells[0].method, "helmet")
+    assert len(needles["json_kv"]) == 2 * 4 and len(needles["ruler_niah_mv"]) == 2 * 4 * 4  # every depth
+    assert "HELMET: 2 tasks" in markdown
+    assert "protocol exact (prompt + answer budget = N" in markdown
     assert "| Method: category" in markdown
