@@ -74,3 +74,13 @@ def test_samples_helmet_takes_each_tasks_count_from_helmets_configs(capsys, tmp_
     assert code == 2 and "--max-samples and --target-width only apply with --samples auto" in err
     code, out, err = _cli(capsys, "helmet", "--samples", "many")
     assert code == 2 and "'many' is neither a whole number nor auto nor helmet" in err
+
+
+def test_samples_auto_stops_at_the_target_width_and_records_the_samples_spent(capsys, tmp_path):
+    out_file = tmp_path / "h.json"
+    auto = ("--samples", "auto", "--max-samples", "30", "--target-width", "60")
+    code, out, err = _cli(capsys, *RUN[:5], *auto, "--tasks", "json_kv", "--lengths", "1k",
+                          "--output", str(out_file))  # fmt: skip
+    assert code == 0, err
+    (cell,) = json.loads(out_file.read_text())["cells"]
+    assert cell["n"] == cell["detail"]["sequential"]["samples_spent"] < 30
