@@ -163,6 +163,7 @@ TASKS = Registry[TaskSpec](
         "coca_eval.passkey.spec",
         "coca_eval.ruler.spec",
         "coca_eval.helmet.spec",
+        "coca_eval.babilong.spec",
         "coca_eval.opencompass.spec",
         "coca_eval.analyses.spec",
     ),

@@ -47,7 +47,7 @@ def draw_babilong(
     task, rng: random.Random, kit: Kit, key: SampleKey, samples: list, labels: list[str]
 ) -> Draw:
     """Sample ``key.index`` of ``samples`` with its facts spread through the essay haystack."""
-    sample: BabiSample = samples[key.index % len(samples)]
+    sample: BabiSample = samples[key.index]
     banned = entities(sample, labels)
     start = rng.randrange(len(kit.essay().sentences))
     fill_rng = random.Random(rng.getrandbits(64))
@@ -67,7 +67,7 @@ def draw_babilong(
             depths.append(round(len(ids) / budget, 4))
             ids += fact
         ids += stream.ids[done:]
-        return Context(ids, 0, {"depths": depths, "facts": len(facts)})
+        return Context(ids, 0, {"question": sample.question, "depths": depths, "facts": len(facts)})
 
     fields = {"question": sample.question}
     return Draw(fields, (sample.answer,), fill, prefix_shared=False)

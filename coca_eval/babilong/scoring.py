@@ -27,3 +27,13 @@ def is_correct(target: str, output: str, question: str, labels: Iterable[str]) -
         wanted = target.split(",")
         return all(t in named for t in wanted) and len(named) == len(wanted)
     return target in named and len(named) == 1
+
+
+def score_record(task, output: str, answers, record: dict | None = None) -> dict:
+    """A sample's score (1.0 right, 0.0 wrong) by BABILong's check; the question is the sample's own."""
+    from coca_eval.babilong.prompts import task_labels
+
+    question = (record or {}).get("question")
+    if not isinstance(question, str):
+        raise ValueError("a BABILong sample records its question")
+    return {"score": float(is_correct(answers[0], output, question, task_labels(task.name)))}

@@ -131,7 +131,7 @@ def ruler_recall(output: str, references: Sequence[str]) -> float:
     return sum(reference.lower() in text for reference in references) / len(references)
 
 
-def score_answer(task, output: str, references: Sequence[str]) -> dict:
+def score_answer(task, output: str, references: Sequence[str], record: dict | None = None) -> dict:
     """One sample's record of a HELMET task: ``score`` (the task's metric, in [0, 1]) and the task's
     other metrics, as HELMET's post-processing for that task computes them."""
     if task.metric == "ruler_recall":

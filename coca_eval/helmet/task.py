@@ -55,7 +55,7 @@ class HelmetRunner(RulerRunner):
     def task_of(self, dataset: str):
         return HELMET_TASKS.get(dataset)
 
-    def score(self, task, output: str, answers) -> dict:
+    def score(self, task, output: str, answers, record: dict | None = None) -> dict:
         from coca_eval.helmet.scoring import score_answer
 
         return score_answer(task, output, answers)

@@ -55,7 +55,7 @@ def scored_contradiction(cell, task, score) -> str | None:
     for record in records:
         if task is None or record.output is None:
             continue
-        scored = score(task, record.output, record.answers)
+        scored = score(task, record.output, record.answers, record.model_dump())
         if scored["score"] != record.score or record.found not in (None, scored.get("found")):
             return f"sample {record.index} is scored {record.score} but its output earns {scored['score']}"
     return value_mismatch(cell, 100 * sum(r.score for r in records) / len(records), len(records))

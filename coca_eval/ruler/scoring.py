@@ -45,6 +45,6 @@ def string_match_part(output: str, answers: Sequence[str]) -> float:
 METRICS = {STRING_MATCH_ALL: string_match_all, STRING_MATCH_PART: string_match_part}
 
 
-def score_sample(task: RulerTask, output: str, answers: Sequence[str]) -> dict:
+def score_sample(task: RulerTask, output: str, answers: Sequence[str], record: dict | None = None) -> dict:
     """``{"score": the task's metric, "found": which references the output holds}``."""
     return {"score": METRICS[task.metric](output, answers), "found": _found(output, answers)}

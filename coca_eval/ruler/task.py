@@ -130,8 +130,9 @@ class RulerRunner(GenerationTask):
         """The task a cell's ``dataset`` names (its ``answer_budget`` sizes the prompt)."""
         return RULER_TASKS.get(dataset)
 
-    def score(self, task, output: str, answers) -> dict:
-        """One sample's record of its score (``score`` in [0, 1], and what else the family keeps)."""
+    def score(self, task, output: str, answers, record: dict | None = None) -> dict:
+        """One sample's record of its score (``score`` in [0, 1], and what else the family keeps);
+        ``record`` is what the sample recorded (a family whose check reads the question: BABILong)."""
         return score_sample(task, output, answers)
 
     def stop_rule(self, task) -> StopRule:
@@ -204,7 +205,7 @@ class RulerRunner(GenerationTask):
                 "index": sample.index,
                 "answers": list(sample.answers),
                 "output": output,
-                **self.score(cell.task, output, sample.answers),
+                **self.score(cell.task, output, sample.answers, sample.detail),
                 **sample.detail,
             }
             self.journal.record_part(cell.key, str(sample.index), entry)
@@ -266,13 +267,13 @@ class RulerRunner(GenerationTask):
         }
 
 
-def scored_as_its_output(task, part: dict, score=score_sample) -> bool:
+def scored_as_its_output(task, part: dict, score) -> bool:
     """A journaled sample's score and found references are what its output earns (by ``score``, the
     family's scorer)."""
     output = part.get("output")
     if not isinstance(output, str):
         return False
-    scored = score(task, output, part["answers"])
+    scored = score(task, output, part["answers"], part)
     return all(part.get(name) == value for name, value in scored.items())
 
 

@@ -1,0 +1,68 @@
+"""BABILong's prompts for one tokenizer, from either source.
+
+``generate``: RULER's prompt builder fills BABILong's template to exactly N minus the answer budget
+(:mod:`coca_eval.babilong.prompt_task`, :mod:`coca_eval.babilong.noise`). ``babilong``: BABILong's
+prepared row formatted as its ``get_formatted_input`` does and tokenised whole, as its evaluation does
+(with the tokenizer's special tokens; with a chat template, rendered by it with the assistant's turn
+opened): its length is the row's, BABILong's ``1k`` meaning its own sample size, not this N.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coca_eval.babilong.data import babi_samples, babilong_rows
+from coca_eval.babilong.prompt_task import prompt_task
+from coca_eval.babilong.prompts import formatted_input
+from coca_eval.errors import CocaEvalError
+from coca_eval.ruler.prompts import RulerSample
+
+
+class BabilongPromptBuilder:
+    def __init__(
+        self, ruler: Any, params: Any, tokenizer: Any = None, chat_template: str | None = None
+    ) -> None:
+        self.ruler, self.params = ruler, params
+        self.ruler.kind = "BABILong task"
+        self.tokenizer, self.chat_template = tokenizer, chat_template
+
+    def build(self, task: str, length: int, samples: int, seed: int, prompt_length: int) -> list:
+        if self.params.source == "babilong":
+            return self._prepared(task, length, samples)
+        stories = babi_samples(task, self.params.babi_data, self.params.seed)
+        if samples > len(stories):
+            raise CocaEvalError(
+                f"{task} has {len(stories)} bAbI samples; ask for at most that many --samples"
+            )
+        spec = prompt_task(task, list(stories), self.params.prompt_parts)
+        return [self.ruler.build_one(spec, length, i, seed, prompt_length) for i in range(samples)]
+
+    def haystack_name(self, task) -> str | None:
+        return self.ruler.essay().name if self.params.source == "generate" else None
+
+    def _prepared(self, task: str, length: int, samples: int) -> list[RulerSample]:
+        rows = babilong_rows(task, length, self.params.data)
+        if samples > len(rows):
+            raise CocaEvalError(
+                f"{task} at {length} has {len(rows)} rows; ask for at most that many --samples"
+            )
+        out = []
+        for index, row in enumerate(rows[:samples]):
+            text = formatted_input(task, row.input, row.question, self.params.prompt_parts)
+            ids = self._tokenize(text)
+            bos = getattr(self.tokenizer, "bos_token_id", None)
+            start = int(bool(ids) and bos is not None and ids[0] == bos)
+            detail = {"question": row.question, "prompt_tokens": len(ids)}
+            out.append(RulerSample(task, index, ids, (row.target,), 0, detail, (start, len(ids))))
+        return out
+
+    def _tokenize(self, text: str) -> list[int]:
+        if self.chat_template is None:
+            return list(self.tokenizer(text).input_ids)
+        rendered = self.tokenizer.apply_chat_template(
+            [{"role": "user", "content": text}],
+            chat_template=self.chat_template,
+            tokenize=False,
+            add_generation_prompt=True,
+        )
+        return list(self.tokenizer(rendered, add_special_tokens=False).input_ids)

@@ -1,0 +1,91 @@
+"""Where BABILong's samples come from.
+
+``--source generate``: bAbI samples, from bAbI's task files (``--babi-data DIR``: the ``tasks_1-20_v1-2``
+folder or one of its language folders; a task's file is ``qa{N}_*_test.txt``) or, for qa1-qa3 without
+files, from this project's own generator (:mod:`coca_eval.babilong.babi`), run offline.
+
+``--source babilong``: BABILong's prepared samples, from the hub (``RMT-team/babilong-1k-samples``: one
+configuration per length, ``0k`` .. ``128k``, a split per task; rows ``input``, ``question``, ``target``)
+or ``--data DIR`` holding ``DIR/<length>/<task>.jsonl`` in the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from coca_eval.babilong.babi import BabiSample, generate_babi, parse_babi, read_babi
+from coca_eval.errors import CocaEvalError
+
+HUB_ID = "RMT-team/babilong-1k-samples"
+GENERATED = ("qa1", "qa2", "qa3")
+GENERATED_STORIES = 200  # enough single-question samples for any --samples up to about 700
+
+
+@cache
+def babi_samples(task: str, babi_data: str | None, seed: int) -> tuple[BabiSample, ...]:
+    """The task's bAbI samples: its test file in ``babi_data``, or ours for qa1-qa3."""
+    if babi_data is None:
+        if task not in GENERATED:
+            raise CocaEvalError(
+                f"{task} needs bAbI's task files: download tasks_1-20_v1-2 (https://research.facebook.com/"
+                "downloads/babi/) and pass --babi-data with its folder; qa1-qa3 run without them"
+            )
+        return tuple(parse_babi(generate_babi(task, GENERATED_STORIES, seed), f"generated {task}"))
+    root = Path(babi_data).expanduser()
+    found = sorted(root.glob(f"{task}_*_test.txt")) + sorted(root.glob(f"en/{task}_*_test.txt"))
+    if not found:
+        raise CocaEvalError(
+            f"--babi-data {babi_data} has no {task}_*_test.txt (bAbI's tasks_1-20_v1-2 files)"
+        )
+    return tuple(read_babi(found[0]))
+
+
+class BabilongRow(BaseModel):
+    """A row of BABILong's prepared sets: the long context, the question and the target."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    input: str
+    question: str
+    target: str
+
+
+def split_name(length: int) -> str:
+    """BABILong's name for a length: ``1k`` for 1024, ``128k`` for 131072."""
+    if length % 1024:
+        raise CocaEvalError(f"--source babilong has lengths 0k..128k in whole k (1024 tokens); got {length}")
+    return f"{length // 1024}k"
+
+
+@cache
+def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow, ...]:
+    """BABILong's prepared rows of ``task`` at ``length``, from ``--data`` or the hub."""
+    name = split_name(length)
+    if data is not None:
+        path = Path(data).expanduser() / name / f"{task}.jsonl"
+        if not path.is_file():
+            raise CocaEvalError(
+                f"--data {data} has no {name}/{task}.jsonl (rows with input, question, target)"
+            )
+        rows = []
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append(BabilongRow.model_validate(json.loads(line)))
+                except (json.JSONDecodeError, ValidationError) as exc:
+                    raise CocaEvalError(f"{path} line {number}: {str(exc).splitlines()[0]}") from None
+        return tuple(rows)
+    import datasets
+
+    try:
+        split = datasets.load_dataset(HUB_ID, name, split=task)
+    except Exception as exc:  # offline, an unknown length or task: one line with the remedy
+        raise CocaEvalError(
+            f"{task} at {name} reads {HUB_ID} from the hub, which failed ({type(exc).__name__}); save it as "
+            f"--data DIR/{name}/{task}.jsonl"
+        ) from None
+    return tuple(BabilongRow.model_validate(dict(row)) for row in split)

@@ -1,0 +1,161 @@
+"""Parameters of the ``babilong`` task, validated before any model loads."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import StrictFloat, StrictInt, StrictStr
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.params import PROMPT_BOS_CHOICES as BOS_CHOICES
+from coca_eval.params import (
+    PositiveCount,
+    PresetLengths,
+    PresetParams,
+    SampledCells,
+    check_chat_template,
+    normalise_task_values,
+)
+from coca_eval.ruler.params import PROMPT_AND_ANSWER, check_sampling, refuse_vllm_dynamic
+from coca_eval.sequential import StoppingRule
+
+GENERATE, PREPARED = "generate", "babilong"
+SOURCES = (GENERATE, PREPARED)
+PARTS = ("instruction", "examples", "post_prompt")
+ALL_TASKS = tuple(f"qa{i}" for i in range(1, 21))
+GROUPS = {"babilong": ALL_TASKS[:5], "all": ALL_TASKS}  # the paper's default set: qa1-qa5
+SHORTEST_SHARE = 85.0
+"""The effective length is read at this share (%) of the task average at the run's shortest length
+(BABILong reads 85 % of the 0k score, its facts without noise)."""
+BOOKS = "books"
+
+
+@dataclass(frozen=True)
+class BabilongParams(SampledCells):
+    """Everything that changes a BABILong number, plus the share the effective length is read at."""
+
+    tasks: tuple[str, ...] = GROUPS["babilong"]
+    lengths: tuple[int, ...] = field(default=(1024, 2048, 4096, 8192, 16384, 32768))
+    samples: int | str = 100
+    seed: int = 42
+    source: str = GENERATE
+    babi_data: str | None = None  # bAbI's task files (generate); None: our qa1-qa3 generator
+    data: str | None = None  # BABILong's prepared sets (source babilong); None: the hub
+    haystack: str = BOOKS
+    prompt_parts: tuple[str, ...] = PARTS
+    chat_template: str = "none"
+    bos: str = "auto"
+    share: float = SHORTEST_SHARE
+    max_samples: int | None = None
+    target_width: float | None = None
+
+    # N holds the prompt and the answer budget, as RULER's and HELMET's do here
+    length_counts = PROMPT_AND_ANSWER
+
+    @property
+    def threshold(self) -> float:
+        return self.share
+
+    def identity(self) -> dict[str, Any]:
+        from coca_eval.data.sources import source_fingerprint
+
+        values = asdict(self)
+        del values["share"]
+        for name in ("max_samples", "target_width", "data", "babi_data"):
+            if values[name] is None:
+                del values[name]
+        for name in ("haystack", "data", "babi_data", "chat_template"):
+            value = values.get(name)
+            if value is not None and value not in (BOOKS, "auto", "none"):
+                values[name] = source_fingerprint(value)
+        return values
+
+    def stopping_rule(self) -> StoppingRule | None:
+        if self.samples != "auto":
+            return None
+        return StoppingRule(self.max_samples, target_width=self.target_width / 100)
+
+    def prompt_length(self, length: int, task: str) -> int:
+        from coca_eval.babilong.prompt_task import ANSWER_BUDGET
+
+        return length - ANSWER_BUDGET
+
+    def longest_sequence(self) -> int:
+        return max(self.lengths)
+
+
+class BabilongPresetParams(PresetParams):
+    """What a babilong preset file may set, in YAML's types."""
+
+    tasks: StrictStr | list[StrictStr] = None
+    lengths: PresetLengths = None
+    samples: PositiveCount | Literal["auto"] = None
+    max_samples: PositiveCount = None
+    target_width: StrictFloat | StrictInt = None
+    seed: StrictInt = None
+    source: Literal[SOURCES] = None
+    babi_data: StrictStr | None = None
+    data: StrictStr | None = None
+    haystack: StrictStr = None
+    prompt_parts: StrictStr | list[StrictStr] = None
+    chat_template: StrictStr = None
+    bos: Literal[BOS_CHOICES] = None
+    share: StrictFloat | StrictInt = None
+
+
+def _names(value, kind: str, valid: tuple[str, ...], groups: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    names = value.split(",") if isinstance(value, str) else list(value)
+    out: list[str] = []
+    for name in (n.strip() for n in names if n.strip()):
+        for member in groups.get(name, (name,)):
+            if member not in valid:
+                raise CocaEvalError(f"unknown {kind} {member!r} (valid: {', '.join([*groups, *valid])})")
+            if member not in out:
+                out.append(member)
+    return tuple(out)
+
+
+def make_babilong_params(values: dict[str, Any]) -> BabilongParams:
+    values = normalise_task_values(values, BabilongParams.__dataclass_fields__, "babilong")
+    if values.get("tasks") is not None:
+        values["tasks"] = _names(values["tasks"], "BABILong task", ALL_TASKS, GROUPS)
+        if not values["tasks"]:
+            raise CocaEvalError("--tasks names no BABILong task")
+    if values.get("prompt_parts") is not None:
+        parts = values["prompt_parts"]
+        values["prompt_parts"] = () if parts in ("", "none") else _names(parts, "prompt part", PARTS, {})
+    params = BabilongParams(**values)
+    if params.source not in SOURCES:
+        raise CocaEvalError(f"--source must be one of {', '.join(SOURCES)}")
+    if params.bos not in BOS_CHOICES:
+        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
+    if isinstance(params.share, bool) or not 0 < float(params.share) <= 100:
+        raise CocaEvalError(f"--share must be a percentage in (0, 100] (got {params.share!r})")
+    if params.samples == "auto" and params.target_width is None:
+        raise CocaEvalError("--samples auto needs --target-width for BABILong (its bar is relative)")
+    check_sampling(params)
+    for name in ("haystack", "data", "babi_data"):
+        value = getattr(params, name)
+        if value is not None and value != BOOKS and not Path(value).expanduser().exists():
+            raise CocaEvalError(f"--{name.replace('_', '-')} {value}: no such file or directory")
+    check_chat_template(params.chat_template)
+    return params
+
+
+def check_methods(params: BabilongParams, methods) -> None:
+    """Refuse, before any model loads, samples that cannot be read (missing bAbI files, an unreachable
+    hub or a malformed local file) and a haystack that does not load."""
+    from coca_eval.babilong.data import babi_samples, babilong_rows
+    from coca_eval.ruler.haystacks import load_essay
+
+    for task in params.tasks:
+        if params.source == GENERATE:
+            babi_samples(task, params.babi_data, params.seed)
+        else:
+            for length in params.lengths:
+                babilong_rows(task, length, params.data)
+    if params.source == GENERATE:
+        load_essay(params.haystack)
+    refuse_vllm_dynamic(methods)

@@ -1,0 +1,130 @@
+"""How reports, the CLI and the gate read BABILong cells: tasks x lengths with the average over tasks,
+and the effective length: the longest length up to which the average's one-sided 95 % lower bound
+reaches ``--share`` (85 %) of the average at the run's shortest length (BABILong reads 85 % of its
+0k score, the facts without noise; here the shortest length run stands for it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from coca_eval.babilong.params import SHORTEST_SHARE
+from coca_eval.lengths import format_length
+from coca_eval.report.layout import Entry, ReportTable, Row
+from coca_eval.results import Cell, Run
+from coca_eval.ruler.effective import effective_length, effective_text, length_scores
+from coca_eval.tables import cell_text
+
+DIGITS = 1
+
+
+def babilong_cells(cells: Sequence[Cell]) -> list[Cell]:
+    return [c for c in cells if c.task == "babilong"]
+
+
+def task_order(cells: Sequence[Cell]) -> list[str]:
+    present = {c.dataset for c in cells if c.dataset}
+    return sorted(present, key=lambda name: int(name[2:]) if name[2:].isdigit() else 99)
+
+
+def reading(cells: Sequence[Cell], share: float) -> tuple[list, float | None, int | None]:
+    """One method's averages per length, the bar and the effective length (bound)."""
+    scores = length_scores(cells, task_order(cells))
+    first = scores[0].average if scores else None
+    bar = None if first is None else share / 100 * first
+    return scores, bar, None if bar is None else effective_length(scores, bar, bound=True)
+
+
+def _text(value: float | None) -> str:
+    return "-" if value is None else f"{value:.{DIGITS}f}"
+
+
+def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> ReportTable:
+    cells = babilong_cells(cells)
+    lengths = sorted({c.length for c in cells})
+    rows = []
+    for method in dict.fromkeys(c.method for c in cells):
+        scores, bar, effective = reading([c for c in cells if c.method == method], share)
+        by_length = {s.length: s.average for s in scores}
+        last = "-" if bar is None else effective_text(effective, scores)
+        rows.append(Row(method, [Entry(_text(by_length.get(n))) for n in lengths] + [Entry(last)]))
+    columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
+    note = (
+        f"Average over tasks. Effective length: the longest length up to which the average's one-sided 95 % "
+        f"lower bound reaches {share:g} % of the average at the shortest length (BABILong: of 0k)."
+    )
+    return ReportTable("babilong", "BABILong average accuracy by length", columns, rows, notes=[note])
+
+
+def task_table(cells: Sequence[Cell], method: str) -> ReportTable:
+    mine = [c for c in babilong_cells(cells) if c.method == method]
+    lengths = sorted({c.length for c in mine})
+    found = {(c.dataset, c.length): c for c in mine}
+    rows = [
+        Row(task, [Entry(cell_text(found[task, n], DIGITS) if (task, n) in found else "") for n in lengths])
+        for task in task_order(mine)
+    ]
+    averages = {s.length: s.average for s in length_scores(mine, task_order(mine))}
+    rows.append(Row("Average", [Entry(_text(averages.get(n)), True) for n in lengths]))
+    title = f"BABILong accuracy of {method} by task and length"
+    return ReportTable(f"babilong_{method}", title, [format_length(n) for n in lengths], rows, "Task")
+
+
+def babilong_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = ()) -> list[ReportTable]:
+    cells = babilong_cells(cells)
+    if not cells:
+        return []
+    shares = {(r.config.get("effective_length") or {}).get("share", SHORTEST_SHARE) for r in runs}
+    share = shares.pop() if len(shares) == 1 else SHORTEST_SHARE
+    methods = dict.fromkeys(c.method for c in cells)
+    return [summary_table(cells, share), *(task_table(cells, m) for m in methods)]
+
+
+def protocol_line(run: Run) -> str:
+    params = run.config.get("params") or {}
+    source = params.get("source")
+    how = (
+        "generate (bAbI facts spread through book text, prompt + answer budget = N)"
+        if source == "generate"
+        else "babilong (BABILong's prepared samples, tokenised whole)"
+    )
+    parts = ", ".join(params.get("prompt_parts") or []) or "none"
+    return (
+        f"BABILong: {len(params.get('tasks') or [])} tasks, source {how}, prompt parts {parts}, "
+        f"{params.get('samples')} samples per task and length, chat template {params.get('chat_template')}, "
+        f"seed {params.get('seed')}; greedy decoding up to 20 tokens; accuracy x 100 (BABILong's check)."
+    )
+
+
+def finish_hook(run: Run, runner, methods, params, **_) -> None:
+    record_effective_lengths(run, params.share)
+
+
+def merged_hook(run: Run) -> None:
+    recorded = run.config.get("effective_length")
+    share = recorded.get("share") if isinstance(recorded, dict) else None
+    record_effective_lengths(run, SHORTEST_SHARE if share is None else share)
+
+
+def record_effective_lengths(run: Run, share: float) -> None:
+    cells = [c for c in babilong_cells(run.cells) if c.status != "partial"]
+    if len(cells) != len(babilong_cells(run.cells)):
+        run.config["effective_length"] = {"share": share}
+        return
+    record = {}
+    for method in dict.fromkeys(c.method for c in cells):
+        scores, bar, effective = reading([c for c in cells if c.method == method], share)
+        record[method] = {
+            "bar": bar,
+            "effective": effective,
+            "average": {str(s.length): s.average for s in scores},
+        }
+    run.config["effective_length"] = {"share": share, "methods": record}
+
+
+def cell_contradiction(cell) -> str | None:
+    """Why a finished BABILong cell contradicts its own samples, or None."""
+    from coca_eval.babilong.scoring import score_record
+    from coca_eval.babilong.task import BabilongTask
+    from coca_eval.ruler.records import scored_contradiction
+
+    return scored_contradiction(cell, BabilongTask(cell.dataset or "", 20), score_record)

@@ -1,0 +1,60 @@
+"""The ``babilong`` task: methods x bAbI tasks x lengths, journaled per sample, on RULER's cell runner.
+
+As :class:`coca_eval.helmet.task.HelmetRunner`: only the tasks, prompts
+(:mod:`coca_eval.babilong.builder`), the scorer (BABILong's answer check, which reads the sample's
+question) and what a cell records of how its prompts were made are BABILong's. A cell's value is the
+share of samples answered right x 100.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coca_eval.babilong.spec import BABILONG_METRIC, BABILONG_TASK_VERSION
+from coca_eval.errors import CocaEvalError
+from coca_eval.methods import MethodSpec
+from coca_eval.ruler.task import PreparedModel, RulerRunner, prepare_model
+
+
+@dataclass(frozen=True)
+class BabilongTask:
+    name: str
+    answer_budget: int
+
+
+class BabilongRunner(RulerRunner):
+    name, metric, dataset = "babilong", BABILONG_METRIC, None
+    version = BABILONG_TASK_VERSION
+
+    def prepare(self, method: MethodSpec, backend) -> PreparedModel:
+        from coca_eval.babilong.builder import BabilongPromptBuilder
+        from coca_eval.chat import template_text
+
+        state = prepare_model(self.params, backend, method.model)
+        prepared = self.params.source == "babilong"
+        if prepared and state.chat_digest is not None and callable(getattr(backend, "generate_chat", None)):
+            raise CocaEvalError(
+                "--source babilong with a chat template tokenises the rendered text itself; a chat API "
+                "renders its own: use the completions endpoint, or --source generate"
+            )
+        template = template_text(self.params.chat_template, backend.tokenizer) if prepared else None
+        builder = BabilongPromptBuilder(state.builder, self.params, backend.tokenizer, template)
+        return PreparedModel(builder, state.chat_digest)
+
+    def task_of(self, dataset: str) -> BabilongTask:
+        from coca_eval.babilong.prompt_task import ANSWER_BUDGET
+
+        return BabilongTask(dataset, ANSWER_BUDGET)
+
+    def score(self, task, output: str, answers, record: dict | None = None) -> dict:
+        from coca_eval.babilong.scoring import score_record
+
+        return score_record(task, output, answers, record)
+
+    def cell_context(self, state: PreparedModel, task) -> dict:
+        haystack = state.builder.haystack_name(task)
+        return {
+            "source": self.params.source,
+            "prompt_parts": list(self.params.prompt_parts),
+            **({"haystack": haystack} if haystack is not None else {}),
+        }

@@ -1,0 +1,128 @@
+"""``coca-eval babilong``: bAbI reasoning with its facts spread through long text, at exact lengths."""
+
+from __future__ import annotations
+
+import click
+
+from coca_eval.babilong.params import SOURCES
+from coca_eval.cli.options import SampleCount, batch_size_option, method_options
+from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.params import PROMPT_BOS_CHOICES
+
+PRESET = "babilong-quick"
+TASK = "babilong"
+
+_preset_option = preset_option_factory(PRESET, TASK)
+
+
+@click.command()
+@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@_preset_option("--tasks", key="tasks", help="qa1..qa20, babilong (qa1-qa5, the paper's set) or all.")
+@_preset_option("--lengths", key="lengths", help="Lengths N in tokens (prompt + answer budget): 1k..128k.")
+@_preset_option(
+    "--samples",
+    key="samples",
+    type=SampleCount(),
+    help="Samples per task and length, or auto: rounds until each cell's 95 % interval is narrower "
+    "than --target-width.",
+)
+@_preset_option("--max-samples", key="max_samples", type=int, help="With --samples auto: the most per cell.")
+@_preset_option(
+    "--target-width",
+    key="target_width",
+    type=float,
+    help="With --samples auto: the interval width to stop at.",
+)
+@_preset_option("--seed", key="seed", type=int, help="Seed of every sample (same prompts for every method).")
+@_preset_option(
+    "--source",
+    key="source",
+    type=click.Choice(SOURCES),
+    help="generate: bAbI facts spread through book text to exactly N (this project's way); babilong: "
+    "BABILong's prepared sets (comparable with its published numbers).  [default: generate]",
+)
+@_preset_option(
+    "--babi-data",
+    key="babi_data",
+    help="bAbI's tasks_1-20_v1-2 folder (--source generate); without it qa1-qa3 come from our generator.",
+)
+@_preset_option(
+    "--data",
+    key="data",
+    help="BABILong's prepared sets saved as DIR/<length>/<task>.jsonl (default: the hub).",
+)
+@_preset_option(
+    "--haystack", key="haystack", help="The book text the facts are spread through: books or a file."
+)
+@_preset_option(
+    "--prompt-parts",
+    key="prompt_parts",
+    help="Which of BABILong's prompt parts to keep: instruction,examples,post_prompt (default all) or none.",
+)
+@_preset_option(
+    "--chat-template",
+    key="chat_template",
+    help="none (default: BABILong's prompts work without one), auto (the tokenizer's) or a Jinja file.",
+)
+@_preset_option("--bos", key="bos", type=click.Choice(PROMPT_BOS_CHOICES), help="BOS: auto, always, never.")
+@_preset_option(
+    "--share",
+    key="share",
+    type=float,
+    help="The effective length is the longest N whose 95 % lower bound reaches this share (%) of the "
+    "average at the shortest N.  [default: 85]",
+)
+@click.option("--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (same outputs).")
+@batch_size_option
+@method_options(
+    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
+    "Default: runs/babilong-TIMESTAMP.json.",
+    journaled=True,
+    splits=True,
+)
+def babilong(preset, no_prefix_reuse, batch_size, **overrides):
+    """BABILong: bAbI reasoning tasks with their facts spread through long text, accuracy per task and
+    length, and the effective length.
+
+    \b
+    coca-eval babilong                      # babilong-quick: SmolLM2-135M-Instruct, qa1-qa3 at 1k, 2k
+    coca-eval babilong --tasks babilong --lengths 4k..32k --model DIR --babi-data tasks_1-20_v1-2/en
+    """
+    from coca_eval.babilong.params import make_babilong_params
+    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+    from coca_eval.cli.preset_options import preset_values
+
+    chosen = MethodOptions.take(overrides)
+    params = make_babilong_params(preset_values(preset, TASK, overrides))
+    saved = evaluate_and_save(
+        TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse, batch_size=batch_size
+    )
+    if saved is None:
+        return
+    run, written = saved
+    print_tables(run, params, written)
+
+
+def print_tables(run, params, written) -> None:
+    from coca_eval.babilong.report import summary_table, task_table
+    from coca_eval.cli.output import shard_summary, stderr, stdout
+    from coca_eval.cli.ruler import refuse_error_cells
+    from coca_eval.report.render import terminal_frame
+    from coca_eval.tables import rich_table
+
+    if any(cell.status == "partial" for cell in run.cells):
+        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
+        return
+    stdout().print(
+        f"[bold]BABILong[/bold], source {params.source}, N = prompt + answer budget, {params.samples} "
+        f"samples per task and length, seed {params.seed}, chat template {params.chat_template}"
+    )
+    for method in dict.fromkeys(c.method for c in run.cells):
+        table = task_table(run.cells, method)
+        stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
+    summary = summary_table(run.cells, params.share)
+    stdout().print(rich_table(terminal_frame(summary), title=f"[bold]{summary.title}[/bold]"))
+    for note in summary.notes:
+        stdout().print(note, markup=False, highlight=False, soft_wrap=True)
+    stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
+    refuse_error_cells(run)

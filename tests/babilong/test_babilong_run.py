@@ -1,0 +1,88 @@
+"""A whole ``babilong`` run on the scripted backend: the bAbI answer scores 100 and nothing 0; the
+tables and effective length come from the cells; BABILong's prepared rows from --data; a forged sample
+is refused on load; bad input is one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coca_eval.api import Runtime, evaluate
+from coca_eval.babilong.params import make_babilong_params
+from coca_eval.babilong.report import summary_table, task_table
+from coca_eval.errors import CocaEvalError
+from coca_eval.methods import make_method
+from coca_eval.taskspec import load_checked_run
+from tests.ruler.scripted_backend import MODE, PLANTED
+from tests.ruler.test_ruler_cli import _cli
+
+pytestmark = pytest.mark.usefixtures("scripted")
+
+
+def _run(tmp_path, name="run.json", **values):
+    values = {"tasks": "qa1,qa2,qa3", "lengths": "2000,2500", "samples": 3, "seed": 3, **values}
+    method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
+    return evaluate("babilong", [method], make_babilong_params(values), tmp_path / name, Runtime())
+
+
+def test_the_answer_scores_100_and_nothing_0(tmp_path):
+    PLANTED.clear()
+    run = _run(tmp_path, samples=12)
+    assert len(PLANTED) == 3 * 2 * 12
+    assert all(c.status == "ok" and c.value == 100.0 and c.n == 12 for c in run.cells)
+    sample = run.cells[0].detail["samples"][0]
+    assert (
+        sample["question"].startswith("Where")
+        and sample["depths"]
+        and run.cells[0].detail["source"] == "generate"
+    )
+    method = run.cells[0].method
+    assert [r.label for r in task_table(run.cells, method).rows] == ["qa1", "qa2", "qa3", "Average"]
+    assert summary_table(run.cells).rows[0].entries[-1].text == "2500"
+    MODE["answer"] = "empty"
+    assert all(c.value == 0.0 for c in _run(tmp_path, "empty.json", samples=12).cells)
+
+
+def test_prepared_rows_from_data(tmp_path):
+    rows = [
+        {
+            "input": f"Noise. Mary went to the {room}. More noise.",
+            "question": "Where is Mary?",
+            "target": room,
+        }
+        for room in ("kitchen", "garden", "office")
+    ]
+    (tmp_path / "data" / "1k").mkdir(parents=True)
+    (tmp_path / "data" / "1k" / "qa1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = _run(tmp_path, tasks="qa1", lengths="1k", source="babilong", data=str(tmp_path / "data"))
+    (cell,) = run.cells
+    assert cell.status == "ok" and cell.value == 100.0 and cell.detail["source"] == "babilong"
+    with pytest.raises(CocaEvalError, match="has no 2k/qa1.jsonl"):
+        _run(tmp_path, "x.json", tasks="qa1", lengths="2k", source="babilong", data=str(tmp_path / "data"))
+
+
+def test_a_forged_sample_is_refused_on_load(tmp_path):
+    _run(tmp_path, tasks="qa1", lengths="2000")
+    path = tmp_path / "run.json"
+    data = json.loads(path.read_text())
+    data["cells"][0]["detail"]["samples"][0]["output"] = "I do not know"
+    path.write_text(json.dumps(data))
+    with pytest.raises(CocaEvalError, match="sample 0 is scored 1.0 but its output earns 0.0"):
+        load_checked_run(path)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--tasks", "qa21"), "unknown BABILong task 'qa21'"),
+        (("--tasks", "qa4"), "qa4 needs bAbI's task files"),
+        (("--prompt-parts", "preamble"), "unknown prompt part 'preamble'"),
+        (("--source", "lm-eval"), "Invalid value for '--source'"),
+        (("--babi-data", "/no/such"), "--babi-data /no/such: no such file or directory"),
+        (("--share", "0"), "--share must be a percentage"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, args, message):
+    code, out, err = _cli(capsys, "babilong", "--model", "zoo-rope", "--backend", "scripted", *args)
+    assert code == 2 and message in err and "Traceback" not in err, err
