@@ -54,7 +54,12 @@ _preset_option = preset_option_factory(PRESET, TASK)
     key="haystack",
     help="Prose for ruler_niah_mv's essay haystack: books (embedded) or a text file or directory.",
 )
-@_preset_option("--data", key="data", help="A directory of HELMET's data files instead of the hub.")
+@_preset_option(
+    "--data",
+    key="data",
+    help="HELMET's unpacked data directory, or hub (its archive fetched once from the hub and the files a "
+    "run needs unpacked into the cache).",
+)
 @_preset_option(
     "--chat-template",
     key="chat_template",

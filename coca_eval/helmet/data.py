@@ -47,7 +47,7 @@ def missing_data(task: str, relative: str, data: str | None) -> CocaEvalError:
     where = f"{data}/{relative} does not exist" if data else "no --data directory was given"
     return CocaEvalError(
         f"{task} reads HELMET's {relative} ({where}): download {ARCHIVE}, unpack it, and pass "
-        "--data with the unpacked data directory"
+        "--data with the unpacked data directory (or --data hub to fetch it)"
     )
 
 
@@ -80,8 +80,47 @@ def _first(exc: ValidationError) -> str:
     return f"{place}: {error['msg']}"
 
 
+HUB = "hub"  # --data hub: HELMET's archive from the hub, the files a run needs unpacked into the cache
+HUB_REPO, HUB_ARCHIVE = "princeton-nlp/HELMET", "data.tar.gz"
+
+
 def data_file(task: str, relative: str, data: str | None) -> Path:
-    """``data/relative``, or the one-line error of a file that is not there."""
+    """``data/relative`` (``--data hub``: unpacked from HELMET's archive on the hub, once), or the
+    one-line error of a file that is not there."""
+    if data == HUB:
+        return hub_file(task, relative)
     if data is None or not (Path(data).expanduser() / relative).is_file():
         raise missing_data(task, relative, data)
     return Path(data).expanduser() / relative
+
+
+def hub_file(task: str, relative: str) -> Path:
+    """``relative`` unpacked from HELMET's archive (``huggingface_hub`` downloads it once into its
+    cache; the member is written under coca-eval's cache, by name only, never where the archive says)."""
+    import tarfile
+
+    from coca_eval.assets import cache_dir
+
+    target = cache_dir() / "helmet-data" / relative
+    if target.is_file():
+        return target
+    try:
+        from huggingface_hub import hf_hub_download
+
+        archive = hf_hub_download(HUB_REPO, HUB_ARCHIVE, repo_type="dataset")
+    except Exception as exc:  # offline, no access: one line with the remedy
+        raise CocaEvalError(
+            f"{task} reads HELMET's {relative} from {ARCHIVE}, which could not be fetched "
+            f"({type(exc).__name__}); download and unpack it, and pass --data with the data directory"
+        ) from None
+    wanted = f"data/{relative}"
+    with tarfile.open(archive, "r:gz") as tar:
+        for member in tar:
+            if member.isfile() and member.name.lstrip("./") == wanted:
+                source = tar.extractfile(member)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                partial = target.with_suffix(target.suffix + ".part")
+                partial.write_bytes(source.read())
+                partial.replace(target)
+                return target
+    raise CocaEvalError(f"{task}: HELMET's archive has no {wanted}")

@@ -72,7 +72,7 @@ class HelmetParams(SampledCells):
                 del values[name]
         for name in ("haystack", "data", "chat_template"):
             value = values.get(name)
-            if value is not None and value not in (BOOKS, "auto", "none"):
+            if value is not None and value not in (BOOKS, "auto", "none", "hub"):
                 values[name] = source_fingerprint(value)
         return values
 
@@ -147,7 +147,7 @@ def make_helmet_params(values: dict[str, Any]) -> HelmetParams:
         raise CocaEvalError("--max-samples and --target-width only apply with --samples auto")
     for name in ("haystack", "data"):
         value = getattr(params, name)
-        if value is not None and value != BOOKS and not Path(value).expanduser().exists():
+        if value is not None and value not in (BOOKS, "hub") and not Path(value).expanduser().exists():
             raise CocaEvalError(f"--{name} {value}: no such file or directory")
     check_chat_template(params.chat_template)
     return params

@@ -112,3 +112,29 @@ def test_a_malformed_file_is_one_line_naming_the_file_and_line(tmp_path):
     path.write_text("{not json\n")
     with pytest.raises(CocaEvalError, match=r"line 1: Expecting property name"):
         read_rows(str(path), QaRow)
+
+
+def test_data_hub_unpacks_only_the_files_a_run_needs_from_helmets_archive(tmp_path, monkeypatch):
+    """``--data hub``: the archive comes from huggingface_hub (here a small one in HELMET's layout), each
+    needed member is written under the cache by its name; an archive that cannot be fetched is one line."""
+    import tarfile
+
+    source = write_data_dir(tmp_path / "src", 3)
+    archive = tmp_path / "data.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(source / "kilt", arcname="data/kilt")
+    fetched = []
+    monkeypatch.setenv("COCA_EVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("huggingface_hub.hf_hub_download", lambda *a, **k: fetched.append(a) or str(archive))
+    params = make_helmet_params({"tasks": "kilt_nq", "lengths": "8k", "samples": 4, "data": "hub"})
+    check_methods(params, [])
+    unpacked = sorted(p.name for p in (tmp_path / "cache" / "helmet-data" / "kilt").iterdir())
+    assert unpacked == ["nq-dev-multikilt_1000_k440_dep6.jsonl", "nq-train-multikilt_1000_k3_dep6.jsonl"]
+    assert fetched[0] == ("princeton-nlp/HELMET", "data.tar.gz")
+
+    def offline(*args, **kwargs):
+        raise ConnectionError("offline")
+
+    monkeypatch.setattr("huggingface_hub.hf_hub_download", offline)
+    with pytest.raises(CocaEvalError, match="could not be fetched .ConnectionError.; download and unpack it"):
+        check_methods(make_helmet_params({**params.__dict__, "tasks": "kilt_triviaqa"}), [])
