@@ -32,8 +32,8 @@ def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]
         own_runs = [run for _, run in runs.runs if run.config.get("task") == task]
         own_cells = [c for c in runs.cells if c.task == task]
         own_tables = spec_for(task).report.tables(own_cells, definition, own_runs)
-        if own_tables:  # how the numbers were made, under the task's first table as under the others
-            own_tables[0].notes = [*runs.protocol_lines(task), *own_tables[0].notes]
+        if own_tables:  # how the numbers were made, under the task's first table (after its own notes)
+            own_tables[0].notes = [*own_tables[0].notes, *runs.protocol_lines(task)]
         tables += own_tables
     present = {key[0] for key in keyed} | set(own_layout)
     tables += [standalone_paper_table(k) for k in definition.paper if not set(paper_spec(k).tasks) & present]
