@@ -133,7 +133,7 @@ def _examples(rows, source: IclSource) -> list[Example]:
 def load_split_rows(source: IclSource, data: str | None, task: str):
     """The train and test rows: from ``--data DIR/icl/<task>/{train,test}.jsonl`` when given, else the
     hub through ``datasets`` (one line naming the id and ``--data`` when it cannot be reached)."""
-    if data is not None:
+    if data is not None and data != "hub":  # --data hub: the ICL sets come from the hub as they are
         folder = Path(data).expanduser() / "icl" / task
         splits = ("train", "test") if source.test is not None else ("train",)
         files = {split: folder / f"{split}.jsonl" for split in splits}
