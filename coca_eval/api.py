@@ -12,7 +12,7 @@ from typing import Any
 from coca_eval.backends.options import EngineOptions
 from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
-from coca_eval.journal import Journal, cell_key, exclusive_lock
+from coca_eval.journal import Journal, cell_key, exclusive_lock, release_lock
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
 from coca_eval.provenance import code_provenance
@@ -156,7 +156,7 @@ def _output_lock(output: Path | None, task: str, params: Any, runtime: Runtime) 
         check_overwrite(output, task, params.identity(), runtime.force, runtime.share.config())
         yield
     finally:
-        os.close(fd)
+        release_lock(fd)
 
 
 def data_of(params: Any) -> str | None:

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import socket
+import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -45,9 +46,16 @@ def cell_key(identity: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-def _holder(fd: int) -> str:
-    """What the lock's holder wrote into the lock file (its pid, host and start)."""
-    return os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+def _holder(fd: int, patience: float = 2.0) -> str:
+    """What the lock's holder wrote into the lock file (its pid, host and start). The holder writes
+    its line just after taking the lock, so an empty file is read again for a moment before the
+    message settles for naming no one."""
+    deadline = time.monotonic() + patience
+    while True:
+        text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        if text or time.monotonic() >= deadline:
+            return text or "another process"
+        time.sleep(0.01)
 
 
 def exclusive_lock(
@@ -78,6 +86,13 @@ def exclusive_lock(
     # at offset 0: a waiter's read of the holder's line moved its file offset
     os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(), 0)
     return fd
+
+
+def release_lock(fd: int) -> None:
+    """Empty the lock file, then close it (which drops the flock): a run that meets the lock while
+    the next holder is taking it reads no stale name of a run that has already ended."""
+    os.ftruncate(fd, 0)
+    os.close(fd)
 
 
 class Journal:
@@ -120,7 +135,7 @@ class Journal:
     def close(self) -> None:
         """Release the lock (closing the descriptor drops the flock); the journal stays readable."""
         if self._lock_fd is not None:
-            os.close(self._lock_fd)
+            release_lock(self._lock_fd)
             self._lock_fd = None
 
     def __enter__(self) -> Journal:

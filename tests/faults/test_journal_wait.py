@@ -3,6 +3,7 @@ one line naming the first; with it the second waits, and both end with every cel
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -36,6 +37,27 @@ def test_waiting_journal_blocks_until_the_holder_closes_then_names_itself(tmp_pa
     assert waiter and waiter[0].parts == {"k": {"0": {"doc_id": "a"}}}  # loaded after the holder
     assert waiter[0].lock_path.read_bytes().startswith(f"pid {os.getpid()} ".encode())  # no NUL gap
     waiter[0].close()
+
+
+def test_a_holder_that_names_itself_a_moment_late_is_still_named(tmp_path):
+    lock_path = tmp_path / "run.journal.jsonl.lock"
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # held, its line not yet written: the window a racing run can meet
+    late = threading.Timer(0.3, lambda: os.pwrite(fd, b"pid 4242 on host since now\n", 0))
+    late.start()
+    try:
+        with pytest.raises(CocaEvalError, match=r"\(pid 4242 on host since now\)"):
+            Journal(tmp_path / "run.journal.jsonl")
+    finally:
+        late.join()
+        os.close(fd)
+
+
+def test_a_released_lock_names_no_ended_run(tmp_path):
+    journal = Journal(tmp_path / "run.journal.jsonl")
+    assert journal.lock_path.read_text().startswith(f"pid {os.getpid()} ")
+    journal.close()
+    assert journal.lock_path.read_text() == ""
 
 
 def test_refusal_without_wait_advises_wait(tmp_path):
