@@ -52,5 +52,8 @@ def parse_lengths(text: str) -> list[int]:
 
 
 def format_length(value: int) -> str:
-    """Column header as the papers print it: 32768 -> ``32k``; 1000 stays ``1000``."""
+    """Column header as the papers print it: 32768 -> ``32k``; 1000 stays ``1000``; 0 (BABILong's
+    facts-only set, the one length that is not a token count) is ``0k`` as BABILong names it."""
+    if value == 0:
+        return "0k"
     return f"{value // 1024}k" if value >= 1024 and value % 1024 == 0 else str(value)

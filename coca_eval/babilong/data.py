@@ -4,14 +4,16 @@
 folder or one of its language folders; a task's file is ``qa{N}_*_test.txt``) or, for qa1-qa3 without
 files, from this project's own generator (:mod:`coca_eval.babilong.babi`), run offline.
 
-``--source babilong``: BABILong's prepared samples, from the hub (``RMT-team/babilong-1k-samples``: one
-configuration per length, ``0k`` .. ``128k``, a split per task; rows ``input``, ``question``, ``target``)
-or ``--data DIR`` holding ``DIR/<length>/<task>.jsonl`` in the same rows.
+``--source babilong``: BABILong's prepared samples, from the hub (``RMT-team/babilong-1k-samples`` by
+default, or the dataset ``--data`` names, such as ``RMT-team/babilong``'s 100 samples up to 10M: one
+configuration per length, ``0k`` .. ``128k`` or more, a split per task; rows ``input``, ``question``,
+``target``) or ``--data DIR`` holding ``DIR/<length>/<task>.jsonl`` in the same rows.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -25,16 +27,24 @@ GENERATED = ("qa1", "qa2", "qa3")
 GENERATED_STORIES = 200  # enough single-question samples for any --samples up to about 700
 
 
+HUB = "hub"  # --babi-data hub: bAbI's archive from the hub, the task files a run needs unpacked
+BABI_REPO, BABI_ARCHIVE = "facebook/babi_qa", "data/tasks_1-20_v1-2.tar.gz"
+
+
 @cache
 def babi_samples(task: str, babi_data: str | None, seed: int) -> tuple[BabiSample, ...]:
-    """The task's bAbI samples: its test file in ``babi_data``, or ours for qa1-qa3."""
+    """The task's bAbI samples: its test file in ``babi_data`` (``hub``: from bAbI's archive on the
+    hub), or ours for qa1-qa3."""
     if babi_data is None:
         if task not in GENERATED:
             raise CocaEvalError(
-                f"{task} needs bAbI's task files: download tasks_1-20_v1-2 (https://research.facebook.com/"
-                "downloads/babi/) and pass --babi-data with its folder; qa1-qa3 run without them"
+                f"{task} needs bAbI's task files: pass --babi-data hub to fetch them ({BABI_REPO}, "
+                f"{BABI_ARCHIVE}) or --babi-data with the unpacked tasks_1-20_v1-2 folder; qa1-qa3 run "
+                "without them"
             )
         return tuple(parse_babi(generate_babi(task, GENERATED_STORIES, seed), f"generated {task}"))
+    if babi_data == HUB:
+        return tuple(read_babi(babi_hub_file(task)))
     root = Path(babi_data).expanduser()
     found = sorted(root.glob(f"{task}_*_test.txt")) + sorted(root.glob(f"en/{task}_*_test.txt"))
     if not found:
@@ -42,6 +52,25 @@ def babi_samples(task: str, babi_data: str | None, seed: int) -> tuple[BabiSampl
             f"--babi-data {babi_data} has no {task}_*_test.txt (bAbI's tasks_1-20_v1-2 files)"
         )
     return tuple(read_babi(found[0]))
+
+
+def babi_hub_file(task: str) -> Path:
+    """The task's English test file, unpacked once from bAbI's archive on the hub into the cache."""
+    from coca_eval.assets import cache_dir
+    from coca_eval.data.hub_archive import fetch_archive, unpack_member
+
+    target = cache_dir() / "babi" / f"{task}_test.txt"
+    if target.is_file():
+        return target
+    archive = fetch_archive(
+        BABI_REPO,
+        BABI_ARCHIVE,
+        f"{task} reads bAbI's tasks from {BABI_REPO} ({BABI_ARCHIVE}) on the hub, which could not be "
+        "fetched ({reason}); download tasks_1-20_v1-2 and pass --babi-data with its folder",
+    )
+    if not unpack_member(archive, f"tasks_1-20_v1-2/en/{task}_*_test.txt", target):
+        raise CocaEvalError(f"{task}: bAbI's archive has no tasks_1-20_v1-2/en/{task}_*_test.txt")
+    return target
 
 
 class BabilongRow(BaseModel):
@@ -55,17 +84,30 @@ class BabilongRow(BaseModel):
 
 
 def split_name(length: int) -> str:
-    """BABILong's name for a length: ``1k`` for 1024, ``128k`` for 131072."""
+    """BABILong's name for a length: ``0k``, ``1k`` for 1024, ``128k``, ``1M`` for 1048576."""
     if length % 1024:
-        raise CocaEvalError(f"--source babilong has lengths 0k..128k in whole k (1024 tokens); got {length}")
+        raise CocaEvalError(f"--source babilong has lengths 0k..10M in whole k (1024 tokens); got {length}")
+    if length and length % (1024 * 1024) == 0:
+        return f"{length // (1024 * 1024)}M"
     return f"{length // 1024}k"
+
+
+def hub_dataset(data: str | None) -> str | None:
+    """The hub dataset ``--data`` names (``None``: BABILong's 1000-sample sets; an ``owner/name`` that
+    is not a local path: that dataset, e.g. ``RMT-team/babilong``), or None for a local folder."""
+    if data is None:
+        return HUB_ID
+    if re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", data) and not Path(data).expanduser().exists():
+        return data
+    return None
 
 
 @cache
 def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow, ...]:
     """BABILong's prepared rows of ``task`` at ``length``, from ``--data`` or the hub."""
     name = split_name(length)
-    if data is not None:
+    hub_id = hub_dataset(data)
+    if hub_id is None:
         path = Path(data).expanduser() / name / f"{task}.jsonl"
         if not path.is_file():
             raise CocaEvalError(
@@ -82,10 +124,10 @@ def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow
     import datasets
 
     try:
-        split = datasets.load_dataset(HUB_ID, name, split=task)
+        split = datasets.load_dataset(hub_id, name, split=task)
     except Exception as exc:  # offline, an unknown length or task: one line with the remedy
         raise CocaEvalError(
-            f"{task} at {name} reads {HUB_ID} from the hub, which failed ({type(exc).__name__}); save it as "
+            f"{task} at {name} reads {hub_id} from the hub, which failed ({type(exc).__name__}); save it as "
             f"--data DIR/{name}/{task}.jsonl"
         ) from None
     return tuple(BabilongRow.model_validate(dict(row)) for row in split)

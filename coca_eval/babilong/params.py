@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import StrictFloat, StrictInt, StrictStr
 
+from coca_eval.babilong.data import HUB, hub_dataset
 from coca_eval.errors import CocaEvalError
 from coca_eval.params import PROMPT_BOS_CHOICES as BOS_CHOICES
 from coca_eval.params import (
@@ -41,7 +43,7 @@ class BabilongParams(SampledCells):
     samples: int | str = 100
     seed: int = 42
     source: str = GENERATE
-    babi_data: str | None = None  # bAbI's task files (generate); None: our qa1-qa3 generator
+    babi_data: str | None = None  # bAbI's task files or hub (generate); None: our qa1-qa3 generator
     data: str | None = None  # BABILong's prepared sets (source babilong); None: the hub
     haystack: str = BOOKS
     prompt_parts: tuple[str, ...] = PARTS
@@ -68,7 +70,7 @@ class BabilongParams(SampledCells):
                 del values[name]
         for name in ("haystack", "data", "babi_data", "chat_template"):
             value = values.get(name)
-            if value is not None and value not in (BOOKS, "auto", "none"):
+            if value is not None and value not in (BOOKS, "auto", "none") and not _named(name, value):
                 values[name] = source_fingerprint(value)
         return values
 
@@ -84,6 +86,12 @@ class BabilongParams(SampledCells):
 
     def longest_sequence(self) -> int:
         return max(self.lengths)
+
+
+def _named(option: str, value: str) -> bool:
+    """Whether an option's value names something on the hub (``--babi-data hub``, ``--data owner/name``)
+    rather than a local path to check and fingerprint."""
+    return (option, value) == ("babi_data", HUB) or (option == "data" and hub_dataset(value) is not None)
 
 
 class BabilongPresetParams(PresetParams):
@@ -117,8 +125,29 @@ def _names(value, kind: str, valid: tuple[str, ...], groups: dict[str, tuple[str
     return tuple(out)
 
 
+def _facts_only_length(values: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """Take BABILong's ``0k`` (its facts-only set, the base of its effective length) out of the
+    lengths before they are parsed as token counts, which must be positive; whether it was there."""
+    lengths = values.get("lengths")
+    if lengths is None:
+        return values, False
+    items = lengths.split(",") if isinstance(lengths, str) else [str(v) for v in lengths]
+    zero = [item for item in items if re.fullmatch(r"\s*0\s*[kK]?\s*", item)]
+    if not zero:
+        return values, False
+    if values.get("source") != PREPARED:
+        raise CocaEvalError("length 0k is BABILong's facts-only set: it needs --source babilong")
+    rest = [item for item in items if item not in zero]
+    if not rest:
+        return {key: value for key, value in values.items() if key != "lengths"}, True
+    return {**values, "lengths": ",".join(rest) if isinstance(lengths, str) else rest}, True
+
+
 def make_babilong_params(values: dict[str, Any]) -> BabilongParams:
+    values, facts_only = _facts_only_length(values)
     values = normalise_task_values(values, BabilongParams.__dataclass_fields__, "babilong")
+    if facts_only:
+        values["lengths"] = (0, *values.get("lengths", ()))
     if values.get("tasks") is not None:
         values["tasks"] = _names(values["tasks"], "BABILong task", ALL_TASKS, GROUPS)
         if not values["tasks"]:
@@ -138,7 +167,7 @@ def make_babilong_params(values: dict[str, Any]) -> BabilongParams:
     check_sampling(params)
     for name in ("haystack", "data", "babi_data"):
         value = getattr(params, name)
-        if value is not None and value != BOOKS and not Path(value).expanduser().exists():
+        if value not in (None, BOOKS) and not _named(name, value) and not Path(value).expanduser().exists():
             raise CocaEvalError(f"--{name.replace('_', '-')} {value}: no such file or directory")
     check_chat_template(params.chat_template)
     return params

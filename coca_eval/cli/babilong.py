@@ -44,12 +44,15 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @_preset_option(
     "--babi-data",
     key="babi_data",
-    help="bAbI's tasks_1-20_v1-2 folder (--source generate); without it qa1-qa3 come from our generator.",
+    help="bAbI's tasks_1-20_v1-2 folder, or hub to fetch it (--source generate); without it qa1-qa3 come "
+    "from our generator.",
 )
 @_preset_option(
     "--data",
     key="data",
-    help="BABILong's prepared sets saved as DIR/<length>/<task>.jsonl (default: the hub).",
+    help="BABILong's prepared sets (--source babilong): a hub dataset id (default "
+    "RMT-team/babilong-1k-samples; RMT-team/babilong has 100 samples up to 10M) or "
+    "DIR/<length>/<task>.jsonl.",
 )
 @_preset_option(
     "--haystack", key="haystack", help="The book text the facts are spread through: books or a file."
@@ -86,7 +89,7 @@ def babilong(preset, no_prefix_reuse, batch_size, **overrides):
 
     \b
     coca-eval babilong                      # babilong-quick: SmolLM2-135M-Instruct, qa1-qa3 at 1k, 2k
-    coca-eval babilong --tasks babilong --lengths 4k..32k --model DIR --babi-data tasks_1-20_v1-2/en
+    coca-eval babilong --tasks babilong --lengths 4k..32k --model DIR --babi-data hub
     """
     from coca_eval.babilong.params import make_babilong_params
     from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save

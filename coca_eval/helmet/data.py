@@ -95,32 +95,20 @@ def data_file(task: str, relative: str, data: str | None) -> Path:
 
 
 def hub_file(task: str, relative: str) -> Path:
-    """``relative`` unpacked from HELMET's archive (``huggingface_hub`` downloads it once into its
-    cache; the member is written under coca-eval's cache, by name only, never where the archive says)."""
-    import tarfile
-
+    """``relative`` unpacked from HELMET's archive on the hub, once (see
+    :mod:`coca_eval.data.hub_archive`)."""
     from coca_eval.assets import cache_dir
+    from coca_eval.data.hub_archive import fetch_archive, unpack_member
 
     target = cache_dir() / "helmet-data" / relative
     if target.is_file():
         return target
-    try:
-        from huggingface_hub import hf_hub_download
-
-        archive = hf_hub_download(HUB_REPO, HUB_ARCHIVE, repo_type="dataset")
-    except Exception as exc:  # offline, no access: one line with the remedy
-        raise CocaEvalError(
-            f"{task} reads HELMET's {relative} from {ARCHIVE}, which could not be fetched "
-            f"({type(exc).__name__}); download and unpack it, and pass --data with the data directory"
-        ) from None
-    wanted = f"data/{relative}"
-    with tarfile.open(archive, "r:gz") as tar:
-        for member in tar:
-            if member.isfile() and member.name.lstrip("./") == wanted:
-                source = tar.extractfile(member)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                partial = target.with_suffix(target.suffix + ".part")
-                partial.write_bytes(source.read())
-                partial.replace(target)
-                return target
-    raise CocaEvalError(f"{task}: HELMET's archive has no {wanted}")
+    archive = fetch_archive(
+        HUB_REPO,
+        HUB_ARCHIVE,
+        f"{task} reads HELMET's {relative} from {ARCHIVE}, which could not be fetched ({{reason}}); "
+        "download and unpack it, and pass --data with the data directory",
+    )
+    if not unpack_member(archive, f"data/{relative}", target):
+        raise CocaEvalError(f"{task}: HELMET's archive has no data/{relative}")
+    return target

@@ -5,6 +5,7 @@ is refused on load; bad input is one line."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -62,6 +63,20 @@ def test_prepared_rows_from_data(tmp_path):
         _run(tmp_path, "x.json", tasks="qa1", lengths="2k", source="babilong", data=str(tmp_path / "data"))
 
 
+def test_the_facts_only_0k_set_is_the_base_of_the_effective_length(capsys, tmp_path):
+    """BABILong's 0k rows run as length 0, print as ``0k`` and are the bar's base (85 % of 0k)."""
+    prepared = str(Path(__file__).parent / "data" / "prepared")
+    args = ("--tasks", "qa1,qa8", "--lengths", "0k,1k", "--samples", "2", "--source", "babilong")
+    code, out, err = _cli(capsys, "babilong", "--model", "zoo-rope", "--backend", "scripted", *args,
+                          "--data", prepared, "--output", str(tmp_path / "o.json"))  # fmt: skip
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if "Task" in line)
+    assert [c.strip() for c in header.split("┃") if c.strip()] == ["Task", "0k", "1k"]
+    summary = next(line for line in out.splitlines() if line.startswith("│ RoFormer"))
+    assert [c.strip() for c in summary.split("│") if c.strip()] == ["RoFormer", "100.0", "100.0", "<0k"]
+    assert sorted({c["length"] for c in json.loads((tmp_path / "o.json").read_text())["cells"]}) == [0, 1024]
+
+
 def test_a_forged_sample_is_refused_on_load(tmp_path):
     _run(tmp_path, tasks="qa1", lengths="2000")
     path = tmp_path / "run.json"
@@ -81,6 +96,7 @@ def test_a_forged_sample_is_refused_on_load(tmp_path):
         (("--source", "lm-eval"), "Invalid value for '--source'"),
         (("--babi-data", "/no/such"), "--babi-data /no/such: no such file or directory"),
         (("--share", "0"), "--share must be a percentage"),
+        (("--lengths", "0k,1k"), "length 0k is BABILong's facts-only set: it needs --source babilong"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, args, message):
