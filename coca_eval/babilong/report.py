@@ -11,7 +11,15 @@ from coca_eval.babilong.params import SHORTEST_SHARE
 from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
-from coca_eval.ruler.effective import effective_length, effective_text, length_scores
+from coca_eval.ruler.effective import length_scores
+from coca_eval.ruler.relative import (
+    RelativeReading,
+    merged_share,
+    read_relative,
+    record_relative,
+    recorded_share,
+    relative_length_checks,
+)
 from coca_eval.tables import cell_text
 
 DIGITS = 1
@@ -26,12 +34,14 @@ def task_order(cells: Sequence[Cell]) -> list[str]:
     return sorted(present, key=lambda name: int(name[2:]) if name[2:].isdigit() else 99)
 
 
-def reading(cells: Sequence[Cell], share: float) -> tuple[list, float | None, int | None]:
+def whole(cells: Sequence[Cell]) -> list[tuple[str, list[str]]]:
+    """BABILong's effective length reads one group: every task of the run."""
+    return [("", task_order(cells))]
+
+
+def reading(cells: Sequence[Cell], share: float) -> RelativeReading:
     """One method's averages per length, the bar and the effective length (bound)."""
-    scores = length_scores(cells, task_order(cells))
-    first = scores[0].average if scores else None
-    bar = None if first is None else share / 100 * first
-    return scores, bar, None if bar is None else effective_length(scores, bar, bound=True)
+    return read_relative(cells, task_order(cells), share)
 
 
 def _text(value: float | None) -> str:
@@ -43,10 +53,10 @@ def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> Repor
     lengths = sorted({c.length for c in cells})
     rows = []
     for method in dict.fromkeys(c.method for c in cells):
-        scores, bar, effective = reading([c for c in cells if c.method == method], share)
-        by_length = {s.length: s.average for s in scores}
-        last = "-" if bar is None else effective_text(effective, scores)
-        rows.append(Row(method, [Entry(_text(by_length.get(n))) for n in lengths] + [Entry(last)]))
+        read = reading([c for c in cells if c.method == method], share)
+        by_length = {s.length: s.average for s in read.scores}
+        entries = [Entry(_text(by_length.get(n))) for n in lengths] + [Entry(read.effective_text)]
+        rows.append(Row(method, entries))
     columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
     note = (
         f"Average over tasks. Effective length: the longest length up to which the average's one-sided 95 % "
@@ -73,8 +83,7 @@ def babilong_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] 
     cells = babilong_cells(cells)
     if not cells:
         return []
-    shares = {(r.config.get("effective_length") or {}).get("share", SHORTEST_SHARE) for r in runs}
-    share = shares.pop() if len(shares) == 1 else SHORTEST_SHARE
+    share = recorded_share(runs, SHORTEST_SHARE, "BABILong")
     methods = dict.fromkeys(c.method for c in cells)
     return [summary_table(cells, share), *(task_table(cells, m) for m in methods)]
 
@@ -96,29 +105,19 @@ def protocol_line(run: Run) -> str:
 
 
 def finish_hook(run: Run, runner, methods, params, **_) -> None:
-    record_effective_lengths(run, params.share)
+    record_relative(run, "babilong", params.share, whole)
 
 
 def merged_hook(run: Run) -> None:
-    recorded = run.config.get("effective_length")
-    share = recorded.get("share") if isinstance(recorded, dict) else None
-    record_effective_lengths(run, SHORTEST_SHARE if share is None else share)
+    record_relative(run, "babilong", merged_share(run, SHORTEST_SHARE), whole)
 
 
-def record_effective_lengths(run: Run, share: float) -> None:
-    cells = [c for c in babilong_cells(run.cells) if c.status != "partial"]
-    if len(cells) != len(babilong_cells(run.cells)):
-        run.config["effective_length"] = {"share": share}
-        return
-    record = {}
-    for method in dict.fromkeys(c.method for c in cells):
-        scores, bar, effective = reading([c for c in cells if c.method == method], share)
-        record[method] = {
-            "bar": bar,
-            "effective": effective,
-            "average": {str(s.length): s.average for s in scores},
-        }
-    run.config["effective_length"] = {"share": share, "methods": record}
+def effective_length_checks(base: Run, cand: Run, options) -> list:
+    """The gate's run check: the candidate's effective length at the baseline's bar (85 % of the
+    baseline's shortest length) must not be shorter than the baseline's."""
+    return relative_length_checks(
+        base, cand, "babilong", recorded_share([base], SHORTEST_SHARE, "BABILong"), whole
+    )
 
 
 def cell_contradiction(cell) -> str | None:

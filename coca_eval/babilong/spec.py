@@ -32,6 +32,7 @@ register_task(
             interval_note="Brackets: Wilson 95 % score interval on the accuracy.",
             units_note="samples for BABILong",
             tables=lazy("coca_eval.babilong.report:babilong_tables"),
+            plots=lazy("coca_eval.babilong.plots:plot_hook"),
         ),
         gate=GateHooks(
             test=lazy("coca_eval.ruler.gate:paired_test"),
@@ -41,6 +42,7 @@ register_task(
             units=lazy("coca_eval.ruler.report:unit_ids"),
             units_name="samples",
             units_differ="BABILong samples (their targets)",
+            run_checks=lazy("coca_eval.babilong.report:effective_length_checks"),
             dataset_names_row=True,
         ),
     )

@@ -11,14 +11,19 @@ match have no common absolute bar. The 95 % lower bound must clear it, as for RU
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from coca_eval.helmet.params import SHORTEST_SHARE
 from coca_eval.helmet.tasks import CATEGORIES, HELMET_TASKS, category_of
 from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
-from coca_eval.ruler.effective import LengthScore, effective_length, effective_text, length_scores
+from coca_eval.ruler.relative import (
+    RelativeReading,
+    merged_share,
+    read_relative,
+    record_relative,
+    recorded_share,
+)
 from coca_eval.tables import cell_text
 
 DIGITS = 1  # HELMET's tables print one decimal
@@ -41,31 +46,15 @@ def categories_of(cells: Sequence[Cell]) -> list[str]:
     return [c for c in (*CATEGORIES, "other") if c in present]
 
 
-@dataclass(frozen=True)
-class CategoryReading:
-    """One method's category: its average and bound per length, the bar, the effective length."""
-
-    category: str
-    scores: list[LengthScore]
-    bar: float | None  # share x the average at the shortest length (None: that length failed)
-    effective: int | None
-
-    @property
-    def effective_text(self) -> str:
-        if self.bar is None:
-            return "-"
-        return effective_text(self.effective, self.scores)
+def category_groups(cells: Sequence[Cell]) -> list[tuple[str, list[str]]]:
+    """Each category present in one method's ``cells``, with its tasks in HELMET's order."""
+    order = task_order(cells)
+    return [(category, [t for t in order if category_of(t) == category]) for category in categories_of(cells)]
 
 
-def read_category(cells: Sequence[Cell], category: str, share: float = SHORTEST_SHARE) -> CategoryReading:
+def read_category(cells: Sequence[Cell], category: str, share: float = SHORTEST_SHARE) -> RelativeReading:
     """``cells`` (one method's) of ``category``, averaged per length over its tasks."""
-    mine = [c for c in cells if category_of(c.dataset) == category]
-    tasks = [t for t in task_order(mine)]
-    scores = length_scores(mine, tasks)
-    first = scores[0].average if scores else None
-    bar = None if first is None else share / 100 * first
-    effective = None if bar is None else effective_length(scores, bar, bound=True)
-    return CategoryReading(category, scores, bar, effective)
+    return read_relative(cells, dict(category_groups(cells)).get(category, []), share)
 
 
 def _text(value: float | None) -> str:
@@ -128,12 +117,7 @@ def helmet_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = 
 
 def run_share(runs: Sequence[Run]) -> float:
     """The ``--share`` the runs recorded; runs read at different shares are refused."""
-    from coca_eval.errors import CocaEvalError
-
-    recorded = {(r.config.get("effective_length") or {}).get("share", SHORTEST_SHARE) for r in runs}
-    if len(recorded) > 1:
-        raise CocaEvalError("the HELMET runs were made with different --share: report them apart")
-    return recorded.pop() if recorded else SHORTEST_SHARE
+    return recorded_share(runs, SHORTEST_SHARE, "HELMET")
 
 
 def protocol_line(run: Run) -> str:
@@ -162,34 +146,11 @@ def samples_text(samples) -> str:
 
 def finish_hook(run: Run, runner, methods, params, **_) -> None:
     """The run's ``--share`` and each method's effective length per category go in its config."""
-    record_effective_lengths(run, params.share)
+    record_relative(run, "helmet", params.share, category_groups)
 
 
 def merged_hook(run: Run) -> None:
-    recorded = run.config.get("effective_length")
-    share = recorded.get("share") if isinstance(recorded, dict) else None
-    record_effective_lengths(run, SHORTEST_SHARE if share is None else share)
-
-
-def record_effective_lengths(run: Run, share: float) -> None:
-    """``config.effective_length``: the share and, per method and category, the bar and the length."""
-    cells = [c for c in helmet_cells(run.cells) if c.status != "partial"]
-    if len(cells) != len(helmet_cells(run.cells)):
-        run.config["effective_length"] = {"share": share}
-        return
-    record: dict = {}
-    for method in dict.fromkeys(c.method for c in cells):
-        mine = [c for c in cells if c.method == method]
-        record[method] = {}
-        for category in categories_of(mine):
-            reading = read_category(mine, category, share)
-            record[method][category] = {
-                "bar": reading.bar,
-                "effective": reading.effective,
-                "average": {str(s.length): s.average for s in reading.scores},
-                "lower": {str(s.length): s.lower for s in reading.scores},
-            }
-    run.config["effective_length"] = {"share": share, "methods": record}
+    record_relative(run, "helmet", merged_share(run, SHORTEST_SHARE), category_groups)
 
 
 def plot_hook(cells: Sequence[Cell], context) -> list:

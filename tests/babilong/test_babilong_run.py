@@ -102,3 +102,53 @@ def test_a_forged_sample_is_refused_on_load(tmp_path):
 def test_bad_input_is_one_line_exit_2(capsys, args, message):
     code, out, err = _cli(capsys, "babilong", "--model", "zoo-rope", "--backend", "scripted", *args)
     assert code == 2 and message in err and "Traceback" not in err, err
+
+
+def test_shards_merge_into_the_whole_run_with_its_effective_length(tmp_path):
+    """BABILong cells split over two shards merge into the unsplit run's cells, and the merged run
+    records the same effective length at the same share."""
+    from coca_eval.distributed.merge import merge_shard_files
+    from coca_eval.distributed.partition import parse_shard
+    from coca_eval.distributed.share import ShardShare
+
+    MODE["answer"] = "chance"
+    params = make_babilong_params({"tasks": "qa1,qa2", "lengths": "1000,1500", "samples": 6, "share": 70})
+    method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
+    whole = evaluate("babilong", [method], params, tmp_path / "whole.json", Runtime())
+    paths = []
+    for k in (1, 2):
+        share = ShardShare(parse_shard(f"{k}/2"))
+        shard = evaluate("babilong", [method], params, tmp_path / f"s{k}.json", Runtime(share=share))
+        assert all(c.status == "partial" for c in shard.cells)
+        paths.append(tmp_path / f"s{k}.json")
+    merged = merge_shard_files(paths)
+    strip = lambda cells: [c.model_dump(exclude={"device", "dtype"}) for c in cells]  # noqa: E731
+    assert strip(merged.cells) == strip(whole.cells)
+    assert merged.config["effective_length"] == whole.config["effective_length"]
+    recorded = whole.config["effective_length"]
+    assert recorded["share"] == 70 and set(recorded["methods"][method.label]) == {
+        "bar",
+        "effective",
+        "average",
+        "lower",
+    }
+
+
+def test_the_report_draws_each_methods_task_by_length_heat_map(tmp_path, capsys):
+    from test_gate_cli import invoke
+
+    MODE["answer"] = "chance"
+    run = _run(tmp_path, samples=4)
+    result = invoke(capsys, "report", tmp_path / "run.json", "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    (heatmap,) = (tmp_path / "out" / "plots").glob("babilong_heatmap_*.png")
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert heatmap.stem in markdown and "with 95 % intervals" in markdown
+    from coca_eval.babilong.plots import accuracy_grid
+    from coca_eval.ruler.report import interval
+
+    labels = accuracy_grid(run.cells, ["qa1", "qa2", "qa3"], [2000, 2500])
+    cell = next(c for c in run.cells if (c.dataset, c.length) == ("qa2", 2500))
+    low, high = interval(cell)
+    assert labels[1][1] == f"{cell.value:.0f}\n[{low:.0f}, {high:.0f}]" and low <= cell.value <= high
+    assert "BABILong: 3 tasks, source generate" in markdown
