@@ -48,13 +48,30 @@ class BabilongPromptBuilder:
             )
         out = []
         for index, row in enumerate(rows[:samples]):
-            text = formatted_input(task, row.input, row.question, self.params.prompt_parts)
-            ids = self._tokenize(text)
+            ids = self._prepared_ids(task, length, index)
             bos = getattr(self.tokenizer, "bos_token_id", None)
             start = int(bool(ids) and bos is not None and ids[0] == bos)
             detail = {"question": row.question, "prompt_tokens": len(ids)}
             out.append(RulerSample(task, index, ids, (row.target,), 0, detail, (start, len(ids))))
         return out
+
+    def longest_prepared(self) -> int:
+        """The longest prompt, in tokens, among the rows the run reads (its ``--samples``, or under
+        ``auto`` its ``--max-samples``, of each task and length; tokenised here, and again when built:
+        keeping every prompt's ids would hold the whole run in memory)."""
+        samples = self.params.samples
+        count = samples if isinstance(samples, int) else self.params.max_samples
+        longest = 0
+        for task in self.params.tasks:
+            for length in self.params.lengths:
+                rows = babilong_rows(task, length, self.params.data)
+                for index in range(min(len(rows), count or len(rows))):
+                    longest = max(longest, len(self._prepared_ids(task, length, index)))
+        return longest
+
+    def _prepared_ids(self, task: str, length: int, index: int) -> list[int]:
+        row = babilong_rows(task, length, self.params.data)[index]
+        return self._tokenize(formatted_input(task, row.input, row.question, self.params.prompt_parts))
 
     def _tokenize(self, text: str) -> list[int]:
         if self.chat_template is None:

@@ -39,6 +39,11 @@ class BabilongRunner(RulerRunner):
             )
         template = template_text(self.params.chat_template, backend.tokenizer) if prepared else None
         builder = BabilongPromptBuilder(state.builder, self.params, backend.tokenizer, template)
+        reserve = getattr(backend, "reserve", None)  # an engine sized up front (vLLM) learns the real need
+        if prepared and callable(reserve):
+            from coca_eval.babilong.prompt_task import ANSWER_BUDGET
+
+            reserve(builder.longest_prepared() + ANSWER_BUDGET)
         return PreparedModel(builder, state.chat_digest)
 
     def task_of(self, dataset: str) -> BabilongTask:

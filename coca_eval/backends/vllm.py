@@ -86,6 +86,22 @@ class VllmBackend(TokenizerMixin):
         if note := rope_note(method.rope):
             self.metadata["rope_note"] = note
 
+    def reserve(self, longest: int) -> None:
+        """Room for sequences of ``longest`` tokens (prompt plus new tokens) that a task knows only once
+        it has tokenised its prompts (BABILong's prepared rows are the rows' own length, not N): grows
+        ``max_model_len`` before the engine starts. A ``--max-model-len`` too small, or an engine
+        already started smaller, is one line."""
+        need = longest + 1  # vLLM's check counts the prompt and wants room for the new tokens
+        if need <= self.max_model_len:
+            return
+        if self.options.max_model_len or self._llm is not None:
+            raise CocaEvalError(
+                f"{self.method.label}: the longest prompt needs {need} positions but vLLM's max_model_len "
+                f"is {self.max_model_len}; give --max-model-len {need} or more"
+            )
+        self.max_model_len = need
+        self.metadata["max_model_len"] = need
+
     def _engine_kwargs(self, overrides: dict) -> dict[str, Any]:
         options = self.options
         context = max(self.max_model_len, self.side.config.get_text_config().max_position_embeddings)

@@ -262,3 +262,31 @@ def test_helmet_outputs_and_scores_equal_hf(model_dirs, tmp_path):
             assert hf.status == vl.status == "ok", (protocol, key)
             assert hf.detail["samples"] == vl.detail["samples"] and hf.value == vl.value, (protocol, key)
             assert any(s["output"] for s in hf.detail["samples"]), (protocol, key)
+
+
+def test_babilong_outputs_and_scores_equal_hf(model_dirs, tmp_path):
+    """BABILong from both sources (generated at exact N, and prepared rows in the hub sets' layout,
+    0k included): vLLM answers every sample as hf does, token for token, and scores it the same."""
+    from pathlib import Path
+
+    prepared = Path(__file__).resolve().parents[1] / "babilong" / "data" / "prepared"
+    entries = [(name, model_dirs[name], "none") for name in ("llama", "coca-slack")]
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    runs = {
+        "generate": ["--tasks", "qa1,qa2", "--lengths", "1500,2000"],
+        "babilong": ["--tasks", "qa1,qa8", "--lengths", "0k,1k", "--source", "babilong", "--data", prepared],
+    }
+    for source, args in runs.items():
+        out = tmp_path / f"{source}.json"
+        result = run_cli("babilong", "--methods", methods, *args, "--samples", "2", "--output", out)
+        assert result.returncode == 0, result.stderr[-3000:]
+        pairs: dict = {}
+        for cell in load_run(out).cells:
+            name, backend = cell.method.rsplit(" ", 1)
+            pairs.setdefault((name, cell.dataset, cell.length), {})[backend] = cell
+        assert len(pairs) == 2 * 4, source
+        for key, cells in pairs.items():
+            hf, vl = cells["hf"], cells["vllm"]
+            assert hf.status == vl.status == "ok", (source, key)
+            assert hf.detail["samples"] == vl.detail["samples"] and hf.value == vl.value, (source, key)
+            assert any(s["output"] for s in hf.detail["samples"]), (source, key)
