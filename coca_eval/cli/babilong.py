@@ -107,25 +107,18 @@ def babilong(preset, no_prefix_reuse, batch_size, **overrides):
 
 
 def print_tables(run, params, written) -> None:
+    """Each method's tasks x lengths with the average, then the summary with the effective length."""
     from coca_eval.babilong.report import summary_table, task_table
-    from coca_eval.cli.output import shard_summary, stderr, stdout
-    from coca_eval.cli.ruler import refuse_error_cells
-    from coca_eval.report.render import terminal_frame
-    from coca_eval.tables import rich_table
+    from coca_eval.cli.ruler import print_run_tables
 
-    if any(cell.status == "partial" for cell in run.cells):
-        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
-        return
-    stdout().print(
+    heading = (
         f"[bold]BABILong[/bold], source {params.source}, N = prompt + answer budget, {params.samples} "
         f"samples per task and length, seed {params.seed}, chat template {params.chat_template}"
     )
-    for method in dict.fromkeys(c.method for c in run.cells):
-        table = task_table(run.cells, method)
-        stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
-    summary = summary_table(run.cells, params.share)
-    stdout().print(rich_table(terminal_frame(summary), title=f"[bold]{summary.title}[/bold]"))
-    for note in summary.notes:
-        stdout().print(note, markup=False, highlight=False, soft_wrap=True)
-    stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
-    refuse_error_cells(run)
+    print_run_tables(
+        run,
+        written,
+        heading,
+        lambda method: task_table(run.cells, method),
+        lambda: summary_table(run.cells, params.share),
+    )

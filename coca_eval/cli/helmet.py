@@ -115,25 +115,17 @@ def helmet(preset, no_prefix_reuse, batch_size, **overrides):
 
 def print_helmet_tables(run, params, written) -> None:
     """Each method's tasks x lengths with category averages, then the category summary."""
-    from coca_eval.cli.output import shard_summary, stderr, stdout
-    from coca_eval.cli.ruler import refuse_error_cells
+    from coca_eval.cli.ruler import print_run_tables
     from coca_eval.helmet.report import samples_text, summary_table, task_table
-    from coca_eval.report.render import terminal_frame
-    from coca_eval.tables import rich_table
 
-    if any(cell.status == "partial" for cell in run.cells):
-        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
-        return
-    stdout().print(
+    heading = (
         f"[bold]HELMET[/bold], protocol {params.protocol}, N = prompt + answer budget, "
         f"{samples_text(params.samples)}, seed {params.seed}, chat template {params.chat_template}"
     )
-    for method in dict.fromkeys(c.method for c in run.cells):
-        table = task_table(run.cells, method, params.share)
-        stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
-    summary = summary_table(run.cells, params.share)
-    stdout().print(rich_table(terminal_frame(summary), title=f"[bold]{summary.title}[/bold]"))
-    for note in summary.notes:
-        stdout().print(note, markup=False, highlight=False, soft_wrap=True)
-    stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
-    refuse_error_cells(run)
+    print_run_tables(
+        run,
+        written,
+        heading,
+        lambda method: task_table(run.cells, method, params.share),
+        lambda: summary_table(run.cells, params.share),
+    )

@@ -114,29 +114,40 @@ def ruler(preset, no_prefix_reuse, batch_size, **overrides):
 
 def print_ruler_tables(run, params, written) -> None:
     """The summary (average and effective length per method), then each method's tasks x lengths."""
-    from coca_eval.cli.output import shard_summary, stderr, stdout
-    from coca_eval.report.render import terminal_frame
     from coca_eval.ruler.report import length_text, sampling_text, summary_table, task_table
-    from coca_eval.tables import rich_table
 
-    if any(cell.status == "partial" for cell in run.cells):
-        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
-        return
     heading = (
         f"[bold]RULER[/bold], {length_text(params.identity())}, {sampling_text(params.identity())}, "
         f"seed {params.seed}, "
         f"haystack {params.haystack}, chat template {params.chat_template}"
     )
+    print_run_tables(
+        run,
+        written,
+        heading,
+        lambda method: task_table(run.cells, method, params.threshold),
+        lambda: summary_table(run.cells, params.threshold),
+    )
+
+
+def print_run_tables(run, written, heading: str, method_table, summary) -> None:
+    """What a generation family prints when its run ends: ``heading``, each method's table
+    (``method_table(method)``), then ``summary()``, each with its notes; a shard's partial run prints
+    only what it holds. A cell that could not run then fails the command (see
+    :func:`refuse_error_cells`)."""
+    from coca_eval.cli.output import shard_summary, stderr, stdout
+    from coca_eval.report.render import terminal_frame
+    from coca_eval.tables import rich_table
+
+    if any(cell.status == "partial" for cell in run.cells):
+        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
+        return
     stdout().print(heading)
-    methods = list(dict.fromkeys(c.method for c in run.cells))
-    for table in (task_table(run.cells, m, params.threshold) for m in methods):
+    tables = [method_table(m) for m in dict.fromkeys(c.method for c in run.cells)]
+    for table in (*tables, summary()):
         stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
         for note in table.notes:
             stdout().print(note, markup=False, highlight=False, soft_wrap=True)
-    summary = summary_table(run.cells, params.threshold)
-    stdout().print(rich_table(terminal_frame(summary), title=f"[bold]{summary.title}[/bold]"))
-    for note in summary.notes:
-        stdout().print(note, markup=False, highlight=False, soft_wrap=True)
     stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
     refuse_error_cells(run)
 
