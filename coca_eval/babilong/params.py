@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import StrictFloat, StrictInt, StrictStr
@@ -17,11 +16,9 @@ from coca_eval.params import (
     PresetLengths,
     PresetParams,
     SampledCells,
-    check_chat_template,
     normalise_task_values,
 )
-from coca_eval.ruler.params import PROMPT_AND_ANSWER, check_sampling, refuse_vllm_dynamic
-from coca_eval.sequential import StoppingRule
+from coca_eval.ruler.params import PROMPT_AND_ANSWER, RelativeBarParams, check_sampling, refuse_vllm_dynamic
 
 GENERATE, PREPARED = "generate", "babilong"
 SOURCES = (GENERATE, PREPARED)
@@ -35,7 +32,7 @@ BOOKS = "books"
 
 
 @dataclass(frozen=True)
-class BabilongParams(SampledCells):
+class BabilongParams(RelativeBarParams, SampledCells):
     """Everything that changes a BABILong number, plus the share the effective length is read at."""
 
     tasks: tuple[str, ...] = GROUPS["babilong"]
@@ -56,28 +53,12 @@ class BabilongParams(SampledCells):
     # N holds the prompt and the answer budget, as RULER's and HELMET's do here
     length_counts = PROMPT_AND_ANSWER
 
-    @property
-    def threshold(self) -> float:
-        return self.share
+    OPTIONAL = ("max_samples", "target_width", "data", "babi_data")
+    FILES = ("haystack", "data", "babi_data", "chat_template")
 
-    def identity(self) -> dict[str, Any]:
-        from coca_eval.data.sources import source_fingerprint
-
-        values = asdict(self)
-        del values["share"]
-        for name in ("max_samples", "target_width", "data", "babi_data"):
-            if values[name] is None:
-                del values[name]
-        for name in ("haystack", "data", "babi_data", "chat_template"):
-            value = values.get(name)
-            if value is not None and value not in (BOOKS, "auto", "none") and not _named(name, value):
-                values[name] = source_fingerprint(value)
-        return values
-
-    def stopping_rule(self) -> StoppingRule | None:
-        if self.samples != "auto":
-            return None
-        return StoppingRule(self.max_samples, target_width=self.target_width / 100)
+    def names_the_hub(self, option: str, value: str) -> bool:
+        """``--babi-data hub`` and ``--data owner/name`` name the hub, not a path."""
+        return (option, value) == ("babi_data", HUB) or (option == "data" and hub_dataset(value) is not None)
 
     def prompt_length(self, length: int, task: str) -> int:
         from coca_eval.babilong.prompt_task import ANSWER_BUDGET
@@ -86,12 +67,6 @@ class BabilongParams(SampledCells):
 
     def longest_sequence(self) -> int:
         return max(self.lengths)
-
-
-def _named(option: str, value: str) -> bool:
-    """Whether an option's value names something on the hub (``--babi-data hub``, ``--data owner/name``)
-    rather than a local path to check and fingerprint."""
-    return (option, value) == ("babi_data", HUB) or (option == "data" and hub_dataset(value) is not None)
 
 
 class BabilongPresetParams(PresetParams):
@@ -160,16 +135,8 @@ def make_babilong_params(values: dict[str, Any]) -> BabilongParams:
         raise CocaEvalError(f"--source must be one of {', '.join(SOURCES)}")
     if params.bos not in BOS_CHOICES:
         raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
-    if isinstance(params.share, bool) or not 0 < float(params.share) <= 100:
-        raise CocaEvalError(f"--share must be a percentage in (0, 100] (got {params.share!r})")
-    if params.samples == "auto" and params.target_width is None:
-        raise CocaEvalError("--samples auto needs --target-width for BABILong (its bar is relative)")
+    params.check_relative("BABILong", ("haystack", "data", "babi_data"))
     check_sampling(params)
-    for name in ("haystack", "data", "babi_data"):
-        value = getattr(params, name)
-        if value not in (None, BOOKS) and not _named(name, value) and not Path(value).expanduser().exists():
-            raise CocaEvalError(f"--{name.replace('_', '-')} {value}: no such file or directory")
-    check_chat_template(params.chat_template)
     return params
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import StrictFloat, StrictInt, StrictStr
@@ -16,11 +15,9 @@ from coca_eval.params import (
     PresetLengths,
     PresetParams,
     SampledCells,
-    check_chat_template,
     normalise_task_values,
 )
-from coca_eval.ruler.params import PROMPT_AND_ANSWER, check_sampling, refuse_vllm_dynamic
-from coca_eval.sequential import StoppingRule
+from coca_eval.ruler.params import PROMPT_AND_ANSWER, RelativeBarParams, check_sampling, refuse_vllm_dynamic
 
 EXACT, HELMET = "exact", "helmet"
 PROTOCOLS = (EXACT, HELMET)
@@ -35,7 +32,7 @@ PER_TASK = "helmet"  # --samples helmet: each task's count in HELMET's configs
 
 
 @dataclass(frozen=True)
-class HelmetParams(SampledCells):
+class HelmetParams(RelativeBarParams, SampledCells):
     """Everything that changes a HELMET number, plus the share the effective length is read at."""
 
     tasks: tuple[str, ...] = HELMET_GROUPS["recall"]
@@ -55,26 +52,8 @@ class HelmetParams(SampledCells):
         PROMPT_AND_ANSWER  # N holds the prompt and the answer budget, as HELMET's input_max_length
     )
 
-    @property
-    def threshold(self) -> float:
-        """``--samples auto`` without ``--target-width`` has no fixed bar to stop at (it is relative)."""
-        return self.share
-
-    def identity(self) -> dict[str, Any]:
-        """What makes two runs' cells the same numbers: files by content fingerprint, the share out
-        (it changes no cell), the stopping rule only under ``auto``."""
-        from coca_eval.data.sources import source_fingerprint
-
-        values = asdict(self)
-        del values["share"]
-        for name in ("max_samples", "target_width", "data"):
-            if values[name] is None:
-                del values[name]
-        for name in ("haystack", "data", "chat_template"):
-            value = values.get(name)
-            if value is not None and value not in (BOOKS, "auto", "none", "hub"):
-                values[name] = source_fingerprint(value)
-        return values
+    def names_the_hub(self, option: str, value: str) -> bool:
+        return (option, value) == ("data", "hub")
 
     @property
     def drawn_samples(self) -> int:
@@ -87,11 +66,6 @@ class HelmetParams(SampledCells):
         if self.samples == PER_TASK:
             return HELMET_TASKS.get(task).samples
         return self.max_samples if self.samples == "auto" else self.samples
-
-    def stopping_rule(self) -> StoppingRule | None:
-        if self.samples != "auto":
-            return None
-        return StoppingRule(self.max_samples, target_width=self.target_width / 100)
 
     def prompt_length(self, length: int, task: str) -> int:
         return length - HELMET_TASKS.get(task).answer_budget
@@ -134,22 +108,11 @@ def make_helmet_params(values: dict[str, Any]) -> HelmetParams:
         raise CocaEvalError(f"--protocol must be one of {', '.join(PROTOCOLS)}")
     if params.bos not in BOS_CHOICES:
         raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
-    if isinstance(params.share, bool) or not 0 < float(params.share) <= 100:
-        raise CocaEvalError(f"--share must be a percentage in (0, 100] (got {params.share!r})")
-    if params.samples == "auto" and params.target_width is None:
-        raise CocaEvalError(
-            "--samples auto needs --target-width for HELMET: its effective length is read relative to "
-            "the shortest length, so there is no fixed score for a cell to clear"
-        )
+    params.check_relative("HELMET", ("haystack", "data"))
     if params.samples != PER_TASK:
         check_sampling(params)
     elif params.max_samples is not None or params.target_width is not None:
         raise CocaEvalError("--max-samples and --target-width only apply with --samples auto")
-    for name in ("haystack", "data"):
-        value = getattr(params, name)
-        if value is not None and value not in (BOOKS, "hub") and not Path(value).expanduser().exists():
-            raise CocaEvalError(f"--{name} {value}: no such file or directory")
-    check_chat_template(params.chat_template)
     return params
 
 

@@ -193,3 +193,60 @@ def refuse_vllm_dynamic(methods) -> None:
                 f"{method.label}: --backend vllm holds dynamic rope at the prompt's scaling through the "
                 "answer, which RULER on hf does not; use --backend hf for dynamic rope patches"
             )
+
+
+class RelativeBarParams:
+    """What the families whose effective length is read at ``share`` % of their own shortest length
+    (HELMET, BABILong) share on top of :class:`~coca_eval.params.SampledCells`: no fixed bar, so
+    ``--samples auto`` stops on ``--target-width`` alone; ``share`` changes no cell and stays out of
+    the identity; files are named by content fingerprint, keywords (``KEYWORDS``) and hub names
+    (:meth:`names_the_hub`) as they are."""
+
+    KEYWORDS = ("books", "auto", "none")
+    OPTIONAL = ("max_samples", "target_width", "data")  # left out of the identity when unset
+    FILES = ("haystack", "data", "chat_template")  # named by their content's fingerprint
+
+    @property
+    def threshold(self) -> float:
+        return self.share
+
+    def names_the_hub(self, option: str, value: str) -> bool:
+        """Whether ``value`` of ``option`` names something on the hub rather than a local path."""
+        return False
+
+    def identity(self) -> dict[str, Any]:
+        from coca_eval.data.sources import source_fingerprint
+
+        values = asdict(self)
+        del values["share"]
+        for name in self.OPTIONAL:
+            if values.get(name) is None:
+                values.pop(name, None)
+        for name in self.FILES:
+            value = values.get(name)
+            if value is not None and value not in self.KEYWORDS and not self.names_the_hub(name, value):
+                values[name] = source_fingerprint(value)
+        return values
+
+    def stopping_rule(self) -> StoppingRule | None:
+        if self.samples != "auto":
+            return None
+        return StoppingRule(self.max_samples, target_width=self.target_width / 100)
+
+    def check_relative(self, family: str, paths: tuple[str, ...]) -> None:
+        """The checks both families make once their own are done: the share, ``auto``'s target
+        width, local paths that must exist, the chat template."""
+        if isinstance(self.share, bool) or not 0 < float(self.share) <= 100:
+            raise CocaEvalError(f"--share must be a percentage in (0, 100] (got {self.share!r})")
+        if self.samples == "auto" and self.target_width is None:
+            raise CocaEvalError(
+                f"--samples auto needs --target-width for {family}: its effective length is read relative "
+                "to the shortest length, so there is no fixed score for a cell to clear"
+            )
+        for name in paths:
+            value = getattr(self, name)
+            if value is None or value in self.KEYWORDS or self.names_the_hub(name, value):
+                continue
+            if not Path(value).expanduser().exists():
+                raise CocaEvalError(f"--{name.replace('_', '-')} {value}: no such file or directory")
+        check_chat_template(self.chat_template)
