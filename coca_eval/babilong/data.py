@@ -127,7 +127,7 @@ def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow
         split = datasets.load_dataset(hub_id, name, split=task)
     except Exception as exc:  # offline, an unknown length or task: one line with the remedy
         raise CocaEvalError(
-            f"{task} at {name} reads {hub_id} from the hub, which failed ({type(exc).__name__}); save it as "
-            f"--data DIR/{name}/{task}.jsonl"
+            f"{task} at {name} reads {hub_id} from the hub, which failed ({type(exc).__name__}); save its "
+            f"rows as DIR/{name}/{task}.jsonl and pass --data DIR"
         ) from None
     return tuple(BabilongRow.model_validate(dict(row)) for row in split)

@@ -152,3 +152,18 @@ def test_the_report_draws_each_methods_task_by_length_heat_map(tmp_path, capsys)
     low, high = interval(cell)
     assert labels[1][1] == f"{cell.value:.0f}\n[{low:.0f}, {high:.0f}]" and low <= cell.value <= high
     assert "BABILong: 3 tasks, source generate" in markdown
+
+
+def test_prepared_sets_out_of_reach_are_one_line_before_any_model_loads(capsys, monkeypatch):
+    def offline(*args, **kwargs):
+        raise ConnectionError("offline")
+
+    monkeypatch.setattr("datasets.load_dataset", offline)
+    code, out, err = _cli(capsys, "babilong", "--model", "zoo-rope", "--backend", "scripted", "--source",
+                          "babilong", "--tasks", "qa2", "--lengths", "4k")  # fmt: skip
+    assert code == 2 and "Traceback" not in err and "loading" not in err, err
+    expected = (
+        "qa2 at 4k reads RMT-team/babilong-1k-samples from the hub, which failed (ConnectionError); "
+        "save its rows as DIR/4k/qa2.jsonl and pass --data DIR"
+    )
+    assert err.strip().splitlines()[-1].endswith(expected), err
