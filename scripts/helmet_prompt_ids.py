@@ -49,6 +49,40 @@ def digest(ids: list[int]) -> str:
     return hashlib.sha256(json.dumps(ids).encode()).hexdigest()
 
 
+def summaries(model_utils, data, tokenizer, setting: tuple[int, int, bool], keep) -> list[dict]:
+    """Each sample's prompt as HELMET's ``tokenize()`` builds it at ``setting`` (length, generation
+    budget, chat), summarised: what ``keep(sample)`` names, the token count, digest, head and tail."""
+    length, budget, chat = setting
+    out = []
+    for sample in data["data"]:
+        encoded = model_utils.tokenize(
+            dict(sample), data, tokenizer, length, budget, chat, system_message=None
+        )
+        ids = encoded.input_ids[0].tolist()
+        out.append(
+            {**keep(sample), "tokens": len(ids), "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
+        )
+    return out
+
+
+def question(sample) -> dict:
+    return {"question": sample["question"]}
+
+
+def question_answer(sample) -> dict:
+    return {"question": sample["question"], "answer": sample["answer"]}
+
+
+def ranked_passages(sample) -> dict:
+    qrel = sorted(sample["qrel"], key=lambda q: int(q[1]), reverse=True)
+    return {"qid": sample["qid"], "references": [f"{i}:{label}" for i, label in qrel]}
+
+
+def references(sample) -> dict:
+    answer = sample["answer"]
+    return {"references": [answer] if isinstance(answer, str) else list(answer)}
+
+
 def main(helmet: Path) -> dict:
     sys.path.insert(0, str(helmet))
     sys.path.insert(0, str(ROOT / "tests" / "helmet"))
@@ -71,19 +105,7 @@ def main(helmet: Path) -> dict:
                         task, str(root / test.format(k=k)), str(root / demo), SAMPLES, threshold, SHOTS
                     )
                     for chat in (False, True):
-                        prompts = []
-                        for sample in data["data"]:
-                            ids = (
-                                model_utils.tokenize(
-                                    dict(sample), data, tokenizer, length, BUDGET, chat, system_message=None
-                                )
-                                .input_ids[0]
-                                .tolist()
-                            )
-                            prompts.append(
-                                {"question": sample["question"], "tokens": len(ids), "sha256": digest(ids),
-                                 "head": ids[:12], "tail": ids[-12:]}
-                            )  # fmt: skip
+                        prompts = summaries(model_utils, data, tokenizer, (length, BUDGET, chat), question)
                         out["cases"].append(
                             {"task": task, "sentences": sentences, "length": length, "chat": chat,
                              "prompts": prompts}
@@ -125,19 +147,7 @@ def icl_cases(helmet: Path, data_module, model_utils, files, tokenizer) -> list[
             random.seed(SEED)
             data = data_module.load_icl(f"{task}_{shots}shot_balance", max_test_sample=ICL_SAMPLES, seed=SEED)
             for chat in (False, True):
-                prompts = []
-                for sample in data["data"]:
-                    ids = (
-                        model_utils.tokenize(
-                            dict(sample), data, tokenizer, length, BUDGET, chat, system_message=None
-                        )
-                        .input_ids[0]
-                        .tolist()
-                    )
-                    prompts.append(
-                        {"question": sample["question"], "answer": sample["answer"], "tokens": len(ids),
-                         "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
-                    )  # fmt: skip
+                prompts = summaries(model_utils, data, tokenizer, (length, BUDGET, chat), question_answer)
                 cases.append({"task": task, "length": length, "chat": chat, "prompts": prompts})
     data_module.load_dataset = real_load
     return cases
@@ -158,20 +168,7 @@ def rerank_cases(data_module, model_utils, files, tokenizer, root: Path) -> list
                 samples, SHOTS, SEED,
             )  # fmt: skip
             for chat in (False, True):
-                prompts = []
-                for sample in data["data"]:
-                    ids = (
-                        model_utils.tokenize(
-                            dict(sample), data, tokenizer, length, 200, chat, system_message=None
-                        )
-                        .input_ids[0]
-                        .tolist()
-                    )
-                    qrel = sorted(sample["qrel"], key=lambda q: int(q[1]), reverse=True)
-                    prompts.append(
-                        {"qid": sample["qid"], "references": [f"{i}:{label}" for i, label in qrel],
-                         "tokens": len(ids), "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
-                    )  # fmt: skip
+                prompts = summaries(model_utils, data, tokenizer, (length, 200, chat), ranked_passages)
                 cases.append({"samples": samples, "length": length, "chat": chat, "prompts": prompts})
     return cases
 
@@ -192,20 +189,7 @@ def recall_cases(data_module, model_utils, files, tokenizer, root: Path) -> list
                 path = str(root / f"ruler/{folder}/validation_{length}.jsonl")
                 data = data_module.load_ruler(task, path, SAMPLES, seed=SEED)
             for chat in (False, True):
-                prompts = []
-                for sample in data["data"]:
-                    ids = (
-                        model_utils.tokenize(
-                            dict(sample), data, tokenizer, length, budget, chat, system_message=None
-                        )
-                        .input_ids[0]
-                        .tolist()
-                    )
-                    answer = sample["answer"]
-                    prompts.append(
-                        {"references": [answer] if isinstance(answer, str) else list(answer),
-                         "tokens": len(ids), "sha256": digest(ids), "head": ids[:12], "tail": ids[-12:]}
-                    )  # fmt: skip
+                prompts = summaries(model_utils, data, tokenizer, (length, budget, chat), references)
                 cases.append({"task": task, "length": length, "chat": chat, "prompts": prompts})
     return cases
 
