@@ -119,6 +119,7 @@ def _journal_entries(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.slow  # a long check (over 20 s on 2 cores): runs in CI's slow suite
 def test_kill_midway_then_resume_gives_identical_cells(tiny_llama_dir, corpus_file, tmp_path):
     args = ["--lengths", "32,64,128", "--stride", "4", "--doc-tokens", "1024", "--num-docs", "4"]
     reference = tmp_path / "ref.json"

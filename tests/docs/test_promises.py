@@ -240,6 +240,42 @@ def test_a_bare_helmet_run_prints_the_readme_table(tmp_path):
     )
 
 
+@pytest.mark.slow
+def test_a_bare_babilong_run_prints_the_readme_table(tmp_path):
+    """README: a bare `coca-eval babilong` (the babilong-quick preset, SmolLM2-135M-Instruct, offline)
+    gives each task's accuracy at 1k and 2k as quoted, their average, and the effective length.
+    The same command opens docs/babilong.md's worked example."""
+    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
+    done = subprocess.run(
+        [sys.executable, "-m", "coca_eval", "babilong", "--output", "babilong.json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = json.loads((tmp_path / "babilong.json").read_text())
+    measured = {
+        (c["dataset"], c["length"]): round(c["value"], 1) for c in run["cells"] if c["status"] == "ok"
+    }
+    quoted, effective = _readme_babilong_table()
+    average = quoted.pop(("Average", 1024)), quoted.pop(("Average", 2048))
+    assert measured == quoted
+    (reading,) = run["config"]["effective_length"]["methods"].values()
+    assert tuple(round(reading["average"][n], 1) for n in ("1024", "2048")) == average
+    assert effective == f"Effective length (95 % bound at 85 % of 1k): {_length(reading['effective'])}"
+
+
+def _readme_babilong_table() -> tuple[dict[tuple[str, int], float], str]:
+    """README.md's printed ``babilong-quick`` table: each (task, length) accuracy and the average."""
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```text\nBABILong task +1k +2k\n(.*?)```", text, re.S)
+    assert block, "the README no longer shows the babilong-quick table this test reads"
+    lines = block.group(1).strip().splitlines()
+    scores = {}
+    for line in lines[:-1]:  # the task rows and the average; then the effective length
+        task, one, two = line.rsplit(maxsplit=2)
+        scores[task, 1024], scores[task, 2048] = float(one), float(two)
+    return scores, lines[-1]
+
+
 def _length(tokens: int | None) -> str:
     from coca_eval.lengths import format_length
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from fault_cli import cells_of, journal_entries, run_cli, tiny_ppl_args
 
 from coca_eval.journal import Journal
@@ -34,6 +35,7 @@ def test_bad_line_in_the_middle_is_skipped_with_a_warning(tmp_path):
         assert len(journal.warnings) == 1 and "skipped unreadable line 2" in journal.warnings[0]
 
 
+@pytest.mark.slow  # a long check (over 20 s on 2 cores): runs in CI's slow suite
 def test_resume_over_damaged_journal_with_swapped_parts_gives_the_same_cells(
     tiny_llama_dir, corpus_file, tmp_path
 ):

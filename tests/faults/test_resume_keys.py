@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from fault_cli import cells_of, journal_entries, run_cli, tiny_ppl_args
 from hub_cache import COMMIT_A, COMMIT_B, cache_snapshot, point_main_at
 from tiny_models import make_tiny_llama
@@ -54,6 +55,7 @@ def test_every_tokenizer_file_kind_counts_and_unrelated_files_do_not(tmp_path):
         before = after
 
 
+@pytest.mark.slow  # a long check (over 20 s on 2 cores): runs in CI's slow suite
 def test_a_hub_id_whose_main_moved_is_not_resumed_from_the_old_commit(tiny_llama_dir, corpus_file, tmp_path):
     """Item 5, hub half: the same ``org/name`` at another commit recomputes every part (the id alone
     used to key it, so the old commit's parts and cells were reused)."""

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_gate_cli import invoke
 
 from tests.backends.fake_completions import FakeServer
 from tests.helmet.helmet_files import write_data_dir
 
 
+@pytest.mark.slow  # a long check (over 20 s on 2 cores): runs in CI's slow suite
 def test_openai_answers_equal_hf(capsys, served_model, tiny_llama_bos_dir, tmp_path):
     data = str(write_data_dir(tmp_path / "data", 3))
     runs = {

@@ -1,10 +1,12 @@
 """CoCA checkpoints go through the command line like any other model."""
 
+import pytest
 from test_cli import run_cli
 
 from coca_eval.results import load_run
 
 
+@pytest.mark.slow  # a long check (over 20 s on 2 cores): runs in CI's slow suite
 def test_convert_then_ppl_and_passkey_on_coca(tiny_llama_bos_dir, corpus_file, tmp_path):
     coca_dir = tmp_path / "coca"
     converted = run_cli("convert", "--from-llama", "--variant", "strict", tiny_llama_bos_dir, coca_dir)
