@@ -13,7 +13,7 @@ from coca_eval.lengths import parse_lengths
 PositiveCount = Annotated[StrictInt, Field(ge=1)]  # strict: YAML's "5" or true is not a count
 
 
-def _check_preset_lengths(value: Any) -> Any:
+def check_preset_lengths(value: Any) -> Any:
     """A preset's ``lengths``: the ``--lengths`` grammar as text, or a list of token counts. A bare
     number is refused too: it is most likely a range whose quotes or ``..`` went missing."""
     if isinstance(value, str):
@@ -31,7 +31,7 @@ def _is_positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
-PresetLengths = Annotated[Any, PlainValidator(_check_preset_lengths)]
+PresetLengths = Annotated[Any, PlainValidator(check_preset_lengths)]
 
 
 class PresetParams(BaseModel):

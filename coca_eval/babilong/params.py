@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import StrictFloat, StrictInt, StrictStr
+from pydantic import PlainValidator, StrictFloat, StrictInt, StrictStr
 
 from coca_eval.babilong.data import HUB, hub_dataset
 from coca_eval.errors import CocaEvalError
 from coca_eval.params import PROMPT_BOS_CHOICES as BOS_CHOICES
 from coca_eval.params import (
     PositiveCount,
-    PresetLengths,
     PresetParams,
     SampledCells,
+    check_preset_lengths,
     normalise_task_values,
 )
 from coca_eval.ruler.params import PROMPT_AND_ANSWER, RelativeBarParams, check_sampling, refuse_vllm_dynamic
@@ -69,11 +69,22 @@ class BabilongParams(RelativeBarParams, SampledCells):
         return max(self.lengths)
 
 
+def _preset_lengths(value: Any) -> Any:
+    """A preset's ``lengths`` as everywhere, BABILong's facts-only ``0k`` allowed among them (whether
+    the source takes it is checked with the other parameters)."""
+    if isinstance(value, str):
+        rest = [item for item in value.split(",") if not re.fullmatch(r"\s*0\s*[kK]?\s*", item)]
+        if rest and len(rest) < len(value.split(",")):
+            check_preset_lengths(",".join(rest))
+            return value
+    return check_preset_lengths(value)
+
+
 class BabilongPresetParams(PresetParams):
     """What a babilong preset file may set, in YAML's types."""
 
     tasks: StrictStr | list[StrictStr] = None
-    lengths: PresetLengths = None
+    lengths: Annotated[Any, PlainValidator(_preset_lengths)] = None
     samples: PositiveCount | Literal["auto"] = None
     max_samples: PositiveCount = None
     target_width: StrictFloat | StrictInt = None

@@ -15,7 +15,7 @@ from coca_eval.babilong.report import summary_table, task_table
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import make_method
 from coca_eval.taskspec import load_checked_run
-from tests.ruler.scripted_backend import MODE, PLANTED
+from tests.ruler.scripted_backend import MODE, PLANTED, Interrupted
 from tests.ruler.test_ruler_cli import _cli
 
 pytestmark = pytest.mark.usefixtures("scripted")
@@ -167,3 +167,28 @@ def test_prepared_sets_out_of_reach_are_one_line_before_any_model_loads(capsys, 
         "save its rows as DIR/4k/qa2.jsonl and pass --data DIR"
     )
     assert err.strip().splitlines()[-1].endswith(expected), err
+
+
+def test_a_killed_run_resumes_to_the_same_cells(tmp_path):
+    MODE["answer"] = "chance"
+    whole = _run(tmp_path, "whole.json")
+    MODE.update(fail_after=7, answered=0)
+    with pytest.raises(Interrupted):
+        _run(tmp_path, "resumed.json")
+    MODE.update(fail_after=None, answered=0)
+    resumed = _run(tmp_path, "resumed.json")
+    assert 0 < MODE["answered"] < 3 * 2 * 3  # the journaled answers were not asked again
+    key = lambda run: [(c.dataset, c.length, c.value, c.detail["samples"]) for c in run.cells]  # noqa: E731
+    assert key(resumed) == key(whole)
+
+
+def test_samples_auto_stops_each_cell_on_its_interval_width(tmp_path):
+    """``--samples auto --target-width 40``: every cell draws rounds until its interval is narrower
+    than 40 points or ``--max-samples``; the planted answer (all right) stops early, well under the cap."""
+    run = _run(tmp_path, tasks="qa1", lengths="2000", samples="auto", max_samples=64, target_width=40)
+    (cell,) = run.cells
+    assert cell.status == "ok" and cell.value == 100.0 and 0 < cell.n < 64
+    low, high = cell.detail["interval95"]
+    assert high - low < 40 and run.config["params"]["samples"] == "auto"
+    with pytest.raises(CocaEvalError, match="--samples auto needs --target-width for BABILong"):
+        make_babilong_params({"samples": "auto", "max_samples": 64})

@@ -256,11 +256,24 @@ def test_a_bare_babilong_run_prints_the_readme_table(tmp_path):
         (c["dataset"], c["length"]): round(c["value"], 1) for c in run["cells"] if c["status"] == "ok"
     }
     quoted, effective = _readme_babilong_table()
+    assert _docs_babilong_table() == quoted  # the worked example prints the same run
     average = quoted.pop(("Average", 1024)), quoted.pop(("Average", 2048))
     assert measured == quoted
     (reading,) = run["config"]["effective_length"]["methods"].values()
     assert tuple(round(reading["average"][n], 1) for n in ("1024", "2048")) == average
     assert effective == f"Effective length (95 % bound at 85 % of 1k): {_length(reading['effective'])}"
+
+
+def _docs_babilong_table() -> dict[tuple[str, int], float]:
+    """docs/babilong.md's worked example: each (task, length) accuracy and the average."""
+    text = (ROOT / "docs" / "babilong.md").read_text()
+    block = re.search(r"```text\nTask +1k +2k\n(.*?)```", text, re.S)
+    assert block, "docs/babilong.md no longer shows the worked example's table"
+    scores = {}
+    for line in block.group(1).strip().splitlines()[:-1]:
+        task, one, two = line.rsplit(maxsplit=2)
+        scores[task, 1024], scores[task, 2048] = float(one), float(two)
+    return scores
 
 
 def _readme_babilong_table() -> tuple[dict[tuple[str, int], float], str]:
