@@ -14,6 +14,10 @@ for name, help_text in (
 ):
     COMMANDS.add(name, CommandEntry(f"coca_eval.cli.commands:{name}", help_text))
 COMMANDS.add(
+    "import",
+    CommandEntry("coca_eval.cli.imports:import_group", "Another harness's outputs as a results file."),
+)
+COMMANDS.add(
     "analyze",
     CommandEntry(
         "coca_eval.cli.analyses:analyze",

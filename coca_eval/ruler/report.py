@@ -153,7 +153,16 @@ def protocol_line(run: Run) -> str:
         f"RULER: {len(tasks)} tasks, {length_text(params)}, {sampling_text(params)}{note}, haystack "
         f"{params.get('haystack')}, chat template {params.get('chat_template')}, seed {params.get('seed')}; "
         "greedy decoding up to each task's answer budget; scores x 100 (string_match_all / _part)."
+        + imported_note(run)
     )
+
+
+def imported_note(run: Run) -> str:
+    """Where an imported run's samples came from (``coca-eval import``), or nothing."""
+    source = run.config.get("source") or {}
+    if not isinstance(source, dict) or "harness" not in source:
+        return ""
+    return f" Imported from {source['harness']} {source.get('version')} ({source.get('results')})."
 
 
 def interval(cell: Cell) -> tuple[float, float] | None:

@@ -1,0 +1,49 @@
+"""``coca-eval import``: other harnesses' outputs as ordinary results files, for ``gate`` and
+``report`` beside this project's runs. Registered lazily in :mod:`coca_eval.cli.builtin`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.group(name="import")
+def import_group() -> None:
+    """Read another harness's outputs into a results file (schema coca-eval/2, per-sample records,
+    provenance naming the source)."""
+
+
+@import_group.command(name="lm-eval")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The results file."
+)
+@click.option("--method", default=None, help="The method's label (default: lm-eval's model name).")
+@click.option("--force", is_flag=True, help="Overwrite an --output that holds another run.")
+def lm_eval(folder: Path, output: Path, method: str | None, force: bool) -> None:
+    """An lm-evaluation-harness --output_path folder written with --log_samples: its RULER tasks become
+    `ruler` cells per task and length, every per-sample score lm-eval's own and checked against RULER's
+    scoring, every aggregate checked against its samples.
+
+    \b
+    coca-eval import lm-eval lmeval-out/ --output runs/lmeval-ruler.json
+    """
+    from coca_eval.cli.ruler import print_run_tables
+    from coca_eval.imported.evaluation_harness import import_harness_dir
+    from coca_eval.results import check_overwrite, save_run
+    from coca_eval.ruler.params import RULER_THRESHOLD
+    from coca_eval.ruler.report import summary_table, task_table
+
+    run = import_harness_dir(folder, method)
+    check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
+    save_run(run, output)
+    source = run.config["source"]
+    heading = f"[bold]RULER[/bold] from lm-eval {source['version']} ({source['results']})"
+    print_run_tables(
+        run,
+        output,
+        heading,
+        lambda name: task_table(run.cells, name, RULER_THRESHOLD),
+        lambda: summary_table(run.cells, RULER_THRESHOLD),
+    )

@@ -1,0 +1,209 @@
+"""An lm-evaluation-harness output directory (``--output_path`` with ``--log_samples``) as a run.
+
+lm-eval writes ``results_<time>.json`` (aggregates, the task configs, the model and its settings) and
+one ``samples_<task>_<time>.jsonl`` per task (each document, the model's answer and its per-sample
+metrics). Its RULER port (``niah_*``, ``ruler_vt``, ``ruler_cwe``, ``ruler_fwe``, ``ruler_qa_*``) keeps
+RULER's protocol, N counting prompt and answer budget as ours does, so those tasks become ``ruler``
+cells under our task names, one per (task, length), the length read from each document's
+``max_length``. Every per-sample score is lm-eval's own (read from the samples file, never from the
+aggregate) and must equal what our RULER scoring gives its output, and every aggregate lm-eval printed
+must be the mean of its samples: a file that disagrees is refused in one line, never imported.
+
+lm-eval's RULER ``process_results`` writes ``-1`` for every length a document was not generated at,
+and its aggregate then prints ``-1`` for lengths the run never visited: those are placeholders, not
+scores, and are dropped. Tasks outside the RULER port are refused for now, naming them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.results import Cell, Run
+
+# lm-eval's RULER task names -> ours (the NIAH names are the same)
+RULER_NAMES = {
+    **{name: name for name in (
+        "niah_single_1", "niah_single_2", "niah_single_3", "niah_multikey_1", "niah_multikey_2",
+        "niah_multikey_3", "niah_multivalue", "niah_multiquery",
+    )},
+    "ruler_vt": "vt", "ruler_cwe": "cwe", "ruler_fwe": "fwe",
+    "ruler_qa_squad": "qa_1", "ruler_qa_hotpot": "qa_2",
+}  # fmt: skip
+PLACEHOLDER = -1.0  # lm-eval RULER's score for a length the document was not generated at
+
+
+class HarnessSample(BaseModel):
+    """One line of a ``samples_<task>_<time>.jsonl``: the fields the import reads."""
+
+    model_config = ConfigDict(extra="allow")
+
+    doc_id: int
+    doc: dict[str, Any]
+    filtered_resps: list[Any]
+    arguments: dict[str, Any]
+    doc_hash: str
+    prompt_hash: str
+
+
+class HarnessResults(BaseModel):
+    """A ``results_<time>.json``: the fields the import reads."""
+
+    model_config = ConfigDict(extra="allow")
+
+    results: dict[str, dict[str, Any]]
+    configs: dict[str, dict[str, Any]]
+    config: dict[str, Any]
+    lm_eval_version: str
+    model_name: str = ""
+    chat_template_sha: str | None = None
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in error['loc']) or 'the file'}: {error['msg']}"
+
+
+def read_results(folder: Path) -> tuple[Path, HarnessResults]:
+    """The newest ``results_*.json`` under ``folder`` (lm-eval nests it in a folder per model)."""
+    found = sorted(Path(folder).rglob("results_*.json"), key=lambda p: p.name)
+    if not found:
+        raise CocaEvalError(f"{folder} holds no lm-eval results_*.json (run lm-eval with --output_path)")
+    path = found[-1]
+    try:
+        return path, HarnessResults.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CocaEvalError(f"cannot read {path} ({type(exc).__name__})") from None
+    except ValidationError as exc:
+        raise CocaEvalError(f"{path}: {_first_error(exc)}") from None
+
+
+def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
+    """The task's samples file written beside ``results_path`` (same timestamp)."""
+    stamp = results_path.name.removeprefix("results_").removesuffix(".json")
+    path = results_path.with_name(f"samples_{task}_{stamp}.jsonl")
+    if not path.is_file():
+        raise CocaEvalError(
+            f"{results_path.parent} has no {path.name}: run lm-eval with --log_samples (per-sample scores "
+            "are read from it, never from the aggregate)"
+        )
+    samples = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                samples.append(HarnessSample.model_validate(json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise CocaEvalError(f"{path} line {number}: {exc.msg}") from None
+            except ValidationError as exc:
+                raise CocaEvalError(f"{path} line {number}: {_first_error(exc)}") from None
+    return samples
+
+
+def ruler_record(task: str, sample: HarnessSample, where: str) -> tuple[int, dict]:
+    """A sample as our RULER record (its length first): lm-eval's score, checked against ours."""
+    from coca_eval.ruler.scoring import score_sample
+    from coca_eval.ruler.tasks import RULER_TASKS
+
+    length = sample.doc.get("max_length")
+    answers = sample.doc.get("outputs")
+    if not isinstance(length, int) or not isinstance(answers, list) or not sample.filtered_resps:
+        raise CocaEvalError(f"{where}: doc {sample.doc_id} lacks doc.max_length, doc.outputs or an answer")
+    theirs = (sample.model_extra or {}).get(str(length))
+    if not isinstance(theirs, int | float) or not 0 <= theirs <= 1:
+        raise CocaEvalError(f"{where}: doc {sample.doc_id} has no score for its length {length}")
+    output = str(sample.filtered_resps[0])
+    ours = score_sample(RULER_TASKS.get(RULER_NAMES[task]), output, [str(a) for a in answers])
+    if not math.isclose(ours["score"], float(theirs), abs_tol=1e-9):
+        raise CocaEvalError(
+            f"{where}: doc {sample.doc_id} is scored {theirs} by lm-eval but its output earns "
+            f"{ours['score']} under RULER's scoring"
+        )
+    record = {
+        "index": int(sample.doc.get("index", sample.doc_id)),
+        "answers": [str(a) for a in answers],
+        "score": ours["score"],
+        "found": ours.get("found"),
+        "output": output,
+        "doc_id": sample.doc_id,
+        "prompt_sha256": sample.prompt_hash,
+    }
+    return length, record
+
+
+def ruler_cells(task: str, results: HarnessResults, samples: list[HarnessSample], method: str, where: str):
+    """``task``'s samples as one ``ruler`` cell per length; each aggregate lm-eval printed must be the
+    mean of that length's samples."""
+    by_length: dict[int, list[dict]] = {}
+    for sample in samples:
+        length, record = ruler_record(task, sample, where)
+        by_length.setdefault(length, []).append(record)
+    printed = results.results.get(task, {})
+    generation = (results.configs.get(task) or {}).get("generation_kwargs") or {}
+    cells = []
+    for length, records in sorted(by_length.items()):
+        records.sort(key=lambda r: r["index"])
+        mean = sum(r["score"] for r in records) / len(records)
+        aggregate = printed.get(f"{length},none")
+        if not isinstance(aggregate, int | float) or not math.isclose(aggregate, mean, abs_tol=1e-9):
+            raise CocaEvalError(
+                f"{where}: {task} at {length} prints {aggregate!r} but its {len(records)} samples average "
+                f"{mean}"
+            )
+        detail = {
+            "samples": records,
+            "answer_budget": generation.get("max_gen_toks"),
+            "chat_template": results.chat_template_sha or "none",
+            "length_counts": "prompt+answer",
+            "imported_from": {"harness": "lm-eval", "task": task},
+        }
+        cells.append(
+            Cell(task="ruler", method=method, metric="score", value=100 * mean, length=length,
+                 dataset=RULER_NAMES[task], n=len(records), status="ok", detail=detail)
+        )  # fmt: skip
+    unvisited = [k for k, v in printed.items() if k.endswith(",none") and v == PLACEHOLDER]
+    stray = [k for k in unvisited if int(k.split(",")[0]) in by_length]
+    if stray:
+        raise CocaEvalError(f"{where}: {task} prints the placeholder -1 at a length it has samples for")
+    return cells
+
+
+def import_harness_dir(folder: Path, method: str | None = None) -> Run:
+    """The RULER tasks of an lm-eval output directory as a ``ruler`` run (see the module doc)."""
+    from coca_eval.provenance import code_provenance
+
+    path, results = read_results(Path(folder))
+    tasks = sorted(results.results)
+    others = [t for t in tasks if t not in RULER_NAMES]
+    if others:
+        raise CocaEvalError(
+            f"{path.name}: {', '.join(others)} cannot be imported yet (only lm-eval's RULER tasks: "
+            f"{', '.join(sorted(RULER_NAMES))})"
+        )
+    label = method or Path(str(results.model_name or results.config.get("model", "lm-eval"))).name
+    cells = []
+    for task in tasks:
+        cells += ruler_cells(task, results, read_samples(path, task), label, path.name)
+    config = {
+        "task": "ruler",
+        "params": {
+            "tasks": [RULER_NAMES[t] for t in tasks],
+            "length_counts": "prompt+answer",
+            "samples": max((c.n for c in cells), default=0),
+            "seed": results.config.get("random_seed"),
+            "haystack": "lm-eval's",
+            "chat_template": results.chat_template_sha or "none",
+        },
+        "source": {
+            "harness": "lm-eval",
+            "version": results.lm_eval_version,
+            "results": path.name,
+            "model": results.config.get("model"),
+            "model_args": results.config.get("model_args"),
+        },
+    }
+    return Run(**code_provenance(), config=config, cells=cells)
