@@ -47,3 +47,39 @@ def lm_eval(folder: Path, output: Path, method: str | None, force: bool) -> None
         lambda name: task_table(run.cells, name, RULER_THRESHOLD),
         lambda: summary_table(run.cells, RULER_THRESHOLD),
     )
+
+
+@import_group.command(name="helmet")
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The results file."
+)
+@click.option("--method", default=None, help="The method's label (default: HELMET's model name).")
+@click.option("--force", is_flag=True, help="Overwrite an --output that holds another run.")
+def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: bool) -> None:
+    """HELMET's eval.py output files (one .json per dataset and length): each becomes a `helmet` cell
+    under --protocol helmet, every per-sample metric HELMET's own and checked against HELMET's scoring
+    as this project computes it, every average against its samples.
+
+    \b
+    coca-eval import helmet helmet-out/json_kv_*.json helmet-out/kilt_nq_*.json --output runs/helmet.json
+    """
+    from coca_eval.cli.ruler import print_run_tables
+    from coca_eval.helmet.params import SHORTEST_SHARE
+    from coca_eval.helmet.report import summary_table, task_table
+    from coca_eval.imported.helmet_outputs import import_helmet_outputs
+    from coca_eval.results import check_overwrite, save_run
+
+    run = import_helmet_outputs(list(files), method)
+    check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
+    save_run(run, output)
+    heading = f"[bold]HELMET[/bold] from {len(files)} HELMET output files, protocol helmet"
+    print_run_tables(
+        run,
+        output,
+        heading,
+        lambda name: task_table(run.cells, name, SHORTEST_SHARE),
+        lambda: summary_table(run.cells, SHORTEST_SHARE),
+    )

@@ -121,6 +121,8 @@ def run_share(runs: Sequence[Run]) -> float:
 
 
 def protocol_line(run: Run) -> str:
+    from coca_eval.ruler.report import imported_note
+
     params = run.config.get("params") or {}
     protocol = params.get("protocol")
     what = (
@@ -133,6 +135,7 @@ def protocol_line(run: Run) -> str:
         f"HELMET: {tasks} tasks, protocol {what}, {samples_text(params.get('samples'))}, "
         f"chat template {params.get('chat_template')}, seed {params.get('seed')}; "
         "greedy decoding up to each task's answer budget; scores x 100 (HELMET's metric per task)."
+        + imported_note(run)
     )
 
 

@@ -162,7 +162,8 @@ def imported_note(run: Run) -> str:
     source = run.config.get("source") or {}
     if not isinstance(source, dict) or "harness" not in source:
         return ""
-    return f" Imported from {source['harness']} {source.get('version')} ({source.get('results')})."
+    version = f" {source['version']}" if source.get("version") else ""
+    return f" Imported from {source['harness']}{version} ({source.get('results')})."
 
 
 def interval(cell: Cell) -> tuple[float, float] | None:
