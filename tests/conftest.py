@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from bare_runs import BareRuns  # noqa: E402
 from plugin_metadata import declare_missing_plugins  # noqa: E402
 from tiny_models import make_tiny_llama, tiny_corpus_text  # noqa: E402
 
@@ -80,6 +81,12 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     """Journals and caches of one test never leak into another (real-model assets keep their cache)."""
     if "COCA_EVAL_CACHE_KEEP" not in os.environ:
         monkeypatch.setenv("COCA_EVAL_JOURNAL_DIR", str(tmp_path_factory.mktemp("journals")))
+
+
+@pytest.fixture(scope="session")
+def bare_run(tmp_path_factory) -> BareRuns:
+    """``bare_run("ruler")``: a bare ``coca-eval ruler`` (its default preset), made once per session."""
+    return BareRuns(tmp_path_factory.mktemp)
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,10 @@ COMMANDS.add(
     CommandEntry("coca_eval.cli.imports:import_group", "Another harness's outputs as a results file."),
 )
 COMMANDS.add(
+    "export",
+    CommandEntry("coca_eval.cli.exports:export_group", "A results file to W&B, Trackio or the Hub."),
+)
+COMMANDS.add(
     "analyze",
     CommandEntry(
         "coca_eval.cli.analyses:analyze",

@@ -26,7 +26,7 @@ NOT_CHECKED: set[str] = set()
 # without a hub, a cluster, a server or an extra.
 NEEDS = {
     "gpu": r"--device cuda|--gres=gpu|gpu_suite\.sh|\bcuda\b",
-    "hub": r"--preset pg19|--dataset (?:pg19|hf:)|--model (?![.~/])[\w.-]+/[\w.-]+",
+    "hub": r"--preset pg19|--dataset (?:pg19|hf:)|--model (?![.~/])[\w.-]+/[\w.-]+|export hub(?!.*--dry-run)",
     "vllm": r"--backend vllm|\bvllm serve\b|install_vllm|test_vllm",
     "opencompass": r"opencompass",
     "server": r"--base-url",

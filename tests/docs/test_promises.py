@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bare_runs import run_cli
 from doc_blocks import ROOT
 
 from coca_eval.methods import make_method
@@ -154,19 +155,40 @@ def _readme_figures() -> list[float]:
 def test_the_main_job_prints_the_readme_figures(tmp_path):
     """README: the main job (`coca-eval ppl --stride 512`, the default preset through the zoo plug-in)
     gives RoFormer's rise from 512 to 4k and the three remedies' values at 4k, to the digit quoted."""
-    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "coca_eval", "ppl", "--stride", "512", "--output", "main.json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    run = json.loads((tmp_path / "main.json").read_text())
+    run = run_cli(["ppl", "--stride", "512"], tmp_path, "main.json", timeout=900).run
     value = {(c["method"], c["length"]): c["value"] for c in run["cells"] if c["status"] == "ok"}
     methods = list(dict.fromkeys(c["method"] for c in run["cells"]))
     assert len(methods) == 4, methods
     rope, ntk, coca, both = methods
     measured = [value[rope, 512], value[rope, 4096], value[ntk, 4096], value[coca, 4096], value[both, 4096]]
     assert [round(v, 1) for v in measured] == _readme_figures(), (methods, measured)
+
+
+def _readme_passkey_counts() -> list[int]:
+    """The keys out of 25 the README quotes for a bare `coca-eval passkey`, in the order it names them:
+    RoFormer and + CoCA at 512, + dynamic NTK & CoCA at 1k and 2k, + dynamic NTK at 1k and 2k."""
+    match = re.search(
+        r"RoFormer retrieves (\d+) of 25 keys at 512 tokens and none past its window, \+ CoCA (\d+) of 25 "
+        r"at 512 and none past, \+ dynamic NTK & CoCA (\d+) of 25 at 1k and (\d+) at 2k where \+ dynamic "
+        r"NTK alone gets (\d+) and (\d+)",
+        page("README.md"),
+    )
+    assert match, "the README no longer quotes the bare passkey run's counts in the sentence this test reads"
+    return [int(v) for v in match.groups()]
+
+
+@pytest.mark.slow
+def test_a_bare_passkey_run_retrieves_the_keys_the_readme_counts(bare_run):
+    """README: a bare `coca-eval passkey` (zoo-passkey, 512..4k, 25 samples): the keys each method
+    retrieves where the README counts them, and none past 512 where it says so."""
+    cells = {(c["method"], c["length"]): c for c in bare_run("passkey").ok_cells()}
+    keys = {where: sum(s["correct"] for s in c["detail"]["samples"]) for where, c in cells.items()}
+    rope, coca = "RoFormer", "RoFormer + CoCA"
+    ntk, both = "RoFormer + dynamic NTK", "RoFormer + dynamic NTK & CoCA"
+    quoted = [keys[rope, 512], keys[coca, 512], keys[both, 1024], keys[both, 2048], keys[ntk, 1024]]
+    assert [*quoted, keys[ntk, 2048]] == _readme_passkey_counts()
+    assert {keys[m, n] for m in (rope, coca) for n in (1024, 2048, 4096)} == {0}  # "none past"
+    assert len(cells) == 16  # four methods at 512..4k, every cell ok
 
 
 def _readme_ruler_table() -> tuple[dict[tuple[str, int], float], str]:
@@ -183,19 +205,12 @@ def _readme_ruler_table() -> tuple[dict[tuple[str, int], float], str]:
 
 
 @pytest.mark.slow
-def test_a_bare_ruler_run_prints_the_readme_table(tmp_path):
+def test_a_bare_ruler_run_prints_the_readme_table(bare_run):
     """README: a bare `coca-eval ruler` (the ruler-quick preset, SmolLM2-135M-Instruct through its chat
     template, offline) gives every task's score at 1k and 2k as quoted, and the effective-length line.
     The same command opens docs/ruler.md, whose block this test runs too."""
-    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
-    done = subprocess.run(
-        [sys.executable, "-m", "coca_eval", "ruler", "--output", "ruler.json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    run = json.loads((tmp_path / "ruler.json").read_text())
-    cells = [c for c in run["cells"] if c["status"] == "ok"]
-    measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in cells}
+    done = bare_run("ruler")
+    measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in done.ok_cells()}
     quoted, effective = _readme_ruler_table()
     assert measured == quoted
     assert effective in re.sub(r"\s+", " ", done.stdout)
@@ -215,20 +230,12 @@ def _readme_helmet_table() -> tuple[dict[tuple[str, int], float], str]:
 
 
 @pytest.mark.slow
-def test_a_bare_helmet_run_prints_the_readme_table(tmp_path):
+def test_a_bare_helmet_run_prints_the_readme_table(bare_run):
     """README: a bare `coca-eval helmet` (the helmet-quick preset, SmolLM2-135M-Instruct, offline)
     gives every recall task's score at 1k and 2k as quoted, their average, and the effective length.
     The same command opens docs/helmet.md's worked example."""
-    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
-    done = subprocess.run(
-        [sys.executable, "-m", "coca_eval", "helmet", "--output", "helmet.json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    run = json.loads((tmp_path / "helmet.json").read_text())
-    measured = {
-        (c["dataset"], c["length"]): round(c["value"], 1) for c in run["cells"] if c["status"] == "ok"
-    }
+    run = bare_run("helmet").run
+    measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in bare_run("helmet").ok_cells()}
     quoted, effective = _readme_helmet_table()
     average = quoted.pop(("Recall average", 1024)), quoted.pop(("Recall average", 2048))
     assert measured == quoted
@@ -241,20 +248,12 @@ def test_a_bare_helmet_run_prints_the_readme_table(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_bare_babilong_run_prints_the_readme_table(tmp_path):
+def test_a_bare_babilong_run_prints_the_readme_table(bare_run):
     """README: a bare `coca-eval babilong` (the babilong-quick preset, SmolLM2-135M-Instruct, offline)
     gives each task's accuracy at 1k and 2k as quoted, their average, and the effective length.
     The same command opens docs/babilong.md's worked example."""
-    env = {**os.environ, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
-    done = subprocess.run(
-        [sys.executable, "-m", "coca_eval", "babilong", "--output", "babilong.json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    run = json.loads((tmp_path / "babilong.json").read_text())
-    measured = {
-        (c["dataset"], c["length"]): round(c["value"], 1) for c in run["cells"] if c["status"] == "ok"
-    }
+    run = bare_run("babilong").run
+    measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in bare_run("babilong").ok_cells()}
     quoted, effective = _readme_babilong_table()
     assert _docs_babilong_table() == quoted  # the worked example prints the same run
     average = quoted.pop(("Average", 1024)), quoted.pop(("Average", 2048))
