@@ -122,7 +122,13 @@ def _report_formats() -> list[str]:
     "--trained-context", type=int, help="Trained context for Fig 5 (default: from the run's model)."
 )
 @click.option("--no-plots", is_flag=True, help="Tables only.")
-def report(runs, formats, out_dir, definition, no_plots, **overrides) -> None:
+@click.option(
+    "--side-by-side",
+    is_flag=True,
+    help="Two runs (baseline, candidate) cell by cell, each pair marked paired or unpaired and why "
+    "(e.g. an imported lm-eval run beside ours): side_by_side.csv and .md under --out.",
+)
+def report(runs, formats, out_dir, definition, no_plots, side_by_side, **overrides) -> None:
     """Tables (Markdown, LaTeX, CSV, HTML) and plots from one or more results files, like the paper's.
 
     \b
@@ -135,6 +141,9 @@ def report(runs, formats, out_dir, definition, no_plots, **overrides) -> None:
     from coca_eval.report.render import terminal_frame
     from coca_eval.tables import rich_table
 
+    if side_by_side:
+        _side_by_side(runs, out_dir)
+        return
     spec = load_definition(definition).with_overrides(**overrides, plots=False if no_plots else None)
     try:
         output = build_report(runs, spec, formats or ("md",), out_dir)
@@ -143,6 +152,30 @@ def report(runs, formats, out_dir, definition, no_plots, **overrides) -> None:
     for table in output.tables:
         stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
     stderr().print(f"report written to {out_dir} ({len(output.files)} files, {len(output.plots)} plots)")
+
+
+def _side_by_side(runs, out_dir: Path) -> None:
+    """``report --side-by-side BASELINE CANDIDATE``: the table on the terminal, CSV and Markdown files."""
+    from coca_eval.cli.output import stderr, stdout
+    from coca_eval.files import write_atomic
+    from coca_eval.report.side_by_side import side_by_side
+    from coca_eval.results import require_complete
+    from coca_eval.tables import rich_table
+    from coca_eval.taskspec import load_checked_run
+
+    if len(runs) != 2:
+        raise CocaEvalError(f"--side-by-side takes two results files (baseline, candidate), not {len(runs)}")
+    base, cand = (require_complete(load_checked_run(Path(p)), Path(p)) for p in runs)
+    frame = side_by_side(base, cand)
+    shown = frame.fillna("-").astype(str).set_index("method")
+    stdout().print(rich_table(shown, title=f"[bold]{runs[0]} | {runs[1]}[/bold]"))
+    try:
+        write_atomic(Path(out_dir) / "side_by_side.csv", frame.to_csv(index=False))
+        write_atomic(Path(out_dir) / "side_by_side.md", frame.fillna("-").to_markdown(index=False) + "\n")
+    except OSError as exc:
+        raise CocaEvalError(f"cannot write the report to {out_dir}: {exc.strerror or exc}") from None
+    paired = int((frame["pairing"] == "paired").sum())
+    stderr().print(f"{paired} of {len(frame)} cells pair sample by sample; written to {out_dir}")
 
 
 @click.command()

@@ -10,6 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from test_gate_cli import invoke
 
@@ -169,3 +170,36 @@ def test_the_gate_refuses_samples_that_differ(capsys, tmp_path):
     assert refused.returncode == 2 and "RULER samples (their references) differ" in refused.stderr, (
         refused.stdout + refused.stderr
     )
+
+
+def test_report_side_by_side_shows_samples_that_differ_unpaired_and_says_why(capsys, tmp_path):
+    """What the gate refuses, ``report --side-by-side`` still shows: the niah_single_1 cells whose
+    needles differ are marked unpaired with the gate's reason; the vt cells, the same samples, pair."""
+    base = tmp_path / "base.json"
+    assert invoke(capsys, "import", "lm-eval", DATA, "--output", base).returncode == 0
+    data = json.loads(base.read_text())
+    for cell in [c for c in data["cells"] if c["dataset"] == "niah_single_1"]:
+        for record in cell["detail"]["samples"]:
+            record["answers"] = ["1234567"]
+            record["output"], record["score"], record["found"] = "1234567", 1.0, [True]
+        cell["value"] = 100.0
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data))
+    shown = invoke(capsys, "report", "--side-by-side", base, other, "--out", tmp_path / "side")
+    assert shown.returncode == 0, shown.stderr
+    rows = pd.read_csv(tmp_path / "side" / "side_by_side.csv")
+    niah, vt = rows[rows["dataset"] == "niah_single_1"], rows[rows["dataset"] == "vt"]
+    assert len(niah) == len(vt) == 2
+    assert niah["pairing"].str.startswith("unpaired: RULER samples (their references) differ").all()
+    assert (vt["pairing"] == "paired").all() and (vt["delta"] == 0).all()
+    assert (niah["candidate"].astype(float) == 100.0).all()
+    assert "2 of 4 cells pair sample by sample" in shown.stderr
+    assert (tmp_path / "side" / "side_by_side.md").read_text().count("unpaired") == 2
+
+
+def test_report_side_by_side_takes_two_runs(capsys, tmp_path):
+    base = tmp_path / "base.json"
+    assert invoke(capsys, "import", "lm-eval", DATA, "--output", base).returncode == 0
+    refused = invoke(capsys, "report", "--side-by-side", base, "--out", tmp_path / "side")
+    assert refused.returncode == 2 and "two results files" in refused.stderr
+    assert not (tmp_path / "side").exists()
