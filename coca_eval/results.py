@@ -57,7 +57,19 @@ class Cell(BaseModel):
         return self
 
 
-LOWER_IS_BETTER = frozenset({"ppl", "perplexity", "nll", "loss", "bpb", "bits_per_byte"})
+LOWER_IS_BETTER = frozenset(
+    {
+        "ppl",
+        "perplexity",
+        "nll",
+        "loss",
+        "bpb",
+        "bits_per_byte",
+        "word_perplexity",
+        "byte_perplexity",
+        "word_ppl",
+    }
+)
 
 
 def value_mismatch(cell: Cell, value: float, n: int) -> str | None:

@@ -166,6 +166,7 @@ TASKS = Registry[TaskSpec](
         "coca_eval.babilong.spec",
         "coca_eval.opencompass.spec",
         "coca_eval.analyses.spec",
+        "coca_eval.imported.spec",
     ),
     first=("ppl", "passkey", "opencompass"),  # the papers' order, whichever spec module loaded first
 )

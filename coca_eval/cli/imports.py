@@ -20,14 +20,19 @@ def import_group() -> None:
     "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The results file."
 )
 @click.option("--method", default=None, help="The method's label (default: lm-eval's model name).")
+@click.option(
+    "--tasks", default=None, help="Only these of the folder's tasks, comma-separated (default: all)."
+)
 @click.option("--force", is_flag=True, help="Overwrite an --output that holds another run.")
-def lm_eval(folder: Path, output: Path, method: str | None, force: bool) -> None:
+def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, force: bool) -> None:
     """An lm-evaluation-harness --output_path folder written with --log_samples: its RULER tasks become
     `ruler` cells per task and length, every per-sample score lm-eval's own and checked against RULER's
-    scoring, every aggregate checked against its samples.
+    scoring, every aggregate checked against its samples; its perplexity tasks become `lm-eval` cells
+    under lm-eval's task and metric names, each document's log-likelihood and counts checked.
 
     \b
     coca-eval import lm-eval lmeval-out/ --output runs/lmeval-ruler.json
+    coca-eval import lm-eval lmeval-ppl/ --tasks wikitext --output runs/lmeval-wikitext.json
     """
     from coca_eval.cli.ruler import print_run_tables
     from coca_eval.imported.evaluation_harness import import_harness_dir
@@ -35,10 +40,14 @@ def lm_eval(folder: Path, output: Path, method: str | None, force: bool) -> None
     from coca_eval.ruler.params import RULER_THRESHOLD
     from coca_eval.ruler.report import summary_table, task_table
 
-    run = import_harness_dir(folder, method)
+    chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
+    run = import_harness_dir(folder, method, chosen)
     check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
     save_run(run, output)
     source = run.config["source"]
+    if run.config["task"] != "ruler":
+        _print_metrics(run, output, f"lm-eval {source['version']} ({source['results']})")
+        return
     heading = f"[bold]RULER[/bold] from lm-eval {source['version']} ({source['results']})"
     print_run_tables(
         run,
@@ -83,3 +92,16 @@ def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: boo
         lambda name: task_table(run.cells, name, SHORTEST_SHARE),
         lambda: summary_table(run.cells, SHORTEST_SHARE),
     )
+
+
+def _print_metrics(run, output: Path, heading: str) -> None:
+    """Imported cells that keep lm-eval's names: a row per task, a column per metric."""
+    import pandas as pd
+
+    from coca_eval.cli.output import stderr, stdout
+    from coca_eval.tables import rich_table
+
+    frame = pd.DataFrame([{"task": c.dataset, "metric": c.metric, "value": c.value} for c in run.cells])
+    table = frame.pivot(index="task", columns="metric", values="value").map(lambda v: f"{v:.4g}")
+    stdout().print(rich_table(table, title=f"[bold]{heading}[/bold]"))
+    stderr().print(f"results written to {output}")

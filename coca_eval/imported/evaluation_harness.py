@@ -11,7 +11,9 @@ must be the mean of its samples: a file that disagrees is refused in one line, n
 
 lm-eval's RULER ``process_results`` writes ``-1`` for every length a document was not generated at,
 and its aggregate then prints ``-1`` for lengths the run never visited: those are placeholders, not
-scores, and are dropped. Tasks outside the RULER port are refused for now, naming them.
+scores, and are dropped. lm-eval's perplexity tasks (``loglikelihood_rolling``) become ``lm-eval``
+cells under their own names (:mod:`coca_eval.imported.harness_perplexity`); other tasks are refused,
+naming them.
 """
 
 from __future__ import annotations
@@ -172,19 +174,34 @@ def ruler_cells(task: str, results: HarnessResults, samples: list[HarnessSample]
     return cells
 
 
-def import_harness_dir(folder: Path, method: str | None = None) -> Run:
-    """The RULER tasks of an lm-eval output directory as a ``ruler`` run (see the module doc)."""
+def import_harness_dir(folder: Path, method: str | None = None, tasks: list[str] | None = None) -> Run:
+    """An lm-eval output directory's RULER tasks as a ``ruler`` run, or its perplexity tasks as an
+    ``lm-eval`` run (see the module doc); ``tasks`` chooses among the folder's tasks."""
+    from coca_eval.imported.harness_perplexity import is_perplexity_task
     from coca_eval.provenance import code_provenance
 
     path, results = read_results(Path(folder))
-    tasks = sorted(results.results)
-    others = [t for t in tasks if t not in RULER_NAMES]
+    tasks = sorted(tasks or results.results)
+    missing = [t for t in tasks if t not in results.results]
+    if missing:
+        raise CocaEvalError(
+            f"{path.name} holds no task {', '.join(missing)} (it has {', '.join(results.results)})"
+        )
+    perplexity = [t for t in tasks if is_perplexity_task(results.configs.get(t) or {})]
+    others = [t for t in tasks if t not in RULER_NAMES and t not in perplexity]
     if others:
         raise CocaEvalError(
-            f"{path.name}: {', '.join(others)} cannot be imported yet (only lm-eval's RULER tasks: "
-            f"{', '.join(sorted(RULER_NAMES))})"
+            f"{path.name}: {', '.join(others)} cannot be imported yet (lm-eval's RULER tasks "
+            f"({', '.join(sorted(RULER_NAMES))}) and its perplexity tasks can)"
+        )
+    if perplexity and len(perplexity) < len(tasks):
+        raise CocaEvalError(
+            f"{path.name} holds RULER and perplexity tasks: import them apart (--tasks "
+            f"{','.join(perplexity)}, then the others)"
         )
     label = method or Path(str(results.model_name or results.config.get("model", "lm-eval"))).name
+    if perplexity:
+        return _perplexity_run(path, results, tasks, label)
     cells = []
     for task in tasks:
         cells += ruler_cells(task, results, read_samples(path, task), label, path.name)
@@ -198,12 +215,45 @@ def import_harness_dir(folder: Path, method: str | None = None) -> Run:
             "haystack": "lm-eval's",
             "chat_template": results.chat_template_sha or "none",
         },
-        "source": {
-            "harness": "lm-eval",
-            "version": results.lm_eval_version,
-            "results": path.name,
-            "model": results.config.get("model"),
-            "model_args": results.config.get("model_args"),
-        },
+        "source": _source(path, results),
     }
     return Run(**code_provenance(), config=config, cells=cells)
+
+
+def _perplexity_run(path: Path, results: HarnessResults, tasks: list[str], label: str) -> Run:
+    """lm-eval's perplexity tasks as ``lm-eval`` cells under their own names; the window (the model's
+    max_length) is part of the protocol, so two runs with different windows are not compared."""
+    from coca_eval.imported.harness_perplexity import TASK, perplexity_cells
+    from coca_eval.provenance import code_provenance
+
+    cells = []
+    for task in tasks:
+        cells += perplexity_cells(task, results.results[task], read_samples(path, task), label, path.name)
+    config = {
+        "task": TASK,
+        "params": {"tasks": tasks, "max_length": _model_arg(results.config.get("model_args"), "max_length")},
+        "source": _source(path, results),
+    }
+    return Run(**code_provenance(), config=config, cells=cells)
+
+
+def _model_arg(model_args: Any, name: str) -> str | None:
+    """One of lm-eval's ``--model_args`` (a ``k=v,k=v`` string or a dict), as text; None if unset."""
+    if isinstance(model_args, dict):
+        value = model_args.get(name)
+        return None if value is None else str(value)
+    for part in str(model_args or "").split(","):
+        key, _, value = part.partition("=")
+        if key.strip() == name:
+            return value.strip()
+    return None
+
+
+def _source(path: Path, results: HarnessResults) -> dict:
+    return {
+        "harness": "lm-eval",
+        "version": results.lm_eval_version,
+        "results": path.name,
+        "model": results.config.get("model"),
+        "model_args": results.config.get("model_args"),
+    }
