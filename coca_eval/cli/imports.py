@@ -58,6 +58,41 @@ def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, f
     )
 
 
+@import_group.command(name="ruler")
+@click.argument(
+    "folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option(
+    "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The results file."
+)
+@click.option("--method", default="RULER", show_default=True, help="The method's label.")
+@click.option("--force", is_flag=True, help="Overwrite an --output that holds another run.")
+def ruler(folders: tuple[Path, ...], output: Path, method: str, force: bool) -> None:
+    """RULER's prediction folders (<N>/pred: a <task>.jsonl per task and the summary.csv of RULER's
+    eval/evaluate.py), one per length: each task becomes a `ruler` cell per length, every answer scored
+    with this project's RULER scoring and each task's mean held to the score RULER's summary gives.
+
+    \b
+    coca-eval import ruler out/synthetic/4096/pred out/synthetic/8192/pred --output runs/ruler.json
+    """
+    from coca_eval.cli.ruler import print_run_tables
+    from coca_eval.imported.ruler_predictions import import_ruler_predictions
+    from coca_eval.results import check_overwrite, save_run
+    from coca_eval.ruler.params import RULER_THRESHOLD
+    from coca_eval.ruler.report import summary_table, task_table
+
+    run = import_ruler_predictions(list(folders), method)
+    check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
+    save_run(run, output)
+    print_run_tables(
+        run,
+        output,
+        f"[bold]RULER[/bold] from RULER's predictions ({run.config['source']['results']})",
+        lambda name: task_table(run.cells, name, RULER_THRESHOLD),
+        lambda: summary_table(run.cells, RULER_THRESHOLD),
+    )
+
+
 @import_group.command(name="helmet")
 @click.argument(
     "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
