@@ -57,20 +57,17 @@ def babi_samples(task: str, babi_data: str | None, seed: int) -> tuple[BabiSampl
 def babi_hub_file(task: str) -> Path:
     """The task's English test file, unpacked once from bAbI's archive on the hub into the cache."""
     from coca_eval.assets import cache_dir
-    from coca_eval.data.hub_archive import fetch_archive, unpack_member
+    from coca_eval.data.hub_archive import cached_member
 
-    target = cache_dir() / "babi" / f"{task}_test.txt"
-    if target.is_file():
-        return target
-    archive = fetch_archive(
+    return cached_member(
         BABI_REPO,
         BABI_ARCHIVE,
+        f"tasks_1-20_v1-2/en/{task}_*_test.txt",
+        cache_dir() / "babi" / f"{task}_test.txt",
         f"{task} reads bAbI's tasks from {BABI_REPO} ({BABI_ARCHIVE}) on the hub, which could not be "
         "fetched ({reason}); download tasks_1-20_v1-2 and pass --babi-data with its folder",
+        f"{task}: bAbI's archive has no tasks_1-20_v1-2/en/{task}_*_test.txt",
     )
-    if not unpack_member(archive, f"tasks_1-20_v1-2/en/{task}_*_test.txt", target):
-        raise CocaEvalError(f"{task}: bAbI's archive has no tasks_1-20_v1-2/en/{task}_*_test.txt")
-    return target
 
 
 class BabilongRow(BaseModel):

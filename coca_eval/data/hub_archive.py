@@ -40,3 +40,16 @@ def unpack_member(archive: Path, pattern: str, target: Path) -> bool:
                 partial.replace(target)
                 return True
     return False
+
+
+def cached_member(
+    repo: str, filename: str, pattern: str, target: Path, unreachable: str, missing: str
+) -> Path:
+    """``target`` when a run already wrote it, else the member of the hub archive matching ``pattern``
+    written there: ``unreachable`` (with ``{reason}``) when the archive cannot be fetched, ``missing``
+    when it holds no such member, each one line."""
+    if target.is_file():
+        return target
+    if not unpack_member(fetch_archive(repo, filename, unreachable), pattern, target):
+        raise CocaEvalError(missing)
+    return target

@@ -98,17 +98,14 @@ def hub_file(task: str, relative: str) -> Path:
     """``relative`` unpacked from HELMET's archive on the hub, once (see
     :mod:`coca_eval.data.hub_archive`)."""
     from coca_eval.assets import cache_dir
-    from coca_eval.data.hub_archive import fetch_archive, unpack_member
+    from coca_eval.data.hub_archive import cached_member
 
-    target = cache_dir() / "helmet-data" / relative
-    if target.is_file():
-        return target
-    archive = fetch_archive(
+    return cached_member(
         HUB_REPO,
         HUB_ARCHIVE,
+        f"data/{relative}",
+        cache_dir() / "helmet-data" / relative,
         f"{task} reads HELMET's {relative} from {ARCHIVE}, which could not be fetched ({{reason}}); "
         "download and unpack it, and pass --data with the data directory",
+        f"{task}: HELMET's archive has no data/{relative}",
     )
-    if not unpack_member(archive, f"data/{relative}", target):
-        raise CocaEvalError(f"{task}: HELMET's archive has no data/{relative}")
-    return target
