@@ -191,17 +191,17 @@ def test_a_bare_passkey_run_retrieves_the_keys_the_readme_counts(bare_run):
     assert len(cells) == 16  # four methods at 512..4k, every cell ok
 
 
-def _readme_ruler_table() -> tuple[dict[tuple[str, int], float], str]:
-    """README.md's printed ``ruler-quick`` table: each (task, length) score, and its effective-length line."""
-    text = (ROOT / "README.md").read_text()
-    block = re.search(r"```text\nTask +1k +2k\n(.*?)```", text, re.S)
-    assert block, "the README no longer shows the ruler-quick table this test reads"
+def _quoted_table(name: str, header: str, tail: int) -> tuple[dict[tuple[str, int], float], list[str]]:
+    """A run's printed table as a page quotes it: ``(task, length) -> score`` for each row but the last
+    ``tail`` lines (an average, the effective-length sentence), which come back as text."""
+    block = re.search(rf"```text\n{header}\n(.*?)```", (ROOT / name).read_text(), re.S)
+    assert block, f"{name} no longer shows the table headed {header!r} that this test reads"
     lines = block.group(1).strip().splitlines()
     scores = {}
-    for line in lines[:-2]:  # the task rows; then Average, then the effective-length sentence
-        task, one, two = line.split()
+    for line in lines[: len(lines) - tail]:
+        task, one, two = line.rsplit(maxsplit=2)
         scores[task, 1024], scores[task, 2048] = float(one), float(two)
-    return scores, lines[-1]
+    return scores, lines[len(lines) - tail :]
 
 
 @pytest.mark.slow
@@ -211,22 +211,9 @@ def test_a_bare_ruler_run_prints_the_readme_table(bare_run):
     The same command opens docs/ruler.md, whose block this test runs too."""
     done = bare_run("ruler")
     measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in done.ok_cells()}
-    quoted, effective = _readme_ruler_table()
+    quoted, (_, effective) = _quoted_table("README.md", "Task +1k +2k", tail=2)
     assert measured == quoted
     assert effective in re.sub(r"\s+", " ", done.stdout)
-
-
-def _readme_helmet_table() -> tuple[dict[tuple[str, int], float], str]:
-    """README.md's printed ``helmet-quick`` table: each (task, length) score and the category's row."""
-    text = (ROOT / "README.md").read_text()
-    block = re.search(r"```text\nRecall task +1k +2k\n(.*?)```", text, re.S)
-    assert block, "the README no longer shows the helmet-quick table this test reads"
-    lines = block.group(1).strip().splitlines()
-    scores = {}
-    for line in lines[:-1]:  # the task rows and the category average; then the effective length
-        task, one, two = line.rsplit(maxsplit=2)
-        scores[task, 1024], scores[task, 2048] = float(one), float(two)
-    return scores, lines[-1]
 
 
 @pytest.mark.slow
@@ -236,7 +223,7 @@ def test_a_bare_helmet_run_prints_the_readme_table(bare_run):
     The same command opens docs/helmet.md's worked example."""
     run = bare_run("helmet").run
     measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in bare_run("helmet").ok_cells()}
-    quoted, effective = _readme_helmet_table()
+    quoted, (effective,) = _quoted_table("README.md", "Recall task +1k +2k", tail=1)
     average = quoted.pop(("Recall average", 1024)), quoted.pop(("Recall average", 2048))
     assert measured == quoted
     recorded = run["config"]["effective_length"]["methods"]
@@ -254,38 +241,14 @@ def test_a_bare_babilong_run_prints_the_readme_table(bare_run):
     The same command opens docs/babilong.md's worked example."""
     run = bare_run("babilong").run
     measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in bare_run("babilong").ok_cells()}
-    quoted, effective = _readme_babilong_table()
-    assert _docs_babilong_table() == quoted  # the worked example prints the same run
+    quoted, (effective,) = _quoted_table("README.md", "BABILong task +1k +2k", tail=1)
+    worked, _ = _quoted_table("docs/babilong.md", "Task +1k +2k", tail=1)
+    assert worked == quoted  # the worked example prints the same run
     average = quoted.pop(("Average", 1024)), quoted.pop(("Average", 2048))
     assert measured == quoted
     (reading,) = run["config"]["effective_length"]["methods"].values()
     assert tuple(round(reading["average"][n], 1) for n in ("1024", "2048")) == average
     assert effective == f"Effective length (95 % bound at 85 % of 1k): {_length(reading['effective'])}"
-
-
-def _docs_babilong_table() -> dict[tuple[str, int], float]:
-    """docs/babilong.md's worked example: each (task, length) accuracy and the average."""
-    text = (ROOT / "docs" / "babilong.md").read_text()
-    block = re.search(r"```text\nTask +1k +2k\n(.*?)```", text, re.S)
-    assert block, "docs/babilong.md no longer shows the worked example's table"
-    scores = {}
-    for line in block.group(1).strip().splitlines()[:-1]:
-        task, one, two = line.rsplit(maxsplit=2)
-        scores[task, 1024], scores[task, 2048] = float(one), float(two)
-    return scores
-
-
-def _readme_babilong_table() -> tuple[dict[tuple[str, int], float], str]:
-    """README.md's printed ``babilong-quick`` table: each (task, length) accuracy and the average."""
-    text = (ROOT / "README.md").read_text()
-    block = re.search(r"```text\nBABILong task +1k +2k\n(.*?)```", text, re.S)
-    assert block, "the README no longer shows the babilong-quick table this test reads"
-    lines = block.group(1).strip().splitlines()
-    scores = {}
-    for line in lines[:-1]:  # the task rows and the average; then the effective length
-        task, one, two = line.rsplit(maxsplit=2)
-        scores[task, 1024], scores[task, 2048] = float(one), float(two)
-    return scores, lines[-1]
 
 
 def _length(tokens: int | None) -> str:
