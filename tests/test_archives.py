@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import io
-import tarfile
 import zipfile
 
 import pytest
+from archive_files import write_tar
 
 from coca_eval.archives import read_member
 from coca_eval.errors import CocaEvalError
@@ -16,11 +15,7 @@ def test_read_member_from_wheel_and_tarball(tmp_path):
     wheel = tmp_path / "pkg-1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as zf:
         zf.writestr("pkg/data.bin", b"zip bytes")
-    sdist = tmp_path / "pkg-1.0.tar.gz"
-    with tarfile.open(sdist, "w:gz") as tf:
-        info = tarfile.TarInfo("pkg-1.0/data.txt")
-        info.size = 9
-        tf.addfile(info, io.BytesIO(b"tar bytes"))
+    sdist = write_tar(tmp_path / "pkg-1.0.tar.gz", {"pkg-1.0/data.txt": b"tar bytes"})
     assert read_member(wheel, "pkg/data.bin") == b"zip bytes"
     assert read_member(sdist, "pkg-1.0/data.txt") == b"tar bytes"
     for archive in (wheel, sdist):

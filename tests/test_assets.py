@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import subprocess
-import tarfile
 from pathlib import Path
 
 import pytest
+from archive_files import write_tar
 
 from coca_eval import assets
 from coca_eval.assets import (
@@ -141,13 +140,7 @@ def _sdist_running_code(folder: Path, marker: Path) -> Path:
         "demo-1.0/PKG-INFO": b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
     }
     folder.mkdir(parents=True, exist_ok=True)
-    sdist = folder / "demo-1.0.tar.gz"
-    with tarfile.open(sdist, "w:gz") as tf:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
-    return sdist
+    return write_tar(folder / "demo-1.0.tar.gz", members)
 
 
 @pytest.fixture

@@ -3,26 +3,15 @@ written only at the path this project chooses, whole or not at all; an archive o
 
 from __future__ import annotations
 
-import io
-import tarfile
-
 import pytest
+from archive_files import write_tar
 
 from coca_eval.data.hub_archive import fetch_archive, unpack_member
 from coca_eval.errors import CocaEvalError
 
 
-def _archive(path, members: dict[str, bytes]):
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
-
-
 def test_the_first_match_is_written_where_asked_and_nowhere_else(tmp_path):
-    archive = _archive(
+    archive = write_tar(
         tmp_path / "a.tar.gz",
         {"./tasks/en/qa10_x_test.txt": b"ten", "./tasks/en/qa1_x_test.txt": b"one", "../evil.txt": b"no"},
     )
