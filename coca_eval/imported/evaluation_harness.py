@@ -23,7 +23,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.results import Cell, Run
@@ -37,6 +37,7 @@ RULER_NAMES = {
     "ruler_vt": "vt", "ruler_cwe": "cwe", "ruler_fwe": "fwe",
     "ruler_qa_squad": "qa_1", "ruler_qa_hotpot": "qa_2",
 }  # fmt: skip
+KNOWN_VERSIONS = ("0.4.",)  # lm-eval releases whose output layout this reads
 PLACEHOLDER = -1.0  # lm-eval RULER's score for a length the document was not generated at
 
 
@@ -64,6 +65,14 @@ class HarnessResults(BaseModel):
     lm_eval_version: str
     model_name: str = ""
     chat_template_sha: str | None = None
+
+    @field_validator("lm_eval_version")
+    @classmethod
+    def _known_layout(cls, version: str) -> str:
+        """The layout read here is lm-eval 0.4's (its results and samples files); another may differ."""
+        if not version.startswith(KNOWN_VERSIONS):
+            raise ValueError(f"lm-eval {version}'s files are not read (known: {', '.join(KNOWN_VERSIONS)}x)")
+        return version
 
 
 def _first_error(exc: ValidationError) -> str:

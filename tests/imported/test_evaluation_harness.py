@@ -203,3 +203,14 @@ def test_report_side_by_side_takes_two_runs(capsys, tmp_path):
     refused = invoke(capsys, "report", "--side-by-side", base, "--out", tmp_path / "side")
     assert refused.returncode == 2 and "two results files" in refused.stderr
     assert not (tmp_path / "side").exists()
+
+
+def test_a_file_from_an_unknown_lm_eval_version_is_one_line_naming_the_field(capsys, tmp_path):
+    folder = _copy(tmp_path)
+    path = next(folder.glob("results_*.json"))
+    results = json.loads(path.read_text())
+    results["lm_eval_version"] = "0.3.0"
+    path.write_text(json.dumps(results))
+    refused = invoke(capsys, "import", "lm-eval", folder, "--output", tmp_path / "x.json")
+    assert refused.returncode == 2 and "lm_eval_version" in refused.stderr and "0.3.0" in refused.stderr
+    assert refused.stderr.strip().count("\n") == 0 and not (tmp_path / "x.json").exists()
