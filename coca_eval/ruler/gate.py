@@ -63,3 +63,18 @@ def effective_length_checks(base: Run, cand: Run, options: GateOptions) -> list[
             )
         )
     return checks
+
+
+def samples_mismatch(units_b: dict, units_c: dict, where: str) -> str:
+    """What differs between two cells' samples, concretely: other indices, or how many samples hold
+    other references, with the first as an example (two harnesses draw their own needles)."""
+    head = f"RULER samples (their references) differ at {where}"
+    if set(units_b) != set(units_c):
+        only_b, only_c = sorted(set(units_b) - set(units_c)), sorted(set(units_c) - set(units_b))
+        return f"{head}: indices only in the baseline {only_b[:5]}, only in the candidate {only_c[:5]}"
+    other = [i for i in sorted(units_b) if units_b[i] != units_c[i]]
+    first = other[0]
+    return (
+        f"{head}: {len(other)} of {len(units_b)} hold other references (sample {first}: "
+        f"{list(units_b[first])} vs {list(units_c[first])}); not the same samples"
+    )

@@ -51,6 +51,7 @@ register_task(
             units=lazy("coca_eval.ruler.report:unit_ids"),
             units_name="samples",
             units_differ="RULER samples (their references)",
+            units_mismatch=lazy("coca_eval.ruler.gate:samples_mismatch"),
             run_checks=lazy("coca_eval.ruler.gate:effective_length_checks"),
             dataset_names_row=True,
         ),

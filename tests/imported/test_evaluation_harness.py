@@ -170,6 +170,8 @@ def test_the_gate_refuses_samples_that_differ(capsys, tmp_path):
     assert refused.returncode == 2 and "RULER samples (their references) differ" in refused.stderr, (
         refused.stdout + refused.stderr
     )
+    assert "3 of 3 hold other references (sample 0: [" in refused.stderr  # which, and an example
+    assert "'1234567']" in refused.stderr and "not the same samples" in refused.stderr
 
 
 def test_report_side_by_side_shows_samples_that_differ_unpaired_and_says_why(capsys, tmp_path):
