@@ -13,6 +13,7 @@ from coca_eval.gate.stats import (
     holm_adjust,
     mcnemar_drop,
     paired_difference_interval,
+    paired_mean_drop,
     paired_ppl_ratio,
     sign_flip_p,
 )
@@ -138,3 +139,17 @@ def test_a_draw_of_exactly_no_change_counts_as_no_rise():
 
     assert bootstrap_p(np.array([0.0, 0.0, -0.1, 0.2]), 1, 4) == pytest.approx((1 + 3 + 1) / 5)
     assert bootstrap_p(np.array([0.1, 0.2]), 0, 2) == pytest.approx(1 / 3)
+
+
+def test_a_partial_credit_drop_is_the_mean_paired_difference_held_to_the_sign_flip_floor():
+    """Ten samples each 0.05 to 0.15 worse: the effect is their mean 0.1, inside its interval, and p is
+    the sign-flip test's exact 1/1024 (the bootstrap alone would claim less); identical scores give no
+    drop, p 1."""
+    base = np.linspace(0.3, 0.9, 10)
+    result = paired_mean_drop(base, base - np.linspace(0.05, 0.15, 10), alpha=0.05, n_boot=2000, seed=0)
+    assert math.isclose(result.effect, 0.1) and result.low < 0.1 < result.high
+    assert math.isclose(result.p_value, 1 / 1024)
+    same = paired_mean_drop(base, base, alpha=0.05, n_boot=2000, seed=0)
+    assert same.effect == 0.0 and same.p_value == 1.0
+    mixed = paired_mean_drop([1.0, 0.5, 0.0, 0.5], [0.5, 1.0, 0.5, 0.0], alpha=0.05, n_boot=2000, seed=0)
+    assert mixed.effect == 0.0 and mixed.p_value > 0.5  # gains cancel losses: no evidence of a drop

@@ -27,8 +27,8 @@ def import_group() -> None:
 def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, force: bool) -> None:
     """An lm-evaluation-harness --output_path folder written with --log_samples: its RULER tasks become
     `ruler` cells per task and length, every per-sample score lm-eval's own and checked against RULER's
-    scoring, every aggregate checked against its samples; its perplexity tasks become `lm-eval` cells
-    under lm-eval's task and metric names, each document's log-likelihood and counts checked.
+    scoring, every aggregate checked against its samples; its perplexity tasks (`lm-eval-perplexity`)
+    and other tasks (`lm-eval`) keep lm-eval's task and metric names, every value and aggregate checked.
 
     \b
     coca-eval import lm-eval lmeval-out/ --output runs/lmeval-ruler.json

@@ -93,6 +93,20 @@ def bootstrap_p(draws: np.ndarray, undefined: int, n_boot: int) -> float:
     return (1.0 + np.count_nonzero(draws <= 0.0) + undefined) / (n_boot + 1.0)
 
 
+def paired_mean_drop(
+    base: Sequence[float], cand: Sequence[float], alpha: float, n_boot: int, seed: int
+) -> PairedResult:
+    """Mean per-sample score drop ``mean(base - cand)`` on paired samples whose scores are not all 0/1
+    (an F1, a partial-credit score), with a paired sample bootstrap interval. As for perplexity, the
+    reported p is the larger of the bootstrap's and the exact sign-flip test's, which keeps the level
+    with few samples."""
+    diff = np.asarray(base, dtype=np.float64) - np.asarray(cand, dtype=np.float64)
+    draws = resample_counts(len(diff), n_boot, seed) @ diff / len(diff)
+    low, high = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0])
+    p_value = max(bootstrap_p(draws, 0, n_boot), sign_flip_p(diff, n_boot, seed + 1))
+    return PairedResult(float(diff.mean()), float(low), float(high), p_value)
+
+
 def mcnemar_drop(base_correct: Sequence[bool], cand_correct: Sequence[bool]) -> PairedResult:
     """Accuracy drop ``acc_b - acc_c`` on paired samples, exact one-sided McNemar p-value.
 

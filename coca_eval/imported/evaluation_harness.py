@@ -11,9 +11,9 @@ must be the mean of its samples: a file that disagrees is refused in one line, n
 
 lm-eval's RULER ``process_results`` writes ``-1`` for every length a document was not generated at,
 and its aggregate then prints ``-1`` for lengths the run never visited: those are placeholders, not
-scores, and are dropped. lm-eval's perplexity tasks (``loglikelihood_rolling``) become ``lm-eval``
-cells under their own names (:mod:`coca_eval.imported.harness_perplexity`); other tasks are refused,
-naming them.
+scores, and are dropped. lm-eval's perplexity tasks (``loglikelihood_rolling``) become
+``lm-eval-perplexity`` cells (:mod:`coca_eval.imported.harness_perplexity`) and its other tasks
+``lm-eval`` cells (:mod:`coca_eval.imported.harness_metrics`), both under lm-eval's own names.
 """
 
 from __future__ import annotations
@@ -186,7 +186,6 @@ def ruler_cells(task: str, results: HarnessResults, samples: list[HarnessSample]
 def import_harness_dir(folder: Path, method: str | None = None, tasks: list[str] | None = None) -> Run:
     """An lm-eval output directory's RULER tasks as a ``ruler`` run, or its perplexity tasks as an
     ``lm-eval`` run (see the module doc); ``tasks`` chooses among the folder's tasks."""
-    from coca_eval.imported.harness_perplexity import is_perplexity_task
     from coca_eval.provenance import code_provenance
 
     path, results = read_results(Path(folder))
@@ -196,21 +195,16 @@ def import_harness_dir(folder: Path, method: str | None = None, tasks: list[str]
         raise CocaEvalError(
             f"{path.name} holds no task {', '.join(missing)} (it has {', '.join(results.results)})"
         )
-    perplexity = [t for t in tasks if is_perplexity_task(results.configs.get(t) or {})]
-    others = [t for t in tasks if t not in RULER_NAMES and t not in perplexity]
-    if others:
-        raise CocaEvalError(
-            f"{path.name}: {', '.join(others)} cannot be imported yet (lm-eval's RULER tasks "
-            f"({', '.join(sorted(RULER_NAMES))}) and its perplexity tasks can)"
-        )
-    if perplexity and len(perplexity) < len(tasks):
-        raise CocaEvalError(
-            f"{path.name} holds RULER and perplexity tasks: import them apart (--tasks "
-            f"{','.join(perplexity)}, then the others)"
-        )
+    family = {t: _family(t, results.configs.get(t) or {}) for t in tasks}
+    kinds = sorted(set(family.values()))
+    if len(kinds) > 1:
+        split = "; ".join(f"--tasks {','.join(t for t in tasks if family[t] == k)}" for k in kinds)
+        raise CocaEvalError(f"{path.name} holds {' and '.join(kinds)} tasks: import them apart ({split})")
     label = method or Path(str(results.model_name or results.config.get("model", "lm-eval"))).name
-    if perplexity:
+    if kinds == ["perplexity"]:
         return _perplexity_run(path, results, tasks, label)
+    if kinds == ["other"]:
+        return _metrics_run(path, results, tasks, label)
     cells = []
     for task in tasks:
         cells += ruler_cells(task, results, read_samples(path, task), label, path.name)
@@ -222,6 +216,37 @@ def import_harness_dir(folder: Path, method: str | None = None, tasks: list[str]
             "samples": max((c.n for c in cells), default=0),
             "seed": results.config.get("random_seed"),
             "haystack": "lm-eval's",
+            "chat_template": results.chat_template_sha or "none",
+        },
+        "source": _source(path, results),
+    }
+    return Run(**code_provenance(), config=config, cells=cells)
+
+
+def _family(task: str, config: dict[str, Any]) -> str:
+    """How a task is imported: RULER's port (ruler cells), a perplexity task, or under lm-eval's names."""
+    from coca_eval.imported.harness_perplexity import is_perplexity_task
+
+    if task in RULER_NAMES:
+        return "RULER"
+    return "perplexity" if is_perplexity_task(config) else "other"
+
+
+def _metrics_run(path: Path, results: HarnessResults, tasks: list[str], label: str) -> Run:
+    """lm-eval's other tasks as ``lm-eval`` cells under their own names (see harness_metrics)."""
+    from coca_eval.imported.harness_metrics import TASK, metric_cells
+    from coca_eval.provenance import code_provenance
+
+    cells = []
+    for task in tasks:
+        printed, config = results.results[task], results.configs.get(task) or {}
+        cells += metric_cells(task, printed, config, read_samples(path, task), label, path.name)
+    config = {
+        "task": TASK,
+        "params": {
+            "tasks": tasks,
+            "num_fewshot": {t: (results.configs.get(t) or {}).get("num_fewshot") for t in tasks},
+            "generation_kwargs": {t: (results.configs.get(t) or {}).get("generation_kwargs") for t in tasks},
             "chat_template": results.chat_template_sha or "none",
         },
         "source": _source(path, results),

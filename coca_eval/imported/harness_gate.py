@@ -45,3 +45,40 @@ def _documents(cell: Cell) -> list[dict]:
     if not isinstance(documents, list):
         raise ValueError("no per-document records (documents)")
     return documents
+
+
+def sample_ids(cell: Cell) -> dict[int, tuple[str, str]]:
+    """lm-eval doc_id -> (prompt hash, target hash): two cells must hold exactly these to pair."""
+    return {int(s["index"]): (str(s["prompt_sha256"]), str(s["target_sha256"])) for s in _samples(cell)}
+
+
+def mean_contradiction(cell: Cell) -> str | None:
+    """Why the cell's value is not the mean of its samples' scores, or None."""
+    if cell.status != "ok":
+        return None
+    samples = _samples(cell)
+    mean = sum(float(s["value"]) for s in samples) / len(samples)
+    if cell.n != len(samples) or abs(mean - cell.value) > 1e-9:
+        return f"{cell.metric} is {cell.value} but its {len(samples)} samples average {mean:g}"
+    return None
+
+
+def paired_score_test(pair: CellPair, options: GateOptions, seed: int) -> tuple[int, PairedResult] | str:
+    """The candidate's score drop on the baseline's very samples: McNemar where every score is 0 or 1
+    (accuracy, exact match), else the paired sample bootstrap of the mean (partial credit)."""
+    from coca_eval.gate.stats import mcnemar_drop, paired_mean_drop
+
+    base = {s["index"]: float(s["value"]) for s in _samples(pair.base)}
+    cand = {s["index"]: float(s["value"]) for s in _samples(pair.cand)}
+    order = sorted(base)
+    scores_b, scores_c = [base[i] for i in order], [cand[i] for i in order]
+    if set(scores_b + scores_c) <= {0.0, 1.0}:
+        return len(order), mcnemar_drop([v == 1.0 for v in scores_b], [v == 1.0 for v in scores_c])
+    return len(order), paired_mean_drop(scores_b, scores_c, options.alpha, options.n_boot, seed)
+
+
+def _samples(cell: Cell) -> list[dict]:
+    samples = cell.detail.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise ValueError("no per-sample records (samples)")
+    return samples

@@ -20,7 +20,9 @@ from typing import Any
 from coca_eval.errors import CocaEvalError
 from coca_eval.results import Cell
 
-TASK = "lm-eval"  # the cells' task: lm-eval's own protocol, lm-eval's task name as the cell's dataset
+TASK = (
+    "lm-eval-perplexity"  # the cells' task: lm-eval's own protocol, lm-eval's task name as the cell's dataset
+)
 COUNTS = {"word_perplexity": "words", "byte_perplexity": "bytes", "bits_per_byte": "bytes"}
 
 

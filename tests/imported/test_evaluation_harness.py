@@ -113,13 +113,15 @@ def test_missing_samples_or_results_are_one_line_exit_2(capsys, tmp_path):
     assert "Traceback" not in result.stderr and not (tmp_path / "x.json").exists()
 
 
-def test_a_task_outside_the_ruler_port_is_named(tmp_path):
+def test_a_task_outside_the_ruler_port_is_imported_apart_and_named(tmp_path):
     folder = _copy(tmp_path)
     path = next(folder.glob("results_*.json"))
     results = json.loads(path.read_text())
     results["results"]["wikitext"] = {"word_perplexity,none": 30.0}
     path.write_text(json.dumps(results))
-    with pytest.raises(CocaEvalError, match="wikitext cannot be imported yet"):
+    with pytest.raises(
+        CocaEvalError, match=r"import them apart \(--tasks niah_single_1,ruler_vt; --tasks wikitext\)"
+    ):
         import_harness_dir(folder)
 
 

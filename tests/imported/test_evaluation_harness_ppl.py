@@ -59,7 +59,10 @@ def _consistent(printed: dict, samples: list[dict]) -> None:
 def test_every_document_and_aggregate_is_lm_evals():
     results, samples = _theirs()
     run = import_harness_dir(DATA)
-    assert run.config["task"] == "lm-eval" and run.config["params"] == {"tasks": [TASK], "max_length": "512"}
+    assert run.config["task"] == "lm-eval-perplexity" and run.config["params"] == {
+        "tasks": [TASK],
+        "max_length": "512",
+    }
     assert [c.metric for c in run.cells] == list(METRICS)
     for cell in run.cells:
         assert cell.dataset == TASK and cell.value == results["results"][TASK][f"{cell.metric},none"]
@@ -153,7 +156,7 @@ def test_a_folder_with_ruler_and_perplexity_tasks_is_imported_a_family_at_a_time
     out = tmp_path / "ppl.json"
     done = invoke(capsys, "import", "lm-eval", folder, "--tasks", TASK, "--output", out)
     assert done.returncode == 0, done.stderr
-    assert {c["task"] for c in json.loads(out.read_text())["cells"]} == {"lm-eval"}
+    assert {c["task"] for c in json.loads(out.read_text())["cells"]} == {"lm-eval-perplexity"}
     assert import_harness_dir(folder, tasks=["niah_single_1", "ruler_vt"]).config["task"] == "ruler"
     assert (
         "holds no task" in invoke(capsys, "import", "lm-eval", folder, "--tasks", "x", "--output", out).stderr
