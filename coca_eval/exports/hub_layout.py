@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.exports.run_tables import RunExport
+from coca_eval.exports.run_tables import RunExport, unit_records
 from coca_eval.files import write_atomic
 from coca_eval.results import Cell
 
@@ -119,7 +119,7 @@ def _samples(cells: Iterable[Cell]) -> dict[str, list[dict]]:
     fields lm-eval's viewers sort and join on."""
     lines: dict[str, list[dict]] = {}
     for cell in cells:
-        for record in cell.detail.get("samples") or cell.detail.get("documents") or []:
+        for record in unit_records(cell):
             line = {"doc_id": record.get("index"), "length": cell.length, "metric": cell.metric, **record}
             lines.setdefault(config_task(row_name(cell)), []).append(line)
     return lines

@@ -59,7 +59,7 @@ class RunExport:
         """Per task, every sample's record with the cell it belongs to (method, dataset, length)."""
         records: dict[str, list[dict]] = {}
         for cell in self.run.cells:
-            for sample in cell.detail.get("samples") or cell.detail.get("documents") or []:
+            for sample in unit_records(cell):
                 where = {"method": cell.method, "dataset": cell.dataset, "length": cell.length}
                 records.setdefault(cell.task, []).append({**where, "metric": cell.metric, **sample})
         return records
@@ -86,6 +86,11 @@ def read_export(path: Path) -> RunExport:
     from coca_eval.taskspec import load_checked_run
 
     return RunExport(Path(path), require_complete(load_checked_run(Path(path)), Path(path)))
+
+
+def unit_records(cell: Cell) -> list[dict]:
+    """A cell's per-unit records: its samples (generation tasks) or its documents (perplexity)."""
+    return cell.detail.get("samples") or cell.detail.get("documents") or []
 
 
 def _cell_row(cell: Cell) -> dict:

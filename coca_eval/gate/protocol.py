@@ -74,8 +74,8 @@ def pair_cells(base: Run, cand: Run) -> list[CellPair]:
     check_protocol(base, cand)
     pairs = []
     for label_b, label_c in pair_methods(base, cand):
-        cells_b = {_key(c): c for c in base.cells if c.method == label_b}
-        cells_c = {_key(c): c for c in cand.cells if c.method == label_c}
+        cells_b = {cell_key(c): c for c in base.cells if c.method == label_b}
+        cells_c = {cell_key(c): c for c in cand.cells if c.method == label_c}
         if set(cells_b) != set(cells_c):
             missing = sorted(set(cells_b) ^ set(cells_c), key=str)
             raise IncomparableRuns(f"incomparable runs: cells differ for {label_b!r}: {missing}")
@@ -126,5 +126,6 @@ def _labels(cells: Iterable[Cell]) -> list[str]:
     return list(dict.fromkeys(c.method for c in cells))
 
 
-def _key(cell: Cell) -> tuple:
+def cell_key(cell: Cell) -> tuple:
+    """Which cell of the other run a cell pairs with (its method aside)."""
     return (cell.task, cell.metric, cell.dataset, cell.length)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from coca_eval.gate.protocol import IncomparableRuns, check_protocol, check_units, pair_methods
+from coca_eval.gate.protocol import IncomparableRuns, cell_key, check_protocol, check_units, pair_methods
 from coca_eval.results import Cell, CellPair, Run
 
 PAIRED = "paired"
@@ -23,8 +23,8 @@ def side_by_side(base: Run, cand: Run) -> pd.DataFrame:
     protocol = _refusal(lambda: check_protocol(base, cand))
     rows = []
     for label_b, label_c in _method_pairs(base, cand):
-        cells_b = {_key(c): c for c in base.cells if c.method == label_b}
-        cells_c = {_key(c): c for c in cand.cells if c.method == label_c}
+        cells_b = {cell_key(c): c for c in base.cells if c.method == label_b}
+        cells_c = {cell_key(c): c for c in cand.cells if c.method == label_c}
         for key in list(cells_b) + [k for k in cells_c if k not in cells_b]:
             rows.append(_row(label_b, label_c, cells_b.get(key), cells_c.get(key), protocol))
     return pd.DataFrame(rows, columns=["method", *COLUMNS])
@@ -83,7 +83,3 @@ def _shown(cell: Cell | None) -> float | str | None:
 
 def _count(cell: Cell | None) -> str:
     return "-" if cell is None or cell.n is None else str(cell.n)
-
-
-def _key(cell: Cell) -> tuple:
-    return (cell.task, cell.metric, cell.dataset, cell.length)

@@ -156,18 +156,23 @@ def test_the_gate_pairs_two_imports_of_the_same_samples(capsys, tmp_path):
     assert same.returncode == 0, same.stdout + same.stderr
 
 
-def test_the_gate_refuses_samples_that_differ(capsys, tmp_path):
-    """A run whose niah_single_1 samples hold other needles is not the same samples: exit 2, saying so."""
-    base = tmp_path / "base.json"
-    assert invoke(capsys, "import", "lm-eval", DATA, "--output", base).returncode == 0
+def _other_needles(base: Path, out: Path, tasks: set[str]) -> Path:
+    """``base`` with every sample of ``tasks`` holding another needle, found: other samples, consistent."""
     data = json.loads(base.read_text())
-    for cell in data["cells"]:
+    for cell in [c for c in data["cells"] if c["dataset"] in tasks]:
         for record in cell["detail"]["samples"]:
             record["answers"] = ["1234567"]
             record["output"], record["score"], record["found"] = "1234567", 1.0, [True]
         cell["value"] = 100.0
-    other = tmp_path / "other.json"
-    other.write_text(json.dumps(data))
+    out.write_text(json.dumps(data))
+    return out
+
+
+def test_the_gate_refuses_samples_that_differ(capsys, tmp_path):
+    """A run whose niah_single_1 samples hold other needles is not the same samples: exit 2, saying so."""
+    base = tmp_path / "base.json"
+    assert invoke(capsys, "import", "lm-eval", DATA, "--output", base).returncode == 0
+    other = _other_needles(base, tmp_path / "other.json", {"niah_single_1", "vt"})
     refused = invoke(capsys, "gate", "--baseline", base, "--candidate", other)
     assert refused.returncode == 2 and "RULER samples (their references) differ" in refused.stderr, (
         refused.stdout + refused.stderr
@@ -181,14 +186,7 @@ def test_report_side_by_side_shows_samples_that_differ_unpaired_and_says_why(cap
     needles differ are marked unpaired with the gate's reason; the vt cells, the same samples, pair."""
     base = tmp_path / "base.json"
     assert invoke(capsys, "import", "lm-eval", DATA, "--output", base).returncode == 0
-    data = json.loads(base.read_text())
-    for cell in [c for c in data["cells"] if c["dataset"] == "niah_single_1"]:
-        for record in cell["detail"]["samples"]:
-            record["answers"] = ["1234567"]
-            record["output"], record["score"], record["found"] = "1234567", 1.0, [True]
-        cell["value"] = 100.0
-    other = tmp_path / "other.json"
-    other.write_text(json.dumps(data))
+    other = _other_needles(base, tmp_path / "other.json", {"niah_single_1"})
     shown = invoke(capsys, "report", "--side-by-side", base, other, "--out", tmp_path / "side")
     assert shown.returncode == 0, shown.stderr
     rows = pd.read_csv(tmp_path / "side" / "side_by_side.csv")
