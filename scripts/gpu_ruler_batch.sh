@@ -27,7 +27,7 @@ tasks=${RULER_TASKS:-niah_single_1,niah_single_2,niah_multikey_1,niah_multivalue
 lengths=${RULER_LENGTHS:-1k}
 device=${RULER_DEVICE:-cuda}  # RULER_DEVICE=cpu RULER_LENGTHS=1k RULER_TASKS=vt: a dry run of this script
 dtype=$([ "$device" = cpu ] && echo float32 || echo bfloat16)
-runs=/tmp/ruler-batch-runs
+runs=$(mktemp -d /tmp/ruler-batch-runs.XXXX)  # fresh each call: a warm machine keeps /tmp
 mkdir -p "$runs"
 for batch in 1 auto; do
   start=$(date +%s%N)
@@ -42,7 +42,8 @@ cp "$runs/ruler_bauto.json" "$out/ruler_bauto.json" 2>/dev/null
 import json, sys
 out = sys.argv[1]
 runs = [json.load(open(f"{out}/ruler_b{b}.json")) for b in ("1", "auto")]
-answers = [[s["output"] for c in r["cells"] for s in c["detail"]["samples"]] for r in runs]
+answers = [[s["output"] for c in r["cells"] for s in c.get("detail", {}).get("samples", [])] for r in runs]
+print("cells:", [[c["status"] for c in r["cells"]] for r in runs])
 same = sum(a == b for a, b in zip(*answers))
 print(f"answers equal at batch 1 and auto: {same} of {len(answers[0])}")
 PY

@@ -67,9 +67,9 @@ for s in "${steps[@]}"; do
       --report "$OUT/coca_bench_cuda.md" ;;
     ppl) step ppl_gpu_bench "${GPU_SUITE_PPL_S:-130}" "$python" benchmarks/ppl_gpu_bench.py \
       --report "$OUT/ppl_gpu_bench.md" ;;
-    gen) step generation_bench "${GPU_SUITE_GEN_S:-200}" "$python" benchmarks/generation_bench.py --device cuda \
+    gen) step generation_bench "${GPU_SUITE_GEN_S:-240}" "$python" benchmarks/generation_bench.py --device cuda \
       --shape smollm2,1b --lengths 1024,4096 --prompts 16 --new-tokens 32 --batches 16,auto \
-      --generate-batches 16 --rounds 1 --report "$OUT/generation_bench.md" ;;
+      --generate-batches 16 --rounds 2 --report "$OUT/generation_bench.md" ;;
     ruler) step ruler_batch "${GPU_SUITE_RULER_S:-160}" bash scripts/gpu_ruler_batch.sh "$OUT" ;;
     *) echo "gpu_suite: unknown step $s (tests, coca, ppl, gen, ruler)" | tee -a "$summary" ;;
   esac
