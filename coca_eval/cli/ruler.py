@@ -81,6 +81,13 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @click.option(
     "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
 )
+@click.option(
+    "--replay",
+    type=click.Path(exists=True, file_okay=False),
+    help="An lm-eval output folder (--log_samples) of its RULER tasks: answer its very prompts instead "
+    "of drawing RULER's, so `gate` pairs this run with `coca-eval import lm-eval` of that folder. "
+    "Tasks, lengths, samples and the answer budget are lm-eval's.",
+)
 @batch_size_option
 @method_options(
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
@@ -88,7 +95,7 @@ _preset_option = preset_option_factory(PRESET, TASK)
     journaled=True,
     splits=True,
 )
-def ruler(preset, no_prefix_reuse, batch_size, **overrides):
+def ruler(preset, no_prefix_reuse, replay, batch_size, **overrides):
     """RULER's synthetic long-context tasks at exact token lengths: scores per task and length, and the
     effective context length (RULER's, and ours from a 95 % lower bound).
 
@@ -96,13 +103,12 @@ def ruler(preset, no_prefix_reuse, batch_size, **overrides):
     coca-eval ruler                                   # ruler-quick: SmolLM2-135M-Instruct at 1k and 2k
     coca-eval ruler --preset ruler --model DIR        # all thirteen tasks, 4k..128k, 500 samples
     coca-eval ruler --tasks niah_single_1,vt --lengths 4k,8k --samples 50 --chat-template none
+    coca-eval ruler --replay LM_EVAL_OUTPUT --model DIR  # lm-eval's RULER prompts, answered here
     """
     from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
-    from coca_eval.cli.preset_options import preset_values
-    from coca_eval.ruler.params import make_ruler_params
 
     chosen = MethodOptions.take(overrides)
-    params = make_ruler_params(preset_values(preset, TASK, overrides))
+    params = replay_params(replay, overrides) if replay else ruler_params(preset, overrides)
     saved = evaluate_and_save(
         TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse, batch_size=batch_size
     )
@@ -112,14 +118,40 @@ def ruler(preset, no_prefix_reuse, batch_size, **overrides):
     print_ruler_tables(run, params, written)
 
 
+def ruler_params(preset: str, overrides: dict):
+    from coca_eval.cli.preset_options import preset_values
+    from coca_eval.ruler.params import make_ruler_params
+
+    return make_ruler_params(preset_values(preset, TASK, overrides))
+
+
+# What a replay takes from the lm-eval run: giving one of them as well is a contradiction.
+REPLAYED = ("tasks", "lengths", "samples", "max_samples", "target_width", "seed", "haystack", "qa_data",
+            "chat_template", "bos", "length_counts")  # fmt: skip
+
+
+def replay_params(folder: str, overrides: dict):
+    """``--replay``'s parameters: lm-eval's, with the user's ``--threshold``; another RULER option is
+    refused in one line (the replayed prompts fix it)."""
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.ruler.replay import make_replay_params
+
+    given = [f"--{name.replace('_', '-')}" for name in REPLAYED if overrides.get(name) is not None]
+    if given:
+        raise CocaEvalError(f"--replay takes {', '.join(given)} from the lm-eval run; drop them")
+    return make_replay_params(folder, overrides.get("threshold"))
+
+
 def print_ruler_tables(run, params, written) -> None:
     """The summary (average and effective length per method), then each method's tasks x lengths."""
     from coca_eval.ruler.report import length_text, sampling_text, summary_table, task_table
 
+    shown, replayed = params.identity(), run.config.get("replay_of")
+    haystack = shown.get("haystack") if replayed else params.haystack  # the path, not its fingerprint
     heading = (
-        f"[bold]RULER[/bold], {length_text(params.identity())}, {sampling_text(params.identity())}, "
-        f"seed {params.seed}, "
-        f"haystack {params.haystack}, chat template {params.chat_template}"
+        f"[bold]RULER[/bold], {length_text(shown)}, {sampling_text(shown)}, seed {shown.get('seed')}, "
+        f"haystack {haystack}, chat template {shown.get('chat_template')}"
+        + (f", prompts replayed from {replayed['folder']}" if replayed else "")
     )
     print_run_tables(
         run,

@@ -39,6 +39,7 @@ RULER_NAMES = {
 }  # fmt: skip
 KNOWN_VERSIONS = ("0.4.",)  # lm-eval releases whose output layout this reads
 PLACEHOLDER = -1.0  # lm-eval RULER's score for a length the document was not generated at
+HAYSTACK = "lm-eval's"  # the haystack an imported RULER cell (and a replay of its prompts) records
 
 
 class HarnessSample(BaseModel):
@@ -169,6 +170,7 @@ def ruler_cells(task: str, results: HarnessResults, samples: list[HarnessSample]
             "samples": records,
             "answer_budget": generation.get("max_gen_toks"),
             "chat_template": results.chat_template_sha or "none",
+            "haystack": HAYSTACK,
             "length_counts": "prompt+answer",
             "imported_from": {"harness": "lm-eval", "task": task},
         }
@@ -212,10 +214,11 @@ def import_harness_dir(folder: Path, method: str | None = None, tasks: list[str]
         "task": "ruler",
         "params": {
             "tasks": [RULER_NAMES[t] for t in tasks],
+            "lengths": sorted({c.length for c in cells}),
             "length_counts": "prompt+answer",
             "samples": max((c.n for c in cells), default=0),
             "seed": results.config.get("random_seed"),
-            "haystack": "lm-eval's",
+            "haystack": HAYSTACK,
             "chat_template": results.chat_template_sha or "none",
         },
         "source": _source(path, results),

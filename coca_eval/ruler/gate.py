@@ -66,15 +66,27 @@ def effective_length_checks(base: Run, cand: Run, options: GateOptions) -> list[
 
 
 def samples_mismatch(units_b: dict, units_c: dict, where: str) -> str:
-    """What differs between two cells' samples, concretely: other indices, or how many samples hold
-    other references, with the first as an example (two harnesses draw their own needles)."""
+    """What differs between two cells' samples (``report.unit_ids``: references and prompt hash),
+    concretely: other indices, or how many samples hold other references or, with the same references,
+    other prompts, with the first as an example (two harnesses draw their own needles)."""
     head = f"RULER samples (their references) differ at {where}"
     if set(units_b) != set(units_c):
         only_b, only_c = sorted(set(units_b) - set(units_c)), sorted(set(units_c) - set(units_b))
         return f"{head}: indices only in the baseline {only_b[:5]}, only in the candidate {only_c[:5]}"
+    other = [i for i in sorted(units_b) if units_b[i][0] != units_c[i][0]]
+    if other:
+        first = other[0]
+        return (
+            f"{head}: {len(other)} of {len(units_b)} hold other references (sample {first}: "
+            f"{list(units_b[first][0])} vs {list(units_c[first][0])}); not the same samples"
+        )
     other = [i for i in sorted(units_b) if units_b[i] != units_c[i]]
-    first = other[0]
+    first, prompts = other[0], (units_b[other[0]][1], units_c[other[0]][1])
     return (
-        f"{head}: {len(other)} of {len(units_b)} hold other references (sample {first}: "
-        f"{list(units_b[first])} vs {list(units_c[first])}); not the same samples"
+        f"{head}: {len(other)} of {len(units_b)} hold the same references but other prompts (sample "
+        f"{first}: prompt sha256 {_short(prompts[0])} vs {_short(prompts[1])}); not the same samples"
     )
+
+
+def _short(digest: str | None) -> str:
+    return "not recorded" if digest is None else digest[:12]

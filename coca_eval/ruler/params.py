@@ -180,7 +180,8 @@ def check_methods(params: RulerParams, methods) -> None:
     holds the prompt's dynamic NTK base through the answer, where transformers rescales it per token."""
     from coca_eval.ruler.prompts import check_sources
 
-    check_sources(params.tasks, params.haystack, params.qa_data)
+    if not getattr(params, "replay", ""):  # a replay's prompts are another harness's, already written
+        check_sources(params.tasks, params.haystack, params.qa_data)
     refuse_vllm_dynamic(methods)
 
 

@@ -175,10 +175,12 @@ def interval(cell: Cell) -> tuple[float, float] | None:
 
 
 def unit_ids(cell: Cell) -> dict[int, tuple]:
-    """Sample index -> its references: two runs' cells must hold the very same samples to be compared."""
+    """Sample index -> its references and, where the run kept it, its prompt's sha256 (an imported
+    lm-eval run and its replay do): two runs' cells must hold the very same samples to be compared."""
     from coca_eval.ruler.records import records_of
 
-    return {s.index: tuple(s.answers) for s in records_of(cell.detail)}
+    records = records_of(cell.detail)
+    return {s.index: (tuple(s.answers), (s.model_extra or {}).get("prompt_sha256")) for s in records}
 
 
 def finish_hook(run: Run, runner, methods, params, **_) -> None:
@@ -186,7 +188,10 @@ def finish_hook(run: Run, runner, methods, params, **_) -> None:
     its config (the threshold changes no cell, so it is not among the parameters). A shard's cells are
     partial: it records the threshold alone, for ``merge`` to read the merged cells at (see
     :func:`merged_hook`)."""
+    from coca_eval.ruler.replay import record_replay
+
     record_effective_lengths(run, list(params.tasks), params.threshold)
+    record_replay(run, params)
 
 
 def merged_hook(run: Run) -> None:

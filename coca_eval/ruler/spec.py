@@ -25,7 +25,7 @@ register_task(
         "methods x tasks x lengths and the effective context length.",
         make_params=lazy("coca_eval.ruler.params:make_ruler_params"),
         preset_params="coca_eval.ruler.params:RulerPresetParams",
-        make_runner=lazy("coca_eval.ruler.task:RulerRunner"),
+        make_runner=lazy("coca_eval.ruler.replay:make_runner"),
         finish=lazy("coca_eval.ruler.report:finish_hook"),
         combine=lazy("coca_eval.ruler.task:combine_cell"),
         contradiction=lazy("coca_eval.ruler.records:cell_contradiction"),

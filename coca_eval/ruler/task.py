@@ -80,12 +80,16 @@ class RulerRunner(GenerationTask):
         self._reused: dict[str, bool] = {}  # cell key -> whether a companion's call reused a prefix
 
     def cell_key(self, method: MethodSpec, weights: str, length: int, dataset: str) -> str:
+        key = cell_key(self.cell_identity(method, weights, length, dataset))
+        self._keys[(method.label, length, dataset)] = key
+        return key
+
+    def cell_identity(self, method: MethodSpec, weights: str, length: int, dataset: str) -> dict:
+        """What the cell's journal key is made of: the run's identity, its RULER task named apart."""
         identity = self.identity(method, weights, length)
         identity["params"]["tasks"] = None  # a cell is one RULER task, named apart
         identity["ruler_task"] = dataset
-        key = cell_key(identity)
-        self._keys[(method.label, length, dataset)] = key
-        return key
+        return identity
 
     def _samples(self, method: MethodSpec, state: PreparedModel, length: int, dataset: str) -> list:
         """The cell's samples, built on first use (a companion's are built when it decodes early)."""
