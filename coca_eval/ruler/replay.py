@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ class ReplaySource:
     identity: dict[str, Any]
     source: dict[str, Any]
     chat_template: str = "none"
-    lengths: tuple[int, ...] = field(default=())
+    lengths: tuple[int, ...] = ()
 
 
 def load_replay(folder: str) -> ReplaySource:

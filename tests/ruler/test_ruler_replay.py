@@ -242,3 +242,35 @@ def test_the_interop_pages_replay_example_runs_as_written(capsys, tmp_path, monk
         result = invoke(capsys, *args)
         assert result.returncode == 0, (line, result.stderr)
     assert "PASS" in result.stdout and load_run(tmp_path / "runs" / "replay.json").config["replay_of"]
+
+
+def _rewrite_results(folder: Path, change) -> None:
+    path = next(folder.glob("results_*.json"))
+    path.write_text(json.dumps(change(json.loads(path.read_text()))))
+
+
+def test_a_chat_templated_lm_eval_run_is_replayed_as_logged_and_pairs(capsys, tmp_path):
+    """lm-eval with --apply_chat_template logs the rendered text and the template's hash: the replay
+    answers the text as it is and records that hash, so its cells pair with the import's."""
+    folder = _copy(tmp_path)
+    _rewrite_results(folder, lambda r: {**r, "chat_template_sha": "ab" * 32})
+    imported, replay = tmp_path / "imported.json", tmp_path / "replay.json"
+    save_run(import_harness_dir(folder), imported)
+    run = _replay(folder, replay)
+    assert {c.detail["chat_template"] for c in run.cells} == {"ab" * 32}
+    assert run.config["params"]["chat_template"] == "ab" * 32
+    code, verdict = _gate(capsys, imported, replay)
+    assert code == 0 and len(verdict["cells"]) == 4
+
+
+def test_a_task_with_stop_strings_is_refused(capsys, tmp_path):
+    folder = _copy(tmp_path)
+
+    def stops(results: dict) -> dict:
+        config = results["configs"]["ruler_vt"]
+        config["generation_kwargs"] = {**config["generation_kwargs"], "until": ["\n"]}
+        return results
+
+    _rewrite_results(folder, stops)
+    result = invoke(capsys, "ruler", "--replay", folder, "--model", "zoo-rope")
+    assert result.returncode == 2 and "ruler_vt stops at strings ['\\n']" in result.stderr
