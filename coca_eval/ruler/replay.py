@@ -216,7 +216,11 @@ class ReplayRunner(RulerRunner):
                     f"sample {prompt.index}: {len(ids)} prompt + {budget} answer tokens exceed the "
                     f"model's {state.limit} positions"
                 )
-            detail = {"prompt_sha256": prompt.prompt_sha256, "doc_id": prompt.doc_id, "tokens": len(ids)}
+            detail = {
+                "prompt_sha256": prompt.prompt_sha256,
+                "doc_id": prompt.doc_id,
+                "prompt_tokens": len(ids),
+            }
             samples.append(RulerSample(dataset, prompt.index, ids, prompt.answers, 0, detail, (0, len(ids))))
         return samples
 

@@ -78,7 +78,7 @@ def test_every_replayed_sample_is_a_logged_prompt_tokenized_as_lm_eval_does(repl
             assert record["prompt_sha256"] == sample["prompt_hash"] and record["doc_id"] == sample["doc_id"]
             assert record["answers"] == sample["doc"]["outputs"]
             # lm-eval's hf model at its defaults: the tokenizer's own special tokens
-            assert record["tokens"] == len(tokenizer(text).input_ids)
+            assert record["prompt_tokens"] == len(tokenizer(text).input_ids)
             seen.add((cell.dataset, cell.length, record["index"]))
     assert seen == set(logged)
     assert run.config["params"] == import_harness_dir(DATA).config["params"]
