@@ -9,7 +9,6 @@
 #   bash scripts/lm_eval_generation_outputs.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-model=$(.venv/bin/python -c "from coca_eval.models.presets import resolve_model; print(resolve_model('smollm2-135m')[0])")
 work=$(mktemp -d)
 .venv/bin/python - "$work/capitals.jsonl" <<'PY'
 import json, sys
@@ -47,9 +46,6 @@ metric_list:
 metadata:
   version: 1.0
 YAML
-HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false .venv-lmeval/bin/python -m lm_eval run \
-  --model hf --model_args "pretrained=$model,dtype=float32" --tasks capital_cities \
-  --include_path "$work/tasks" --batch_size 4 --device cpu --output_path "$work/out" --log_samples
-rm -rf tests/imported/data/lm_eval_generation && mkdir -p tests/imported/data/lm_eval_generation
-cp "$work"/out/*/results_*.json "$work"/out/*/samples_*.jsonl tests/imported/data/lm_eval_generation/
+bash scripts/lm_eval_run.sh lm_eval_generation dtype=float32 --tasks capital_cities \
+  --include_path "$work/tasks" --batch_size 4
 rm -rf "$work"

@@ -11,7 +11,6 @@
 #   bash scripts/lm_eval_ppl_outputs.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-model=$(.venv/bin/python -c "from coca_eval.models.presets import resolve_model; print(resolve_model('smollm2-135m')[0])")
 work=$(mktemp -d)
 .venv/bin/python - "$work/books.jsonl" <<'PY'
 import json, sys
@@ -40,9 +39,6 @@ metric_list:
 metadata:
   version: 1.0
 YAML
-HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false .venv-lmeval/bin/python -m lm_eval run \
-  --model hf --model_args "pretrained=$model,dtype=float32,max_length=512" --tasks books_ppl \
-  --include_path "$work/tasks" --batch_size 1 --device cpu --output_path "$work/out" --log_samples
-rm -rf tests/imported/data/lm_eval_ppl && mkdir -p tests/imported/data/lm_eval_ppl
-cp "$work"/out/*/results_*.json "$work"/out/*/samples_*.jsonl tests/imported/data/lm_eval_ppl/
+bash scripts/lm_eval_run.sh lm_eval_ppl dtype=float32,max_length=512 --tasks books_ppl \
+  --include_path "$work/tasks" --batch_size 1
 rm -rf "$work"

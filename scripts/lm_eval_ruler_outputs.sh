@@ -10,13 +10,6 @@
 #   bash scripts/lm_eval_ruler_outputs.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-model=$(.venv/bin/python -c "from coca_eval.models.presets import resolve_model; print(resolve_model('smollm2-135m')[0])")
-out=$(mktemp -d)
-HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false .venv-lmeval/bin/python -m lm_eval run \
-  --model hf --model_args "pretrained=$model,dtype=float32" --tasks niah_single_1,ruler_vt \
-  --metadata "{\"max_seq_lengths\": [1024, 2048], \"tokenizer\": \"$model\"}" \
-  --samples '{"niah_single_1": [0, 1, 2, 500, 501, 502], "ruler_vt": [0, 1, 500, 501]}' \
-  --batch_size 4 --device cpu --output_path "$out" --log_samples
-rm -rf tests/imported/data/lm_eval_ruler && mkdir -p tests/imported/data/lm_eval_ruler
-cp "$out"/*/results_*.json "$out"/*/samples_*.jsonl tests/imported/data/lm_eval_ruler/
-rm -rf "$out"
+bash scripts/lm_eval_run.sh lm_eval_ruler dtype=float32 --tasks niah_single_1,ruler_vt \
+  --metadata '{"max_seq_lengths": [1024, 2048], "tokenizer": "@MODEL@"}' \
+  --samples '{"niah_single_1": [0, 1, 2, 500, 501, 502], "ruler_vt": [0, 1, 500, 501]}' --batch_size 4
