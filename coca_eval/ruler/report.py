@@ -158,12 +158,14 @@ def protocol_line(run: Run) -> str:
 
 
 def imported_note(run: Run) -> str:
-    """Where an imported run's samples came from (``coca-eval import``), or nothing."""
-    source = run.config.get("source") or {}
-    if not isinstance(source, dict) or "harness" not in source:
-        return ""
-    version = f" {source['version']}" if source.get("version") else ""
-    return f" Imported from {source['harness']}{version} ({source.get('results')})."
+    """Where an imported run's samples came from (``coca-eval import``), or a replay's prompts
+    (``ruler --replay``), or nothing."""
+    for key, what in (("source", "Imported from"), ("replay_of", "Prompts replayed from")):
+        source = run.config.get(key) or {}
+        if isinstance(source, dict) and "harness" in source:
+            version = f" {source['version']}" if source.get("version") else ""
+            return f" {what} {source['harness']}{version} ({source.get('results')})."
+    return ""
 
 
 def interval(cell: Cell) -> tuple[float, float] | None:

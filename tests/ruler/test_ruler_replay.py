@@ -19,6 +19,7 @@ from coca_eval.imported.evaluation_harness import import_harness_dir
 from coca_eval.methods import make_method
 from coca_eval.results import load_run, save_run
 from coca_eval.ruler.replay import make_replay_params
+from coca_eval.ruler.report import protocol_line
 
 DATA = Path(__file__).parents[1] / "imported" / "data" / "lm_eval_ruler"
 TASKS = {"niah_single_1": "niah_single_1", "ruler_vt": "vt"}  # lm-eval's names -> ours
@@ -83,6 +84,10 @@ def test_every_replayed_sample_is_a_logged_prompt_tokenized_as_lm_eval_does(repl
     assert seen == set(logged)
     assert run.config["params"] == import_harness_dir(DATA).config["params"]
     assert run.config["replay_of"]["version"] == "0.4.13"
+    assert "haystack lm-eval's" in protocol_line(run)
+    assert protocol_line(run).endswith(
+        "Prompts replayed from lm-eval 0.4.13 (results_2026-11-28T00-45-47.794604.json)."
+    )
 
 
 def _gate(capsys, base: Path, cand: Path, *options) -> tuple[int, dict]:
