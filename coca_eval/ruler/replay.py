@@ -60,8 +60,6 @@ class ReplaySource:
     budgets: dict[str, int]
     identity: dict[str, Any]
     source: dict[str, Any]
-    chat_template: str = "none"
-    lengths: tuple[int, ...] = ()
 
 
 def load_replay(folder: str) -> ReplaySource:
@@ -107,8 +105,6 @@ def _read_replay(folder: str, stamp: tuple) -> ReplaySource:
         budgets=budgets,
         identity={**imported.config["params"]},
         source=imported.config["source"],
-        chat_template=results.chat_template_sha or "none",
-        lengths=tuple(sorted({length for _, length in prompts})),
     )
 
 
@@ -148,11 +144,14 @@ class ReplayParams(RulerParams):
 def make_replay_params(folder: str, threshold: float | None = None) -> ReplayParams:
     """The parameters of ``--replay FOLDER`` (``threshold``: the effective length's bar, or RULER's)."""
     source = load_replay(str(Path(folder)))
-    counts = [len(listed) for listed in source.prompts.values()]
-    tasks = tuple(dict.fromkeys(task for task, _ in source.prompts))
+    imported = source.identity  # the import's tasks, lengths and largest sample count
     extra = {} if threshold is None else {"threshold": threshold}
     return ReplayParams(
-        tasks=tasks, lengths=source.lengths, samples=max(counts), replay=source.folder, **extra
+        tasks=tuple(imported["tasks"]),
+        lengths=tuple(imported["lengths"]),
+        samples=imported["samples"],
+        replay=source.folder,
+        **extra,
     )
 
 
@@ -188,7 +187,7 @@ class ReplayRunner(RulerRunner):
             )
         bos = backend.bos_token_id if backend.adds_bos else None
         bos_text = backend.tokenizer.decode([bos]) if bos is not None else ""
-        chat = self.source.chat_template
+        chat = self.source.identity["chat_template"]  # the import's: the template's hash, or none
         limit = getattr(backend, "position_limit", None)
         return ReplayState(backend.encode, bos, bos_text, limit, None if chat == "none" else chat)
 

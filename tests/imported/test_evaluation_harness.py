@@ -7,7 +7,6 @@ gate pairs two imports of the same samples and refuses samples that differ."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -17,8 +16,9 @@ from test_gate_cli import invoke
 from coca_eval.errors import CocaEvalError
 from coca_eval.imported.evaluation_harness import import_harness_dir
 from coca_eval.results import load_run
+from tests.imported.lm_eval_folders import LM_EVAL_RULER, copy_lm_eval_ruler, rewrite_samples
 
-DATA = Path(__file__).parent / "data" / "lm_eval_ruler"
+DATA = LM_EVAL_RULER
 
 
 def _their_files(folder: Path) -> tuple[dict, dict[str, list[dict]]]:
@@ -28,18 +28,6 @@ def _their_files(folder: Path) -> tuple[dict, dict[str, list[dict]]]:
         for task in results["results"]
     }
     return results, samples
-
-
-def _copy(tmp_path) -> Path:
-    folder = tmp_path / "lmeval"
-    shutil.copytree(DATA, folder)
-    return folder
-
-
-def _rewrite_samples(folder: Path, task: str, change) -> None:
-    path = next(folder.glob(f"samples_{task}_*.jsonl"))
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
-    path.write_text("".join(json.dumps(change(s)) + "\n" for s in lines))
 
 
 def test_every_sample_score_and_aggregate_is_lm_evals_own():
@@ -85,14 +73,14 @@ def test_the_cli_writes_a_run_that_loads_and_reports(capsys, tmp_path):
     ids=["score-not-its-output", "missing-field"],
 )  # fmt: skip
 def test_a_file_that_disagrees_is_refused_in_one_line(tmp_path, change, message):
-    folder = _copy(tmp_path)
-    _rewrite_samples(folder, "ruler_vt", change)
+    folder = copy_lm_eval_ruler(tmp_path)
+    rewrite_samples(folder, "ruler_vt", change)
     with pytest.raises(CocaEvalError, match=message):
         import_harness_dir(folder)
 
 
 def test_an_aggregate_that_is_not_its_samples_mean_is_refused(tmp_path):
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
     path = next(folder.glob("results_*.json"))
     results = json.loads(path.read_text())
     results["results"]["ruler_vt"]["2048,none"] = 0.9
@@ -102,7 +90,7 @@ def test_an_aggregate_that_is_not_its_samples_mean_is_refused(tmp_path):
 
 
 def test_missing_samples_or_results_are_one_line_exit_2(capsys, tmp_path):
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
     next(folder.glob("samples_ruler_vt_*.jsonl")).unlink()
     result = invoke(capsys, "import", "lm-eval", folder, "--output", tmp_path / "x.json")
     assert result.returncode == 2 and "run lm-eval with --log_samples" in result.stderr, result.stderr
@@ -114,7 +102,7 @@ def test_missing_samples_or_results_are_one_line_exit_2(capsys, tmp_path):
 
 
 def test_a_task_outside_the_ruler_port_is_imported_apart_and_named(tmp_path):
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
     path = next(folder.glob("results_*.json"))
     results = json.loads(path.read_text())
     results["results"]["wikitext"] = {"word_perplexity,none": 30.0}
@@ -133,13 +121,13 @@ def test_the_gate_pairs_two_imports_of_the_same_samples(capsys, tmp_path):
     same = invoke(capsys, "gate", "--baseline", base, "--candidate", base)
     assert same.returncode == 0, same.stdout + same.stderr
 
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
 
     def empty(sample):
         length = str(sample["doc"]["max_length"])
         return {**sample, "filtered_resps": [""], "resps": [[""]], length: 0.0}
 
-    _rewrite_samples(folder, "niah_single_1", empty)
+    rewrite_samples(folder, "niah_single_1", empty)
     path = next(folder.glob("results_*.json"))
     results = json.loads(path.read_text())
     results["results"]["niah_single_1"].update({"1024,none": 0.0, "2048,none": 0.0})
@@ -208,7 +196,7 @@ def test_report_side_by_side_takes_two_runs(capsys, tmp_path):
 
 
 def test_a_file_from_an_unknown_lm_eval_version_is_one_line_naming_the_field(capsys, tmp_path):
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
     path = next(folder.glob("results_*.json"))
     results = json.loads(path.read_text())
     results["lm_eval_version"] = "0.3.0"

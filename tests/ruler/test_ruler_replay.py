@@ -20,8 +20,9 @@ from coca_eval.methods import make_method
 from coca_eval.results import load_run, save_run
 from coca_eval.ruler.replay import make_replay_params
 from coca_eval.ruler.report import protocol_line
+from tests.imported.lm_eval_folders import LM_EVAL_RULER, copy_lm_eval_ruler, rewrite_results, rewrite_samples
 
-DATA = Path(__file__).parents[1] / "imported" / "data" / "lm_eval_ruler"
+DATA = LM_EVAL_RULER
 TASKS = {"niah_single_1": "niah_single_1", "ruler_vt": "vt"}  # lm-eval's names -> ours
 
 
@@ -47,18 +48,6 @@ def replayed(tmp_path_factory) -> Path:
     output = tmp_path_factory.mktemp("replay") / "replay.json"
     _replay(DATA, output)
     return output
-
-
-def _copy(tmp_path: Path) -> Path:
-    folder = tmp_path / "lmeval"
-    shutil.copytree(DATA, folder)
-    return folder
-
-
-def _rewrite(folder: Path, task: str, change) -> None:
-    path = next(folder.glob(f"samples_{task}_*.jsonl"))
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
-    path.write_text("".join(json.dumps(change(s)) + "\n" for s in lines))
 
 
 def test_every_replayed_sample_is_a_logged_prompt_tokenized_as_lm_eval_does(replayed):
@@ -90,6 +79,16 @@ def test_every_replayed_sample_is_a_logged_prompt_tokenized_as_lm_eval_does(repl
     )
 
 
+def _printed(task: str, key: str, value: float):
+    """A change to lm-eval's results: the aggregate ``key`` of ``task`` printed as ``value``."""
+
+    def change(results: dict) -> dict:
+        results["results"][task][key] = value
+        return results
+
+    return change
+
+
 def _gate(capsys, base: Path, cand: Path, *options) -> tuple[int, dict]:
     result = invoke(capsys, "gate", "--baseline", base, "--candidate", cand, "--json", *options)
     assert result.returncode in (0, 1), result.stderr
@@ -112,18 +111,15 @@ def test_the_gate_pairs_the_replay_with_the_import_and_reads_each_sample(capsys,
     assert code == 1 and {c["units"] for c in cells.values()} == {2, 3}
     assert cells["niah_single_1", 1024]["verdict"] == cells["niah_single_1", 2048]["verdict"] == "regression"
 
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
 
     def miss(sample: dict) -> dict:
         if sample["doc"]["max_length"] == 1024 and sample["doc"]["index"] == 0:
             return {**sample, "filtered_resps": [""], "resps": [[""]], "1024": 0}
         return sample
 
-    _rewrite(folder, "niah_single_1", miss)
-    results = next(folder.glob("results_*.json"))
-    data = json.loads(results.read_text())
-    data["results"]["niah_single_1"]["1024,none"] = 2 / 3
-    results.write_text(json.dumps(data))
+    rewrite_samples(folder, "niah_single_1", miss)
+    rewrite_results(folder, _printed("niah_single_1", "1024,none", 2 / 3))
     planted = tmp_path / "planted.json"
     save_run(import_harness_dir(folder), planted)
     _, verdict = _gate(capsys, planted, replayed, "--alpha", "0.6")
@@ -148,8 +144,8 @@ def _other_prompt(index: int):
 
 
 def test_another_runs_prompts_are_refused_even_with_the_same_references(capsys, replayed, tmp_path):
-    folder = _copy(tmp_path)
-    _rewrite(folder, "niah_single_1", _other_prompt(1))
+    folder = copy_lm_eval_ruler(tmp_path)
+    rewrite_samples(folder, "niah_single_1", _other_prompt(1))
     other = tmp_path / "other.json"
     save_run(import_harness_dir(folder), other)
     result = invoke(capsys, "gate", "--baseline", other, "--candidate", replayed)
@@ -172,8 +168,8 @@ def test_a_resumed_replay_answers_again_only_cells_whose_prompts_changed(replaye
         return parts, run
 
     assert answered_by(DATA)[0] == []
-    folder = _copy(tmp_path)
-    _rewrite(folder, "niah_single_1", _other_prompt(2))
+    folder = copy_lm_eval_ruler(tmp_path)
+    rewrite_samples(folder, "niah_single_1", _other_prompt(2))
     parts, run = answered_by(folder)
     logged = _logged(folder)
     assert sorted(parts) == [(str(i), logged["niah_single_1", 1024, i]["prompt_hash"]) for i in range(3)]
@@ -191,9 +187,9 @@ def test_a_resumed_replay_answers_again_only_cells_whose_prompts_changed(replaye
     ],
 )
 def test_bad_replays_are_one_line(capsys, tmp_path, options, change, message):
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
     if change is not None:
-        _rewrite(folder, "ruler_vt", change)
+        rewrite_samples(folder, "ruler_vt", change)
     result = invoke(capsys, "ruler", "--replay", folder, "--model", "zoo-rope", *options,
                     "--output", tmp_path / "r.json")  # fmt: skip
     assert result.returncode == 2 and message in result.stderr
@@ -204,19 +200,13 @@ def test_a_folder_of_other_tasks_or_picked_samples_is_refused(capsys, tmp_path):
     generation = DATA.parent / "lm_eval_generation"
     result = invoke(capsys, "ruler", "--replay", generation, "--model", "zoo-rope")
     assert result.returncode == 2 and "--replay answers lm-eval's RULER tasks" in result.stderr
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
     path = next(folder.glob("samples_ruler_vt_*.jsonl"))
     lines = path.read_text().splitlines()
     path.write_text("\n".join(line for line in lines if json.loads(line)["doc_id"] != 0) + "\n")
-    results = next(folder.glob("results_*.json"))
-    data = json.loads(results.read_text())
-    kept = [
-        json.loads(line)
-        for line in path.read_text().splitlines()
-        if json.loads(line)["doc"]["max_length"] == 1024
-    ]
-    data["results"]["ruler_vt"]["1024,none"] = sum(s["1024"] for s in kept) / len(kept)
-    results.write_text(json.dumps(data))
+    kept = [json.loads(line) for line in path.read_text().splitlines()]
+    kept = [s["1024"] for s in kept if s["doc"]["max_length"] == 1024]
+    rewrite_results(folder, _printed("ruler_vt", "1024,none", sum(kept) / len(kept)))
     result = invoke(capsys, "ruler", "--replay", folder, "--model", "zoo-rope")
     assert result.returncode == 2 and "vt at 1024 holds indices [1]; a replay needs 0..n-1" in result.stderr
 
@@ -249,16 +239,11 @@ def test_the_interop_pages_replay_example_runs_as_written(capsys, tmp_path, monk
     assert "PASS" in result.stdout and load_run(tmp_path / "runs" / "replay.json").config["replay_of"]
 
 
-def _rewrite_results(folder: Path, change) -> None:
-    path = next(folder.glob("results_*.json"))
-    path.write_text(json.dumps(change(json.loads(path.read_text()))))
-
-
 def test_a_chat_templated_lm_eval_run_is_replayed_as_logged_and_pairs(capsys, tmp_path):
     """lm-eval with --apply_chat_template logs the rendered text and the template's hash: the replay
     answers the text as it is and records that hash, so its cells pair with the import's."""
-    folder = _copy(tmp_path)
-    _rewrite_results(folder, lambda r: {**r, "chat_template_sha": "ab" * 32})
+    folder = copy_lm_eval_ruler(tmp_path)
+    rewrite_results(folder, lambda r: {**r, "chat_template_sha": "ab" * 32})
     imported, replay = tmp_path / "imported.json", tmp_path / "replay.json"
     save_run(import_harness_dir(folder), imported)
     run = _replay(folder, replay)
@@ -269,13 +254,13 @@ def test_a_chat_templated_lm_eval_run_is_replayed_as_logged_and_pairs(capsys, tm
 
 
 def test_a_task_with_stop_strings_is_refused(capsys, tmp_path):
-    folder = _copy(tmp_path)
+    folder = copy_lm_eval_ruler(tmp_path)
 
     def stops(results: dict) -> dict:
         config = results["configs"]["ruler_vt"]
         config["generation_kwargs"] = {**config["generation_kwargs"], "until": ["\n"]}
         return results
 
-    _rewrite_results(folder, stops)
+    rewrite_results(folder, stops)
     result = invoke(capsys, "ruler", "--replay", folder, "--model", "zoo-rope")
     assert result.returncode == 2 and "ruler_vt stops at strings ['\\n']" in result.stderr
