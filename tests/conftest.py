@@ -110,6 +110,15 @@ def served_model(tiny_llama_bos_dir):
 
 
 @pytest.fixture
+def prefix_route_always(monkeypatch) -> None:
+    """Every row with a shared prefix takes the shared-prefix route: the cost estimate is made to see
+    attention as free, so a tiny model's short prompts exercise the route they would not pay for."""
+    from coca_eval.backends.prefix_route import PrefillCost
+
+    monkeypatch.setattr(PrefillCost, "of", classmethod(lambda cls, model: cls(1.0, 0.0)))
+
+
+@pytest.fixture
 def sleeps(monkeypatch) -> list[float]:
     """The OpenAI client's backoff waits, recorded instead of slept."""
     waits: list[float] = []

@@ -10,7 +10,9 @@ row, and the shared-prefix fast path for the prefill.
   their key line), one forward over the longest such prefix fills a KV cache; rows run from the deepest
   key to the shallowest, each cropping the cache back to its own prefix and computing only the rest,
   and the filled rows are stacked into the batch's cache. A crop only drops positions, so the next
-  (shorter) prefix is still intact. Otherwise rows are prefilled together, as many at once as
+  (shorter) prefix is still intact. Rows take this route only where their prefix saves more than a
+  rest prefilled past a cache costs (:mod:`~coca_eval.backends.prefix_route`); the others, and every
+  row where nothing is shared, are prefilled together, as many at once as
   :data:`PREFILL_TOKENS` allows, so a long prompt's activations are never held for many rows.
 * Non-finite logits (a model that yields NaN from some position on) stop that row with
   :class:`~coca_eval.errors.NonFiniteOutput` naming the sample; the other rows finish and are reported
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 import torch
 
 from coca_eval.backends.kv_cache import buffered_cache, select_rows, stacked_cache
+from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, rows_reusing
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.errors import NonFiniteOutput
@@ -156,11 +159,14 @@ class GreedyDecoder:
         return answers[0]
 
     @torch.inference_mode()
-    def whole_rows(self, prompts: Sequence[Sequence[int]], on_done: OnDone) -> None:
-        """Every prompt prefilled whole and decoded, rows of one length ``batch_size`` at a time (prompts
-        of other lengths one by one); calls ``on_done(i, tokens)``."""
+    def whole_rows(
+        self, prompts: Sequence[Sequence[int]], on_done: OnDone, rows: Sequence[int] | None = None
+    ) -> None:
+        """Every prompt (of ``rows``, when given) prefilled whole and decoded, rows of one length
+        ``batch_size`` at a time (prompts of other lengths one by one); calls ``on_done(i, tokens)``."""
         failures = _Failures()
-        for group in _same_length_groups(prompts, range(len(prompts)), self.batch_size):
+        order = range(len(prompts)) if rows is None else rows
+        for group in _same_length_groups(prompts, order, self.batch_size):
             failures.collect(lambda group=group: self._whole_group(prompts, group, on_done))
         failures.raise_any()
 
@@ -197,14 +203,17 @@ class GreedyDecoder:
         prefix_lengths: Sequence[int],
         on_done: OnDone,
         prefix_groups: Sequence[int] | None = None,
+        rows: Sequence[int] | None = None,
     ) -> None:
-        """Decode every prompt, reusing the KV cache of its group's common prefix; calls
-        ``on_done(i, tokens)``. ``prefix_groups`` says which prompts share a prefix (all, when None):
-        several cells' prompts of one length then decode in one batch, each group's prefix prefilled
-        once. With dynamic rope every prompt has one length (see :func:`prefix_reuse_is_exact`)."""
+        """Decode every prompt (of ``rows``, when given), reusing the KV cache of its group's common
+        prefix; calls ``on_done(i, tokens)``. ``prefix_groups`` says which prompts share a prefix (all,
+        when None): several cells' prompts of one length then decode in one batch, each group's prefix
+        prefilled once. With dynamic rope every prompt has one length (see
+        :func:`prefix_reuse_is_exact`)."""
         groups = list(prefix_groups) if prefix_groups is not None else [0] * len(prompts)
         first_seen = {g: n for n, g in reversed(list(enumerate(groups)))}
-        order = sorted(range(len(prompts)), key=lambda i: (first_seen[groups[i]], -prefix_lengths[i]))
+        chosen = range(len(prompts)) if rows is None else rows
+        order = sorted(chosen, key=lambda i: (first_seen[groups[i]], -prefix_lengths[i]))
         shared = _SharedPrefix(self, prompts, prefix_lengths, groups)
         failures = _Failures()
         for batch in _same_length_groups(prompts, order, self.batch_size if self._stackable else 1):
@@ -221,12 +230,16 @@ class GreedyDecoder:
         return self._continue(logits, cache, batch, on_done)
 
     def _prefill_rests(self, prompts, batch: list[int], shared: _SharedPrefix):
-        """The batch's last logits (b, vocab) and its cache; a lone row decodes in the shared cache
-        itself (no copy), several rows in a stack of copies of their filled caches."""
+        """The batch's last logits (b, vocab) and its cache; each row's rest prefilled
+        :data:`~coca_eval.backends.prefix_route.REST_CHUNK` tokens at a time (see that module); a lone
+        row decodes in the shared cache itself (no copy), several rows in a stack of copies of their
+        filled caches."""
         filled = []
         for i in batch:
             cache, keep = shared.cropped_for(i)
-            logits, cache = self._forward([prompts[i][keep:]], cache)  # (1, vocab), cache
+            for start in range(keep, len(prompts[i]), REST_CHUNK):
+                piece = prompts[i][start : start + REST_CHUNK]
+                logits, cache = self._forward([piece], cache)  # (1, vocab), cache
             if len(batch) == 1:
                 return logits, cache
             filled.append((logits, _layer_tensors(cache, copy=True)))
@@ -301,16 +314,26 @@ def decode_prompts(
 ) -> bool:
     """Decode every prompt by the fastest exact route; returns whether a shared prefix was reused.
 
-    No prompts is nothing to do (a resumed cell whose samples are all journaled), as in the vLLM backend.
+    Rows whose shared prefix saves more than reusing it costs (:mod:`~coca_eval.backends.prefix_route`)
+    reuse it; the others are prefilled whole. No prompts is nothing to do (a resumed cell whose samples
+    are all journaled), as in the vLLM backend.
     """
     if not prompts:
         return False
-    reuse = prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, prompts)
-    if reuse:
-        decoder.shared_prefix(prompts, prefix_lengths, on_done, prefix_groups)
-    else:
-        decoder.whole_rows(prompts, on_done)
-    return reuse
+    groups = list(prefix_groups) if prefix_groups is not None else [0] * len(prompts)
+    reusing = [False] * len(prompts)
+    if prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, prompts):
+        cost = PrefillCost.of(decoder.model)
+        reusing = rows_reusing(cost, [len(p) for p in prompts], prefix_lengths, groups)
+    shared = [i for i, reuse in enumerate(reusing) if reuse]
+    whole = [i for i, reuse in enumerate(reusing) if not reuse]
+    failures = _Failures()
+    if shared:
+        failures.collect(lambda: decoder.shared_prefix(prompts, prefix_lengths, on_done, groups, rows=shared))
+    if whole:
+        failures.collect(lambda: decoder.whole_rows(prompts, on_done, rows=whole))
+    failures.raise_any()
+    return bool(shared)
 
 
 def _crop_to(cache, keep: int) -> None:

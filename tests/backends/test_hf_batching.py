@@ -60,6 +60,7 @@ def _batched(backend, prompts, prefixes, stop, batch: int, reuse: bool) -> list[
 
 
 @pytest.mark.parametrize("name", [*ZOO, "coca-gpt-neox", "gemma3-sliding"])
+@pytest.mark.usefixtures("prefix_route_always")
 def test_batched_rows_give_batch_one_tokens(name, tmp_path_factory):
     backend = load_hf_backend(
         make_method(str(_model_dir(name, tmp_path_factory)), "none", None, "float32", "hf")
@@ -90,6 +91,7 @@ def test_holding_the_scaling_changes_the_answers_here(sharp_llama_dir):
 
 
 @pytest.mark.parametrize("hold", [False, True])
+@pytest.mark.usefixtures("prefix_route_always")
 def test_batched_rows_under_dynamic_rope_give_batch_one_tokens(sharp_llama_dir, hold):
     """Prompts past the trained 256 positions: the scaling is the prompt's in every route, and held
     through the answer in every route when asked."""
@@ -114,6 +116,7 @@ def test_rows_prefilled_in_parts_are_stacked_into_one_batch(tiny_llama_dir, monk
     assert _batched(backend, prompts, prefixes, stop, 7, reuse=False) == alone
 
 
+@pytest.mark.usefixtures("prefix_route_always")
 def test_a_non_finite_row_fails_alone_and_names_its_sample(tiny_llama_dir, tmp_path):
     """One prompt holds a token whose embedding is NaN: the others are answered as at batch 1, then the
     error names that prompt's sample."""
@@ -146,6 +149,7 @@ def test_batch_size_below_one_is_refused(tiny_llama_dir):
 
 
 @pytest.mark.parametrize("rope", ["none", "dynamic:2"])
+@pytest.mark.usefixtures("prefix_route_always")
 def test_prompts_of_several_prefix_groups_decode_in_one_batch(tiny_llama_bos_dir, rope):
     """Two cells' prompts of one length, each cell with its own shared prefix, interleaved in the call:
     every group's prefix is reused and the answers are batch 1's."""

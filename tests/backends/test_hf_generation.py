@@ -39,16 +39,19 @@ def _assert_fast_path_equals_naive(model_dir, rope: str, length: int, hold: bool
 @pytest.mark.parametrize(
     ("rope", "length"), [("none", 230), ("none", 400), ("dynamic:2", 230), ("dynamic:2", 400)]
 )
+@pytest.mark.usefixtures("prefix_route_always")
 def test_fast_path_equals_naive(tiny_llama_bos_dir, rope, length):
     _assert_fast_path_equals_naive(tiny_llama_bos_dir, rope, length)
 
 
 @pytest.mark.parametrize("length", [230, 400])
+@pytest.mark.usefixtures("prefix_route_always")
 def test_fast_path_equals_naive_with_the_scaling_held_through_the_answer(tiny_llama_bos_dir, length):
     _assert_fast_path_equals_naive(tiny_llama_bos_dir, "dynamic:2", length, hold=True)
 
 
 @pytest.mark.parametrize("rope", ["dynamic:4", "none"])
+@pytest.mark.usefixtures("prefix_route_always")
 def test_fast_path_equals_naive_on_coca(tiny_coca_dir, rope):
     _assert_fast_path_equals_naive(tiny_coca_dir, rope, 400)
 

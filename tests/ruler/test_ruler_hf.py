@@ -17,7 +17,7 @@ def _run(model_dir, path, lengths, prefix_reuse=True, **extra):
     return evaluate("ruler", [method], params, path, Runtime(), prefix_reuse=prefix_reuse)
 
 
-def test_prefix_reuse_gives_the_naive_outputs(tiny_llama_bos_dir, tmp_path):
+def test_prefix_reuse_gives_the_naive_outputs(tiny_llama_bos_dir, tmp_path, prefix_route_always):
     fast = _run(tiny_llama_bos_dir, tmp_path / "fast.json", "1200")
     naive = _run(tiny_llama_bos_dir, tmp_path / "naive.json", "1200", prefix_reuse=False)
     assert [c.status for c in fast.cells] == ["ok"] * 3
@@ -81,7 +81,9 @@ def _cells(run) -> list[dict]:
     return [c.model_dump(include={"dataset", "length", "status", "value", "n", "detail"}) for c in run.cells]
 
 
-def test_cells_of_one_length_and_budget_decode_in_one_call(tiny_llama_bos_dir, tmp_path, monkeypatch):
+def test_cells_of_one_length_and_budget_decode_in_one_call(
+    tiny_llama_bos_dir, tmp_path, monkeypatch, prefix_route_always
+):
     """The two NIAH tasks (budget 128) go in one call, vt (budget 30) in another; every batch size
     gives the same cells, prefix reuse included."""
     from coca_eval.backends.hf import HFBackend

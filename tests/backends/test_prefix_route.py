@@ -1,0 +1,124 @@
+"""Which rows take the shared-prefix route: the FLOP estimate read off a model, the choice it makes on
+RULER-shaped prompts of SmolLM2-135M, and rows split between the two routes answering as batch 1."""
+
+import random
+
+import pytest
+import torch
+
+from coca_eval.backends import hf_generation, prefix_route
+from coca_eval.backends.hf import load_hf_backend
+from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
+from coca_eval.backends.prefix_route import MASKED_PAIR_COST, PrefillCost, rows_reusing
+from coca_eval.methods import make_method
+
+
+def _smollm2_cost() -> PrefillCost:
+    """SmolLM2-135M's shape (30 layers, 9 heads of 64, 3 KV heads, MLP 1536), built without weights."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=49152,
+        hidden_size=576,
+        intermediate_size=1536,
+        num_hidden_layers=30,
+        num_attention_heads=9,
+        num_key_value_heads=3,
+        tie_word_embeddings=True,
+    )
+    with torch.device("meta"):
+        return PrefillCost.of(LlamaForCausalLM(config))
+
+
+def test_the_estimate_counts_weights_outside_the_embeddings_and_attention_per_pair(tiny_llama_dir):
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    config = backend.model.config
+    h, heads, layers = config.hidden_size, config.num_attention_heads, config.num_hidden_layers
+    head_dim = getattr(config, "head_dim", None) or h // heads
+    kv = config.num_key_value_heads * head_dim
+    per_layer = 2 * h * heads * head_dim + 2 * h * kv + 3 * h * config.intermediate_size + 2 * h
+    cost = PrefillCost.of(backend.model)
+    assert cost.per_token == 2 * (layers * per_layer + h)
+    assert cost.per_pair == 4 * layers * heads * head_dim
+
+
+def test_smollm2s_estimate_is_its_known_size():
+    """About 106M weights outside the embeddings; 69,120 FLOPs per attention pair."""
+    cost = _smollm2_cost()
+    assert cost.per_pair == 4 * 30 * 9 * 64
+    assert 2 * 105e6 < cost.per_token < 2 * 107e6
+
+
+def test_a_rest_is_prefilled_in_chunks_each_masked_up_to_its_last_key():
+    cost = PrefillCost(per_token=1.0, per_pair=1.0)
+    chunk = prefix_route.REST_CHUNK
+    assert cost.whole(4) == 4 + 10
+    # a rest of two chunks and a bit past a cached prefix of 100
+    length = 100 + 2 * chunk + 5
+    pairs = chunk * (100 + chunk) + chunk * (100 + 2 * chunk) + 5 * length
+    assert cost.rest(length, 100) == pytest.approx(2 * chunk + 5 + MASKED_PAIR_COST * pairs)
+
+
+def test_a_short_prefix_at_8k_prefills_whole_rows():
+    """RULER's variable tracking at 8k: ten prompts sharing only their first 60 tokens."""
+    assert rows_reusing(_smollm2_cost(), [8162] * 10, [60] * 10, [0] * 10) == [False] * 10
+
+
+def test_needles_deep_enough_reuse_the_haystack_and_shallow_ones_do_not():
+    """NIAH at 8k and 1k: the haystack up to the needle is shared, at depths from 5 to 95 %."""
+    cost = _smollm2_cost()
+    shallow = {8064: 3, 960: 2}  # needles at 5, 15 (and 25) % prefill whole
+    for length, whole in shallow.items():
+        prefixes = [int(length * depth / 100) for depth in range(5, 100, 10)]
+        chosen = rows_reusing(cost, [length] * 10, prefixes, [0] * 10)
+        assert chosen == [False] * whole + [True] * (10 - whole), length
+
+
+def test_each_group_pays_for_its_own_prefix():
+    """A lone row saves nothing (its prefix is prefilled once either way); two groups choose apart."""
+    cost = _smollm2_cost()
+    assert rows_reusing(cost, [4096], [4000], [0]) == [False]
+    lengths, prefixes = [4096] * 6, [3900, 3800, 3700, 50, 40, 30]
+    assert rows_reusing(cost, lengths, prefixes, [0, 0, 0, 1, 1, 1]) == [True] * 3 + [False] * 3
+
+
+def _prompts(vocab: int, n: int = 7, length: int = 300) -> tuple[list[list[int]], list[int]]:
+    rng = random.Random(3)
+    base = [rng.randrange(3, vocab) for _ in range(length)]
+    prefixes = [rng.randrange(40, 250) for _ in range(n)]
+    prompts = [base[:keep] + [rng.randrange(3, vocab) for _ in range(length - keep)] for keep in prefixes]
+    return prompts, prefixes
+
+
+def test_rows_split_between_the_routes_answer_as_batch_one(tiny_llama_bos_dir, monkeypatch):
+    backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "none", None, "float32", "hf"))
+    prompts, prefixes = _prompts(len(backend.tokenizer))
+    alone = [GreedyDecoder(backend, 12).naive(p) for p in prompts]
+    pattern = [True, False, True, True, False, True, False]
+    monkeypatch.setattr(hf_generation, "rows_reusing", lambda *args: pattern)
+    routed = {}
+    for route in ("shared_prefix", "whole_rows"):
+        original = getattr(GreedyDecoder, route)
+
+        def spy(self, *args, original=original, route=route, **kwargs):
+            routed[route] = list(kwargs["rows"])
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(GreedyDecoder, route, spy)
+    answers = {}
+    assert decode_prompts(GreedyDecoder(backend, 12, batch_size=4), prompts, prefixes, answers.__setitem__)
+    assert [answers[i] for i in range(len(prompts))] == alone
+    assert routed == {"shared_prefix": [0, 2, 3, 5], "whole_rows": [1, 4, 6]}
+
+
+@pytest.mark.usefixtures("prefix_route_always")
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_rests_prefilled_in_chunks_answer_as_batch_one(tiny_llama_bos_dir, monkeypatch, chunk):
+    """Rests of 50..260 tokens in forwards of ``chunk``: a chunk's queries start past the cache."""
+    backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "none", None, "float32", "hf"))
+    prompts, prefixes = _prompts(len(backend.tokenizer))
+    alone = [GreedyDecoder(backend, 12).naive(p) for p in prompts]
+    monkeypatch.setattr(hf_generation, "REST_CHUNK", chunk)
+    answers = {}
+    assert decode_prompts(GreedyDecoder(backend, 12, batch_size=3), prompts, prefixes, answers.__setitem__)
+    assert [answers[i] for i in range(len(prompts))] == alone
