@@ -48,23 +48,23 @@ SHAPES = {
 }  # fmt: skip
 
 
-class _Backend:
-    """What ``GreedyDecoder`` reads of an hf backend, around a bare model (no load probes)."""
-
-    def __init__(self, model, device: str) -> None:
-        self.model, self.device = model, torch.device(device)
-        self.tokenizer = None
-        self.has_dynamic_rope = False
-
-    def reset_dynamic_rope(self) -> None:
-        pass
-
-
 class _NoTokenizer:
     eos_token_id = None
 
     def decode(self, tokens, skip_special_tokens=True) -> str:
         return ""
+
+
+class BareBackend:
+    """What ``GreedyDecoder`` reads of an hf backend, around a bare model (no load probes, no EOS)."""
+
+    def __init__(self, model, device: str) -> None:
+        self.model, self.device = model, torch.device(device)
+        self.tokenizer = _NoTokenizer()
+        self.has_dynamic_rope = False
+
+    def reset_dynamic_rope(self) -> None:
+        pass
 
 
 def build_model(shape: str, device: str, dtype: torch.dtype, positions: int):
@@ -133,8 +133,7 @@ def timed(fn, device: str) -> tuple[float, int, list[list[int]]]:
 def run_case(args, shape: str, length: int) -> list[dict]:
     dtype = torch.bfloat16 if args.device.startswith("cuda") else torch.float32
     model = build_model(shape, args.device, dtype, length + args.new_tokens + 256)
-    backend = _Backend(model, args.device)
-    backend.tokenizer = _NoTokenizer()
+    backend = BareBackend(model, args.device)
     prompts = prompts_for(SHAPES[shape]["vocab_size"], args.prompts, length)
     auto = auto_batch_size(model, length, args.new_tokens)
     batches = [auto if b == "auto" else int(b) for b in args.batches.split(",")]
@@ -182,8 +181,10 @@ def machine(device: str) -> str:
         return f"{name} ({props.total_memory / 2**30:.0f} GiB), torch {torch.__version__}"
     flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
     isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    names = [line.split(":", 1)[1].strip() for line in flags.splitlines() if line.startswith("model name")]
+    name = names[0] if names else platform.processor() or "CPU"
     threads = torch.get_num_threads()
-    return f"{platform.processor() or 'CPU'} ({isa}), {threads} threads, torch {torch.__version__}"
+    return f"{name} ({isa}), {threads} threads, torch {torch.__version__}"
 
 
 def report(rows: list[dict], args) -> str:
