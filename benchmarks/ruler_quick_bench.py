@@ -10,8 +10,12 @@ on this machine at the model's own layer shapes (the best of its projections, ov
 implementation of the same arithmetic in fp32 can prefill faster. Runs alternate (auto, 1, auto, 1, ...)
 so drift hits both. The CPU's class (AVX2 / AVX-512) and the load are printed with the times.
 
-    nice python benchmarks/ruler_quick_bench.py [--rounds 1] \\
+    nice python benchmarks/ruler_quick_bench.py [--rounds 1] [--batches auto,1] \\
         [--report reports/benchmarks/ruler_quick_bench.md]
+
+On an AVX-512 machine, ``ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2
+ONEDNN_MAX_CPU_ISA=AVX2`` runs the AVX2 code paths of torch, MKL and oneDNN (the report says so); it
+is the code an AVX2 CPU runs, not that CPU's clock, caches or memory.
 """
 
 from __future__ import annotations
@@ -51,11 +55,18 @@ main(sys.argv[1:])
 """
 
 
+ISA_LIMITS = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA")
+"""Variables that hold torch's own kernels, MKL's and oneDNN's to an older vector class: an AVX-512
+machine then runs the code an AVX2 one runs (not at an AVX2 machine's clock or caches)."""
+
+
 def cpu_class() -> str:
     text = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
     names = [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")]
     vector = "AVX-512" if "avx512f" in text else "AVX2" if "avx2" in text else "no AVX2"
-    return f"{names[0] if names else 'CPU'} ({vector}), {os.cpu_count()} cores"
+    limits = [f"{name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name)]
+    limited = f", kernels limited by {' '.join(limits)}" if limits else ""
+    return f"{names[0] if names else 'CPU'} ({vector}{limited}), {os.cpu_count()} cores"
 
 
 def run_once(batch: str, work: Path) -> dict:
@@ -121,9 +132,10 @@ def prefill_floor(forwards: dict, shapes: dict, rate: float) -> tuple[float, flo
 
 def report(runs: list[dict], shapes: dict, rate: float, args) -> str:
     lines = [
-        "# ruler-quick: where the time goes, at --batch-size 1 and auto",
+        f"# ruler-quick: where the time goes, at --batch-size {' and '.join(args.batches.split(','))}",
         "",
-        f"Machine: {cpu_class()}. Command: `python benchmarks/ruler_quick_bench.py --rounds {args.rounds}`"
+        f"Machine: {cpu_class()}. Command: `python benchmarks/ruler_quick_bench.py --rounds {args.rounds}"
+        f" --batches {args.batches}`"
         " (each run: `coca-eval ruler --batch-size B`, the ruler-quick preset, model already converted).",
         f"Measured fp32 matmul rate at SmolLM2-135M's projection shapes: {rate:.0f} GFLOP/s.",
         "",
@@ -155,6 +167,7 @@ def report(runs: list[dict], shapes: dict, rate: float, args) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--batches", default="auto,1", help="the --batch-size of each run, in order")
     parser.add_argument("--report", type=Path)
     args = parser.parse_args()
     shapes = model_shapes()
@@ -162,7 +175,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="ruler-quick-bench-"))
     runs = []
     for _ in range(args.rounds):
-        for batch in ("auto", "1"):
+        for batch in args.batches.split(","):
             run = run_once(batch, work)
             print(json.dumps({k: v for k, v in run.items() if k != "outputs"}), flush=True)
             runs.append(run)
