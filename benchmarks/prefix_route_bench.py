@@ -33,7 +33,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generation_bench import BareBackend, build_model, machine  # noqa: E402
 
-from coca_eval.backends.hf_generation import PREFILL_TOKENS, GreedyDecoder, _SharedPrefix  # noqa: E402
+from coca_eval.backends.hf_generation import (  # noqa: E402
+    PREFILL_TOKENS,
+    GreedyDecoder,
+    _RoutedBatch,
+    _SharedPrefix,
+)
 from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, rows_reusing  # noqa: E402
 
 
@@ -56,7 +61,7 @@ def prefill_whole(decoder: GreedyDecoder, prompts) -> None:
 @torch.inference_mode()
 def prefill_route(decoder: GreedyDecoder, prompts, prefixes) -> None:
     shared = _SharedPrefix(decoder, prompts, prefixes, [0] * len(prompts))
-    decoder._prefill_rests(prompts, list(range(len(prompts))), shared)
+    decoder._prefill_routed(prompts, _RoutedBatch(list(range(len(prompts))), []), shared)
 
 
 def seconds(call) -> float:

@@ -70,6 +70,14 @@ class _Rows:
         self.generated = [self.generated[k] for k in going]
 
 
+@dataclass
+class _RoutedBatch:
+    """One batch's rows by prefill route: those reusing their group's prefix, and those prefilled whole."""
+
+    reusing: list[int]
+    whole: list[int]
+
+
 class _Failures:
     """Rows stopped by non-finite logits, raised together once every other row is answered."""
 
@@ -159,14 +167,11 @@ class GreedyDecoder:
         return answers[0]
 
     @torch.inference_mode()
-    def whole_rows(
-        self, prompts: Sequence[Sequence[int]], on_done: OnDone, rows: Sequence[int] | None = None
-    ) -> None:
-        """Every prompt (of ``rows``, when given) prefilled whole and decoded, rows of one length
-        ``batch_size`` at a time (prompts of other lengths one by one); calls ``on_done(i, tokens)``."""
+    def whole_rows(self, prompts: Sequence[Sequence[int]], on_done: OnDone) -> None:
+        """Every prompt prefilled whole and decoded, rows of one length ``batch_size`` at a time (prompts
+        of other lengths one by one); calls ``on_done(i, tokens)``."""
         failures = _Failures()
-        order = range(len(prompts)) if rows is None else rows
-        for group in _same_length_groups(prompts, order, self.batch_size):
+        for group in _same_length_groups(prompts, range(len(prompts)), self.batch_size):
             failures.collect(lambda group=group: self._whole_group(prompts, group, on_done))
         failures.raise_any()
 
@@ -203,48 +208,63 @@ class GreedyDecoder:
         prefix_lengths: Sequence[int],
         on_done: OnDone,
         prefix_groups: Sequence[int] | None = None,
-        rows: Sequence[int] | None = None,
+        reusing: Sequence[bool] | None = None,
     ) -> None:
-        """Decode every prompt (of ``rows``, when given), reusing the KV cache of its group's common
-        prefix; calls ``on_done(i, tokens)``. ``prefix_groups`` says which prompts share a prefix (all,
-        when None): several cells' prompts of one length then decode in one batch, each group's prefix
-        prefilled once. With dynamic rope every prompt has one length (see
-        :func:`prefix_reuse_is_exact`)."""
+        """Decode every prompt, the rows of ``reusing`` (all, when None) on the KV cache of their group's
+        common prefix, the others prefilled whole; calls ``on_done(i, tokens)``. ``prefix_groups``
+        says which prompts share a prefix (all, when None): several cells' prompts of one length then
+        decode in one batch, each group's prefix prefilled once, and rows of both routes decode
+        together. With dynamic rope every prompt has one length (see :func:`prefix_reuse_is_exact`)."""
         groups = list(prefix_groups) if prefix_groups is not None else [0] * len(prompts)
+        reusing = list(reusing) if reusing is not None else [True] * len(prompts)
         first_seen = {g: n for n, g in reversed(list(enumerate(groups)))}
-        chosen = range(len(prompts)) if rows is None else rows
-        order = sorted(chosen, key=lambda i: (first_seen[groups[i]], -prefix_lengths[i]))
+        order = sorted(
+            range(len(prompts)), key=lambda i: (first_seen[groups[i]], not reusing[i], -prefix_lengths[i])
+        )
         shared = _SharedPrefix(self, prompts, prefix_lengths, groups)
         failures = _Failures()
         for batch in _same_length_groups(prompts, order, self.batch_size if self._stackable else 1):
-            failures.collect(lambda batch=batch: self._prefix_batch(prompts, batch, shared, on_done))
+            rows = _RoutedBatch([i for i in batch if reusing[i]], [i for i in batch if not reusing[i]])
+            failures.collect(lambda rows=rows: self._prefix_batch(prompts, rows, shared, on_done))
         failures.raise_any()
 
-    def _prefix_batch(self, prompts, batch: list[int], shared: _SharedPrefix, on_done: OnDone) -> None:
-        """Each row's rest prefilled after its cropped prefix, the rows stacked, then decoded together
-        (inside the held scaling with ``hold``, else outside it, as a naive run decodes)."""
-        with self._scaling(len(prompts[batch[0]]), through_answer=self.hold):
-            logits, cache = self._prefill_rests(prompts, batch, shared)
+    def _prefix_batch(self, prompts, rows: _RoutedBatch, shared: _SharedPrefix, on_done: OnDone) -> None:
+        """The batch's rows prefilled by their routes, stacked, then decoded together (inside the held
+        scaling with ``hold``, else outside it, as a naive run decodes). A whole row prefilled at the
+        held scaling is prefilled as a naive run does: the scaling is its own length's."""
+        order = rows.reusing + rows.whole
+        with self._scaling(len(prompts[order[0]]), through_answer=self.hold):
+            logits, cache = self._prefill_routed(prompts, rows, shared)
             if self.hold:
-                return self._continue(logits, cache, batch, on_done)
-        return self._continue(logits, cache, batch, on_done)
+                return self._continue(logits, cache, order, on_done)
+        return self._continue(logits, cache, order, on_done)
 
-    def _prefill_rests(self, prompts, batch: list[int], shared: _SharedPrefix):
-        """The batch's last logits (b, vocab) and its cache; each row's rest prefilled
-        :data:`~coca_eval.backends.prefix_route.REST_CHUNK` tokens at a time (see that module); a lone
-        row decodes in the shared cache itself (no copy), several rows in a stack of copies of their
-        filled caches."""
+    def _prefill_routed(self, prompts, rows: _RoutedBatch, shared: _SharedPrefix):
+        """The batch's last logits (b, vocab) and its cache, rows reusing a prefix first: each one's rest
+        prefilled :data:`~coca_eval.backends.prefix_route.REST_CHUNK` tokens at a time (see that
+        module), the whole rows :data:`PREFILL_TOKENS` at a time. A lone row decodes in its own cache
+        (for a reusing row, the shared one itself: no copy); several rows in a stack of their caches."""
+        lone = len(rows.reusing) + len(rows.whole) == 1
         filled = []
-        for i in batch:
-            cache, keep = shared.cropped_for(i)
-            for start in range(keep, len(prompts[i]), REST_CHUNK):
-                piece = prompts[i][start : start + REST_CHUNK]
-                logits, cache = self._forward([piece], cache)  # (1, vocab), cache
-            if len(batch) == 1:
+        for i in rows.reusing:
+            logits, cache = self._prefill_rest(prompts[i], *shared.cropped_for(i))
+            if lone:
                 return logits, cache
             filled.append((logits, _layer_tensors(cache, copy=True)))
+        per_forward = max(1, PREFILL_TOKENS // max(1, len(prompts[(rows.reusing + rows.whole)[0]])))
+        for part in _groups(rows.whole, per_forward):
+            logits, cache = self._forward([prompts[i] for i in part])  # (p, vocab), cache
+            if lone:
+                return logits, cache
+            filled.append((logits, _layer_tensors(cache)))
         logits = torch.cat([f[0] for f in filled])  # (b, vocab)
         return logits, stacked_cache(self.model, [f[1] for f in filled])
+
+    def _prefill_rest(self, prompt: Sequence[int], cache, keep: int):
+        """``prompt`` past its cached first ``keep`` tokens, in forwards of ``REST_CHUNK`` tokens."""
+        for start in range(keep, len(prompt), REST_CHUNK):
+            logits, cache = self._forward([prompt[start : start + REST_CHUNK]], cache)  # (1, vocab), cache
+        return logits, cache
 
     def _scaling(self, length: int, through_answer: bool = False):
         """Dynamic rope held at the whole prompt's scaling while a piece of it is prefilled (and, with
@@ -325,15 +345,11 @@ def decode_prompts(
     if prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, prompts):
         cost = PrefillCost.of(decoder.model)
         reusing = rows_reusing(cost, [len(p) for p in prompts], prefix_lengths, groups)
-    shared = [i for i, reuse in enumerate(reusing) if reuse]
-    whole = [i for i, reuse in enumerate(reusing) if not reuse]
-    failures = _Failures()
-    if shared:
-        failures.collect(lambda: decoder.shared_prefix(prompts, prefix_lengths, on_done, groups, rows=shared))
-    if whole:
-        failures.collect(lambda: decoder.whole_rows(prompts, on_done, rows=whole))
-    failures.raise_any()
-    return bool(shared)
+    if not any(reusing):
+        decoder.whole_rows(prompts, on_done)
+        return False
+    decoder.shared_prefix(prompts, prefix_lengths, on_done, groups, reusing)
+    return True
 
 
 def _crop_to(cache, keep: int) -> None:

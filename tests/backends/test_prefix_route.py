@@ -90,25 +90,31 @@ def _prompts(vocab: int, n: int = 7, length: int = 300) -> tuple[list[list[int]]
     return prompts, prefixes
 
 
-def test_rows_split_between_the_routes_answer_as_batch_one(tiny_llama_bos_dir, monkeypatch):
+def test_rows_split_between_the_routes_decode_in_one_batch_as_batch_one(tiny_llama_bos_dir, monkeypatch):
+    """Four rows reuse the prefix and three are prefilled whole; all seven decode in one batch."""
     backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "none", None, "float32", "hf"))
     prompts, prefixes = _prompts(len(backend.tokenizer))
     alone = [GreedyDecoder(backend, 12).naive(p) for p in prompts]
     pattern = [True, False, True, True, False, True, False]
     monkeypatch.setattr(hf_generation, "rows_reusing", lambda *args: pattern)
-    routed = {}
-    for route in ("shared_prefix", "whole_rows"):
-        original = getattr(GreedyDecoder, route)
+    cropped, decoded = [], []
+    cropped_for, decode = hf_generation._SharedPrefix.cropped_for, GreedyDecoder._continue
 
-        def spy(self, *args, original=original, route=route, **kwargs):
-            routed[route] = list(kwargs["rows"])
-            return original(self, *args, **kwargs)
+    def spy_crop(self, i):
+        cropped.append(i)
+        return cropped_for(self, i)
 
-        monkeypatch.setattr(GreedyDecoder, route, spy)
+    def spy_decode(self, logits, cache, rows, on_done):
+        decoded.append(sorted(rows))
+        return decode(self, logits, cache, rows, on_done)
+
+    monkeypatch.setattr(hf_generation._SharedPrefix, "cropped_for", spy_crop)
+    monkeypatch.setattr(GreedyDecoder, "_continue", spy_decode)
     answers = {}
-    assert decode_prompts(GreedyDecoder(backend, 12, batch_size=4), prompts, prefixes, answers.__setitem__)
+    assert decode_prompts(GreedyDecoder(backend, 12, batch_size=7), prompts, prefixes, answers.__setitem__)
     assert [answers[i] for i in range(len(prompts))] == alone
-    assert routed == {"shared_prefix": [0, 2, 3, 5], "whole_rows": [1, 4, 6]}
+    assert sorted(cropped) == [0, 2, 3, 5]
+    assert decoded == [list(range(7))]
 
 
 @pytest.mark.usefixtures("prefix_route_always")
