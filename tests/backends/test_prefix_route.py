@@ -90,11 +90,24 @@ def _prompts(vocab: int, n: int = 7, length: int = 300) -> tuple[list[list[int]]
     return prompts, prefixes
 
 
-def test_rows_split_between_the_routes_decode_in_one_batch_as_batch_one(tiny_llama_bos_dir, monkeypatch):
-    """Four rows reuse the prefix and three are prefilled whole; all seven decode in one batch."""
-    backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "none", None, "float32", "hf"))
+@pytest.fixture(scope="module")
+def sharp_llama_dir(tmp_path_factory):
+    """A model whose answers move with the rotary scaling (held or rescaled answer apart)."""
+    from tests.tiny_models import make_sharp_llama
+
+    return make_sharp_llama(tmp_path_factory.mktemp("sharp-llama"))
+
+
+@pytest.mark.parametrize(("rope", "hold"), [("none", False), ("dynamic:2", False), ("dynamic:2", True)])
+def test_rows_split_between_the_routes_decode_in_one_batch_as_batch_one(
+    sharp_llama_dir, monkeypatch, rope, hold
+):
+    """Four rows reuse the prefix and three are prefilled whole; all seven decode in one batch. Under
+    dynamic rope (300 tokens, past the trained 256) a whole row is prefilled inside the batch's held
+    scaling, which is its own length's, and decodes rescaling or held as a naive run does."""
+    backend = load_hf_backend(make_method(str(sharp_llama_dir), rope, None, "float32", "hf"))
     prompts, prefixes = _prompts(len(backend.tokenizer))
-    alone = [GreedyDecoder(backend, 12).naive(p) for p in prompts]
+    alone = [GreedyDecoder(backend, 12, hold_dynamic_rope=hold).naive(p) for p in prompts]
     pattern = [True, False, True, True, False, True, False]
     monkeypatch.setattr(hf_generation, "rows_reusing", lambda *args: pattern)
     cropped, decoded = [], []
@@ -111,7 +124,8 @@ def test_rows_split_between_the_routes_decode_in_one_batch_as_batch_one(tiny_lla
     monkeypatch.setattr(hf_generation._SharedPrefix, "cropped_for", spy_crop)
     monkeypatch.setattr(GreedyDecoder, "_continue", spy_decode)
     answers = {}
-    assert decode_prompts(GreedyDecoder(backend, 12, batch_size=7), prompts, prefixes, answers.__setitem__)
+    decoder = GreedyDecoder(backend, 12, hold_dynamic_rope=hold, batch_size=7)
+    assert decode_prompts(decoder, prompts, prefixes, answers.__setitem__)
     assert [answers[i] for i in range(len(prompts))] == alone
     assert sorted(cropped) == [0, 2, 3, 5]
     assert decoded == [list(range(7))]
