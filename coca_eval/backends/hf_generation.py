@@ -344,7 +344,8 @@ def decode_prompts(
     reusing = [False] * len(prompts)
     if prefix_reuse and len(prompts) > 1 and prefix_reuse_is_exact(decoder.backend, prompts):
         cost = PrefillCost.of(decoder.model)
-        reusing = rows_reusing(cost, [len(p) for p in prompts], prefix_lengths, groups)
+        lengths = [len(p) for p in prompts]
+        reusing = rows_reusing(cost, lengths, prefix_lengths, groups) if cost else [True] * len(prompts)
     if not any(reusing):
         decoder.whole_rows(prompts, on_done)
         return False

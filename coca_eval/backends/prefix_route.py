@@ -37,18 +37,22 @@ class PrefillCost:
     per_pair: float
 
     @classmethod
-    def of(cls, model) -> PrefillCost:
+    def of(cls, model) -> PrefillCost | None:
         """Read off the model: its weights outside the embeddings (the head runs on one position per
-        prompt) and its attention's layers, heads and head dimension."""
+        prompt) and its attention's layers, heads and head dimension; None for a configuration that
+        does not name its layers and heads (a plug-in's own), whose rows then all reuse their prefix."""
+        config = model.config.get_text_config()
+        heads = getattr(config, "num_attention_heads", None)
+        layers = getattr(config, "num_hidden_layers", None)
+        if not heads or not layers:
+            return None
         embeddings = {id(model.get_input_embeddings().weight)}
         head = model.get_output_embeddings()
         if head is not None:
             embeddings.add(id(head.weight))
         weights = sum(p.numel() for p in model.parameters() if id(p) not in embeddings)
-        config = model.config.get_text_config()
-        heads = config.num_attention_heads
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
-        return cls(2.0 * weights, 4.0 * config.num_hidden_layers * heads * head_dim)
+        return cls(2.0 * weights, 4.0 * layers * heads * head_dim)
 
     def whole(self, length: int) -> float:
         """A prompt prefilled from empty: the causal kernel computes the lower triangle."""

@@ -49,6 +49,15 @@ def test_smollm2s_estimate_is_its_known_size():
     assert 2 * 105e6 < cost.per_token < 2 * 107e6
 
 
+def test_a_configuration_without_layers_and_heads_gives_no_estimate(tiny_llama_dir):
+    """A plug-in's configuration may name them otherwise: its rows reuse their prefix, as always."""
+    from transformers import PretrainedConfig
+
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    backend.model.config = PretrainedConfig(hidden_size=64)
+    assert PrefillCost.of(backend.model) is None
+
+
 def test_a_rest_is_prefilled_in_chunks_each_masked_up_to_its_last_key():
     cost = PrefillCost(per_token=1.0, per_pair=1.0)
     chunk = prefix_route.REST_CHUNK
