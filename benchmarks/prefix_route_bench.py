@@ -33,12 +33,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generation_bench import BareBackend, build_model, machine  # noqa: E402
 
-from coca_eval.backends.hf_generation import (  # noqa: E402
-    PREFILL_TOKENS,
-    GreedyDecoder,
-    _RoutedBatch,
-    _SharedPrefix,
-)
+from coca_eval.backends.hf_generation import GreedyDecoder  # noqa: E402
 from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, rows_reusing  # noqa: E402
 
 
@@ -51,17 +46,12 @@ def prompts_sharing(vocab: int, rows: int, length: int, share: float) -> tuple[l
     return [base[:common] + rest for rest in rests], [common] * rows
 
 
-@torch.inference_mode()
 def prefill_whole(decoder: GreedyDecoder, prompts) -> None:
-    per_forward = max(1, PREFILL_TOKENS // len(prompts[0]))
-    for lo in range(0, len(prompts), per_forward):
-        decoder._forward(prompts[lo : lo + per_forward])
+    decoder.prefill(prompts, [0] * len(prompts), reusing=[False] * len(prompts))
 
 
-@torch.inference_mode()
 def prefill_route(decoder: GreedyDecoder, prompts, prefixes) -> None:
-    shared = _SharedPrefix(decoder, prompts, prefixes, [0] * len(prompts))
-    decoder._prefill_routed(prompts, _RoutedBatch(list(range(len(prompts))), []), shared)
+    decoder.prefill(prompts, prefixes, reusing=[True] * len(prompts))
 
 
 def seconds(call) -> float:

@@ -239,6 +239,20 @@ class GreedyDecoder:
                 return self._continue(logits, cache, order, on_done)
         return self._continue(logits, cache, order, on_done)
 
+    @torch.inference_mode()
+    def prefill(
+        self, prompts: Sequence[Sequence[int]], prefix_lengths: Sequence[int], reusing: Sequence[bool]
+    ):
+        """The last logits (b, vocab) and the cache that decoding would start from, for prompts of one
+        length sharing one prefix: rows of ``reusing`` past their prefix, the others whole, in the
+        order :meth:`shared_prefix` takes them (reusing rows deepest first, then whole rows). It
+        exists so a benchmark can time the two routes apart from decoding, through the same code."""
+        order = sorted(range(len(prompts)), key=lambda i: (not reusing[i], -prefix_lengths[i]))
+        rows = _RoutedBatch([i for i in order if reusing[i]], [i for i in order if not reusing[i]])
+        shared = _SharedPrefix(self, prompts, prefix_lengths, [0] * len(prompts))
+        with self._scaling(len(prompts[0])):
+            return self._prefill_routed(prompts, rows, shared)
+
     def _prefill_routed(self, prompts, rows: _RoutedBatch, shared: _SharedPrefix):
         """The batch's last logits (b, vocab) and its cache, rows reusing a prefix first: each one's rest
         prefilled :data:`~coca_eval.backends.prefix_route.REST_CHUNK` tokens at a time (see that

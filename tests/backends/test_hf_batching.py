@@ -2,8 +2,6 @@
 ships, CoCA's GPT-NeoX form and a sliding-window model, through both prefill routes, with rows that stop
 at different steps; a row with non-finite logits fails alone."""
 
-import random
-
 import pytest
 import torch
 
@@ -14,11 +12,11 @@ from coca_eval.backends.stopping import StopRule
 from coca_eval.errors import NonFiniteOutput
 from coca_eval.methods import make_method
 from coca_eval.models.presets import resolve_model
+from tests.backends.shared_prefix_prompts import LENGTH, prompts_sharing_prefix
 from tests.bare_runs import run_cli, sample_answers
 from tests.tiny_models import make_tiny_coca, make_tiny_gemma3
 
 ZOO = ["zoo-rope", "zoo-coca-slack", "zoo-coca-strict", "zoo-alibi", "zoo-prope-0.75", "zoo-nope"]
-LENGTH = 300
 
 
 def _model_dir(name: str, tmp_path_factory):
@@ -27,19 +25,6 @@ def _model_dir(name: str, tmp_path_factory):
     if name == "gemma3-sliding":
         return make_tiny_gemma3(tmp_path_factory.mktemp("gemma"), sliding_window=64)
     return resolve_model(name)[0]
-
-
-def _prompts(vocab: int, n: int = 7, seed: int = 0) -> tuple[list[list[int]], list[int]]:
-    """``n`` prompts of LENGTH tokens sharing a prefix of 40..250 tokens with the first one, which is
-    what the shared-prefix route reuses; and those prefix lengths."""
-    rng = random.Random(seed)
-    base = [rng.randrange(3, vocab) for _ in range(LENGTH)]
-    prompts, prefixes = [], []
-    for _ in range(n):
-        keep = rng.randrange(40, 250)
-        prompts.append(base[:keep] + [rng.randrange(3, vocab) for _ in range(LENGTH - keep)])
-        prefixes.append(keep)
-    return prompts, prefixes
 
 
 def _ragged_stop(budget: int = 14) -> StopRule:
@@ -65,7 +50,7 @@ def test_batched_rows_give_batch_one_tokens(name, tmp_path_factory):
     backend = load_hf_backend(
         make_method(str(_model_dir(name, tmp_path_factory)), "none", None, "float32", "hf")
     )
-    prompts, prefixes = _prompts(backend.model.config.get_text_config().vocab_size)
+    prompts, prefixes = prompts_sharing_prefix(backend.model.config.get_text_config().vocab_size)
     stop = _ragged_stop()
     alone = _one_by_one(backend, prompts, stop)
     assert len({len(a) for a in alone}) > 1, "the rows must stop at different steps"
@@ -84,7 +69,7 @@ def sharp_llama_dir(tmp_path_factory):
 def test_holding_the_scaling_changes_the_answers_here(sharp_llama_dir):
     """The premise of the next test: on this model a held scaling and a rescaled one answer apart."""
     backend = load_hf_backend(make_method(str(sharp_llama_dir), "dynamic:2", None, "float32", "hf"))
-    prompts, _ = _prompts(len(backend.tokenizer))
+    prompts, _ = prompts_sharing_prefix(len(backend.tokenizer))
     held = [GreedyDecoder(backend, 14, hold_dynamic_rope=True).naive(p) for p in prompts]
     rescaled = [GreedyDecoder(backend, 14).naive(p) for p in prompts]
     assert held != rescaled
@@ -96,7 +81,7 @@ def test_batched_rows_under_dynamic_rope_give_batch_one_tokens(sharp_llama_dir, 
     """Prompts past the trained 256 positions: the scaling is the prompt's in every route, and held
     through the answer in every route when asked."""
     backend = load_hf_backend(make_method(str(sharp_llama_dir), "dynamic:2", None, "float32", "hf"))
-    prompts, prefixes = _prompts(len(backend.tokenizer))
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer))
     stop = _ragged_stop()
     alone = [GreedyDecoder(backend, stop, hold_dynamic_rope=hold).naive(p) for p in prompts]
     for reuse in (True, False):
@@ -109,7 +94,7 @@ def test_batched_rows_under_dynamic_rope_give_batch_one_tokens(sharp_llama_dir, 
 def test_rows_prefilled_in_parts_are_stacked_into_one_batch(tiny_llama_dir, monkeypatch):
     """A long prompt's rows are prefilled a few at a time and decoded as one batch."""
     backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
-    prompts, prefixes = _prompts(len(backend.tokenizer))
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer))
     stop = _ragged_stop()
     alone = _one_by_one(backend, prompts, stop)
     monkeypatch.setattr(hf_generation, "PREFILL_TOKENS", 2 * LENGTH)  # two rows per forward
@@ -129,7 +114,7 @@ def test_a_non_finite_row_fails_alone_and_names_its_sample(tiny_llama_dir, tmp_p
     model.save_pretrained(tmp_path)
     backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
     backend.model = model.eval()
-    prompts, prefixes = _prompts(len(backend.tokenizer), n=5)
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer), n=5)
     prompts[3][-1] = poisoned_token
     healthy = [i for i in range(5) if i != 3]
     alone = _one_by_one(backend, [prompts[i] for i in healthy], _ragged_stop())
@@ -154,8 +139,8 @@ def test_prompts_of_several_prefix_groups_decode_in_one_batch(tiny_llama_bos_dir
     """Two cells' prompts of one length, each cell with its own shared prefix, interleaved in the call:
     every group's prefix is reused and the answers are batch 1's."""
     backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), rope, None, "float32", "hf"))
-    first, first_prefixes = _prompts(len(backend.tokenizer), n=4, seed=1)
-    second, second_prefixes = _prompts(len(backend.tokenizer), n=5, seed=2)
+    first, first_prefixes = prompts_sharing_prefix(len(backend.tokenizer), n=4, seed=1)
+    second, second_prefixes = prompts_sharing_prefix(len(backend.tokenizer), n=5, seed=2)
     prompts = [p for pair in zip(first, second[:4], strict=True) for p in pair] + second[4:]
     prefixes = [p for pair in zip(first_prefixes, second_prefixes[:4], strict=True) for p in pair]
     prefixes += second_prefixes[4:]

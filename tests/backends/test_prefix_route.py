@@ -1,8 +1,6 @@
 """Which rows take the shared-prefix route: the FLOP estimate read off a model, the choice it makes on
 RULER-shaped prompts of SmolLM2-135M, and rows split between the two routes answering as batch 1."""
 
-import random
-
 import pytest
 import torch
 
@@ -11,6 +9,7 @@ from coca_eval.backends.hf import load_hf_backend
 from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 from coca_eval.backends.prefix_route import MASKED_PAIR_COST, PrefillCost, rows_reusing
 from coca_eval.methods import make_method
+from tests.backends.shared_prefix_prompts import prompts_sharing_prefix
 
 
 def _smollm2_cost() -> PrefillCost:
@@ -91,14 +90,6 @@ def test_each_group_pays_for_its_own_prefix():
     assert rows_reusing(cost, lengths, prefixes, [0, 0, 0, 1, 1, 1]) == [True] * 3 + [False] * 3
 
 
-def _prompts(vocab: int, n: int = 7, length: int = 300) -> tuple[list[list[int]], list[int]]:
-    rng = random.Random(3)
-    base = [rng.randrange(3, vocab) for _ in range(length)]
-    prefixes = [rng.randrange(40, 250) for _ in range(n)]
-    prompts = [base[:keep] + [rng.randrange(3, vocab) for _ in range(length - keep)] for keep in prefixes]
-    return prompts, prefixes
-
-
 @pytest.fixture(scope="module")
 def sharp_llama_dir(tmp_path_factory):
     """A model whose answers move with the rotary scaling (held or rescaled answer apart)."""
@@ -115,7 +106,7 @@ def test_rows_split_between_the_routes_decode_in_one_batch_as_batch_one(
     dynamic rope (300 tokens, past the trained 256) a whole row is prefilled inside the batch's held
     scaling, which is its own length's, and decodes rescaling or held as a naive run does."""
     backend = load_hf_backend(make_method(str(sharp_llama_dir), rope, None, "float32", "hf"))
-    prompts, prefixes = _prompts(len(backend.tokenizer))
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer), seed=3)
     alone = [GreedyDecoder(backend, 12, hold_dynamic_rope=hold).naive(p) for p in prompts]
     pattern = [True, False, True, True, False, True, False]
     monkeypatch.setattr(hf_generation, "rows_reusing", lambda *args: pattern)
@@ -145,9 +136,24 @@ def test_rows_split_between_the_routes_decode_in_one_batch_as_batch_one(
 def test_rests_prefilled_in_chunks_answer_as_batch_one(tiny_llama_bos_dir, monkeypatch, chunk):
     """Rests of 50..260 tokens in forwards of ``chunk``: a chunk's queries start past the cache."""
     backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "none", None, "float32", "hf"))
-    prompts, prefixes = _prompts(len(backend.tokenizer))
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer), seed=3)
     alone = [GreedyDecoder(backend, 12).naive(p) for p in prompts]
     monkeypatch.setattr(hf_generation, "REST_CHUNK", chunk)
     answers = {}
     assert decode_prompts(GreedyDecoder(backend, 12, batch_size=3), prompts, prefixes, answers.__setitem__)
     assert [answers[i] for i in range(len(prompts))] == alone
+
+
+def test_prefill_alone_gives_each_rows_own_last_logits_in_decoding_order(tiny_llama_bos_dir):
+    """What the prefill benchmark times: rows of both routes, reusing rows first (deepest prefix
+    first), each row's logits those of its prompt prefilled alone."""
+    backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "none", None, "float32", "hf"))
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer), n=5, seed=4)
+    reusing = [True, False, True, True, False]
+    decoder = GreedyDecoder(backend, 1, batch_size=5)
+    logits, _ = decoder.prefill(prompts, prefixes, reusing)
+    alone = torch.cat([decoder.prefill([p], [0], [False])[0] for p in prompts])  # (5, vocab)
+    reusing_rows = sorted((i for i in range(5) if reusing[i]), key=lambda i: -prefixes[i])
+    order = reusing_rows + [1, 4]
+    torch.testing.assert_close(logits, alone[order], atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(logits, alone)
