@@ -15,7 +15,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from bare_runs import BareRuns  # noqa: E402
 from plugin_metadata import declare_missing_plugins  # noqa: E402
-from tiny_models import make_tiny_llama, tiny_corpus_text  # noqa: E402
+from tiny_models import make_sharp_llama, make_tiny_llama, tiny_corpus_text  # noqa: E402
 
 from coca_eval import plugins  # noqa: E402
 from coca_eval.models.registration import register_model_types  # noqa: E402
@@ -99,6 +99,12 @@ def tiny_llama_dir(tmp_path_factory) -> Path:
 def tiny_llama_bos_dir(tmp_path_factory) -> Path:
     """LLaMA-style model whose tokenizer adds BOS (like LLaMA and Gemma)."""
     return make_tiny_llama(tmp_path_factory.mktemp("tiny-llama-bos"), add_bos=True)
+
+
+@pytest.fixture(scope="session")
+def sharp_llama_dir(tmp_path_factory) -> Path:
+    """A model whose answers move with the rotary scaling: held and rescaled dynamic rope answer apart."""
+    return make_sharp_llama(tmp_path_factory.mktemp("sharp-llama"))
 
 
 @pytest.fixture(scope="module")

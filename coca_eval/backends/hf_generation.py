@@ -77,6 +77,10 @@ class _RoutedBatch:
     reusing: list[int]
     whole: list[int]
 
+    @classmethod
+    def of(cls, batch: Sequence[int], reusing: Sequence[bool]) -> _RoutedBatch:
+        return cls([i for i in batch if reusing[i]], [i for i in batch if not reusing[i]])
+
 
 class _Failures:
     """Rows stopped by non-finite logits, raised together once every other row is answered."""
@@ -217,14 +221,11 @@ class GreedyDecoder:
         together. With dynamic rope every prompt has one length (see :func:`prefix_reuse_is_exact`)."""
         groups = list(prefix_groups) if prefix_groups is not None else [0] * len(prompts)
         reusing = list(reusing) if reusing is not None else [True] * len(prompts)
-        first_seen = {g: n for n, g in reversed(list(enumerate(groups)))}
-        order = sorted(
-            range(len(prompts)), key=lambda i: (first_seen[groups[i]], not reusing[i], -prefix_lengths[i])
-        )
+        order = _routed_order(prefix_lengths, groups, reusing)
         shared = _SharedPrefix(self, prompts, prefix_lengths, groups)
         failures = _Failures()
         for batch in _same_length_groups(prompts, order, self.batch_size if self._stackable else 1):
-            rows = _RoutedBatch([i for i in batch if reusing[i]], [i for i in batch if not reusing[i]])
+            rows = _RoutedBatch.of(batch, reusing)
             failures.collect(lambda rows=rows: self._prefix_batch(prompts, rows, shared, on_done))
         failures.raise_any()
 
@@ -247,9 +248,9 @@ class GreedyDecoder:
         length sharing one prefix: rows of ``reusing`` past their prefix, the others whole, in the
         order :meth:`shared_prefix` takes them (reusing rows deepest first, then whole rows). It
         exists so a benchmark can time the two routes apart from decoding, through the same code."""
-        order = sorted(range(len(prompts)), key=lambda i: (not reusing[i], -prefix_lengths[i]))
-        rows = _RoutedBatch([i for i in order if reusing[i]], [i for i in order if not reusing[i]])
-        shared = _SharedPrefix(self, prompts, prefix_lengths, [0] * len(prompts))
+        groups = [0] * len(prompts)
+        rows = _RoutedBatch.of(_routed_order(prefix_lengths, groups, reusing), reusing)
+        shared = _SharedPrefix(self, prompts, prefix_lengths, groups)
         with self._scaling(len(prompts[0])):
             return self._prefill_routed(prompts, rows, shared)
 
@@ -312,6 +313,15 @@ class _SharedPrefix:
             _, self.cache = self.decoder._forward([self.prompts[i][:keep]])
         _crop_to(self.cache, keep)
         return self.cache, keep
+
+
+def _routed_order(prefix_lengths: Sequence[int], groups: Sequence[int], reusing: Sequence[bool]) -> list[int]:
+    """Rows group by group (in the order the groups first appear), each group's reusing rows first and
+    deepest prefix first, so its prefix is prefilled once and only cropped after that."""
+    first_seen = {g: n for n, g in reversed(list(enumerate(groups)))}
+    return sorted(
+        range(len(groups)), key=lambda i: (first_seen[groups[i]], not reusing[i], -prefix_lengths[i])
+    )
 
 
 def _groups(indices, size: int) -> list[list[int]]:

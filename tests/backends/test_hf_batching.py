@@ -59,13 +59,6 @@ def test_batched_rows_give_batch_one_tokens(name, tmp_path_factory):
             assert _batched(backend, prompts, prefixes, stop, batch, reuse) == alone, (batch, reuse)
 
 
-@pytest.fixture(scope="module")
-def sharp_llama_dir(tmp_path_factory):
-    from tests.tiny_models import make_sharp_llama
-
-    return make_sharp_llama(tmp_path_factory.mktemp("sharp-llama"))
-
-
 def test_holding_the_scaling_changes_the_answers_here(sharp_llama_dir):
     """The premise of the next test: on this model a held scaling and a rescaled one answer apart."""
     backend = load_hf_backend(make_method(str(sharp_llama_dir), "dynamic:2", None, "float32", "hf"))

@@ -90,14 +90,6 @@ def test_each_group_pays_for_its_own_prefix():
     assert rows_reusing(cost, lengths, prefixes, [0, 0, 0, 1, 1, 1]) == [True] * 3 + [False] * 3
 
 
-@pytest.fixture(scope="module")
-def sharp_llama_dir(tmp_path_factory):
-    """A model whose answers move with the rotary scaling (held or rescaled answer apart)."""
-    from tests.tiny_models import make_sharp_llama
-
-    return make_sharp_llama(tmp_path_factory.mktemp("sharp-llama"))
-
-
 @pytest.mark.parametrize(("rope", "hold"), [("none", False), ("dynamic:2", False), ("dynamic:2", True)])
 def test_rows_split_between_the_routes_decode_in_one_batch_as_batch_one(
     sharp_llama_dir, monkeypatch, rope, hold

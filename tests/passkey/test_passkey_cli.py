@@ -173,13 +173,6 @@ def _answers(tmp_path, model_dir, name: str, *extra) -> list[str]:
     return [s["output"] for s in cell.detail["samples"]]
 
 
-@pytest.fixture(scope="module")
-def sharp_llama_dir(tmp_path_factory):
-    from tiny_models import make_sharp_llama
-
-    return make_sharp_llama(tmp_path_factory.mktemp("sharp-llama"))
-
-
 @pytest.mark.slow  # a long check (over 20 s on 2 cores): runs in CI's slow suite
 def test_held_dynamic_rope_answers_as_the_prompts_fixed_ntk_base(sharp_llama_dir, tmp_path):
     """--dynamic-rope hold reads a 400-token prompt (trained length 256) as the model with the NTK
