@@ -188,6 +188,7 @@ def measure_row(args, prompts, model_dir: Path, task: str, length: int, batch: i
             runs["theirs"] = run_theirs(args, model_dir, task, length, batch, work)
     ours, theirs = runs["ours"], runs["theirs"]
     row = {"task": task, "length": length, "samples": args.samples, "first": first, "work": str(work)}
+    row["machine"] = machine_text()
     row["lmeval_batch_size"], row["batch_size"] = batch, args.batch_size
     for side, run in runs.items():
         row[side] = {k: run[k] for k in ("wall_s", "cpu_s", "load_start", "load_end", "error") if k in run}
@@ -241,7 +242,7 @@ def report(rows: list[dict], args) -> str:
         f"{'its chat template' if args.chat_template == 'auto' else 'no chat template'}, CPU, "
         f"{args.samples} samples per task and length, seed {args.seed}, N = prompt + answer budget on both "
         f"sides; ours at --batch-size {args.batch_size}, lm-eval at the batch size of the row. One whole "
-        f"process per harness and row, alternating which goes first. Machine: {machine_text()} "
+        f"process per harness and row, alternating which goes first. {machines_text(rows)} "
         "(load = 1-minute load average at the start and end of each process).",
         "",
         "Command: `" + reproducing_command(rows, args) + "`",
@@ -340,6 +341,19 @@ def machine_text() -> str:
     names = [line.split(":", 1)[1].strip() for line in flags.splitlines() if line.startswith("model name")]
     vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
     return f"{names[0] if names else 'CPU'}, {vector}, {os.cpu_count()} cores"
+
+
+def machines_text(rows: list[dict]) -> str:
+    """The machine each row was measured on: rows kept from earlier runs may come from another machine
+    than the one rendering them, and a row that does not say which is refused rather than relabelled."""
+    unnamed = [f"{r['task']}@{r['length']}" for r in rows if not r.get("machine")]
+    if unnamed:
+        raise SystemExit(f"rows without the machine they were measured on: {', '.join(unnamed)}")
+    machines = list(dict.fromkeys(r["machine"] for r in rows))
+    if len(machines) == 1:
+        return f"Machine: {machines[0]}"
+    where = {m: ", ".join(f"{r['task']} {r['length']}" for r in rows if r["machine"] == m) for m in machines}
+    return "Machines, each row on one: " + "; ".join(f"{m} ({w})" for m, w in where.items())
 
 
 def finish(text: str, args) -> None:
