@@ -222,15 +222,36 @@ def fmt_tokens(side: dict) -> str:
     return str(tokens[0]) if len(set(tokens)) == 1 else f"{min(tokens)}-{max(tokens)}"
 
 
-def reproducing_command(rows: list[dict], args) -> str:
-    """The command that measures these rows (tasks and lengths read from the rows themselves)."""
-    tasks = ",".join(dict.fromkeys(r["task"] for r in rows))
-    lengths = ",".join(dict.fromkeys(str(r["length"]) for r in rows))
-    batches = ",".join(dict.fromkeys(str(r.get("lmeval_batch_size", 1)) for r in rows))
-    return (
-        f"python benchmarks/ruler_vs_lmeval.py --tasks {tasks} --lengths {lengths} "
+def reproducing_commands(rows: list[dict], args) -> list[str]:
+    """The commands that measure these rows, read from the rows themselves: one per set of lengths
+    that share their tasks and lm-eval batch sizes, so none measures a cell the rows do not hold."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for length in dict.fromkeys(r["length"] for r in rows):
+        of = [r for r in rows if r["length"] == length]
+        tasks = ",".join(dict.fromkeys(r["task"] for r in of))
+        batches = ",".join(dict.fromkeys(str(r.get("lmeval_batch_size", 1)) for r in of))
+        groups.setdefault((tasks, batches), []).append(str(length))
+    report = f" --report {args.report}" if len(groups) == 1 else ""
+    return [
+        f"python benchmarks/ruler_vs_lmeval.py --tasks {tasks} --lengths {','.join(lengths)} "
         f"--samples {args.samples} --seed {args.seed} --chat-template {args.chat_template} "
-        f"--batch-size {args.batch_size} --lmeval-batch-sizes {batches} --report {args.report}"
+        f"--batch-size {args.batch_size} --lmeval-batch-sizes {batches}{report}"
+        for (tasks, batches), lengths in groups.items()
+    ]
+
+
+def commands_text(rows: list[dict], args) -> str:
+    commands = reproducing_commands(rows, args)
+    if len(commands) == 1:
+        return f"Command: `{commands[0]}`"
+    render = (
+        f"`python benchmarks/ruler_vs_lmeval.py --from-rows {args.from_rows} --samples {args.samples} "
+        f"--seed {args.seed} --chat-template {args.chat_template} --batch-size {args.batch_size} "
+        f"--report {args.report}`"
+    )
+    listed = "; ".join(f"`{c}`" for c in commands)
+    return (
+        f"Commands, each printing its rows as JSON lines: {listed}; the rows together render this: {render}"
     )
 
 
@@ -245,7 +266,7 @@ def report(rows: list[dict], args) -> str:
         f"process per harness and row, alternating which goes first. {machines_text(rows)} "
         "(load = 1-minute load average at the start and end of each process).",
         "",
-        "Command: `" + reproducing_command(rows, args) + "`",
+        commands_text(rows, args),
         "",
         "| task | N | lm-eval batch | ours wall s | lm-eval wall s | lm-eval/ours wall | ours CPU s | "
         "lm-eval CPU s | load | ours score | lm-eval score | ours prompt tokens | lm-eval prompt tokens | "
