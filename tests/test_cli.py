@@ -1,7 +1,6 @@
 """The command line: the result contract, bad input, and kill-then-resume."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -9,20 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from forked_cli import run_cli
 
 from coca_eval.results import load_run
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run_cli(*args, env=None, **kwargs):
-    return subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        **kwargs,
-    )
 
 
 def ppl_args(model, dataset, output, *extra):

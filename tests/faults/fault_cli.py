@@ -4,24 +4,10 @@ written outside the folder the user named."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, str(ROOT / "cli.py")]
-
-
-def run_cli(*args, cwd: Path | None = None, env: dict | None = None, timeout: float = 300):
-    return subprocess.run(
-        [*CLI, *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        timeout=timeout,
-    )
+from forked_cli import CLI, ROOT, run_cli  # noqa: F401  (the runs every fault case makes)
 
 
 def popen_cli(*args, cwd: Path | None = None) -> subprocess.Popen:

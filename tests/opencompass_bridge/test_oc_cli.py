@@ -1,11 +1,9 @@
 """``coca-eval opencompass``: the import subcommand and one-line errors (exit 2, no traceback)."""
 
 import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+import forked_cli
 from oc_fixtures import write_summary
 
 from coca_eval.results import load_run
@@ -15,12 +13,7 @@ HAS_OPENCOMPASS = importlib.util.find_spec("opencompass") is not None
 
 
 def run_cli(*args):
-    return subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    return forked_cli.run_cli(*args, env={"COLUMNS": "200"})
 
 
 def test_import_prints_table5_and_writes_the_run(tmp_path):

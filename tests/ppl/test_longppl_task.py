@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from forked_cli import run_cli
 from tiny_models import make_tiny_llama
 
 from coca_eval.api import Runtime, evaluate
@@ -181,12 +179,7 @@ def test_a_tokenizer_without_offsets_is_refused_in_one_line():
 
 
 def _cli(*args):
-    return subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    return run_cli(*args, env={"PYTHONPATH": str(ROOT)})
 
 
 @pytest.fixture(scope="module")
