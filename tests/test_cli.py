@@ -3,16 +3,13 @@
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from forked_cli import run_cli
+from forked_cli import CLI, run_cli
 
 from coca_eval.results import load_run
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def ppl_args(model, dataset, output, *extra):
@@ -117,7 +114,7 @@ def test_kill_midway_then_resume_gives_identical_cells(tiny_llama_dir, corpus_fi
 
     out = tmp_path / "out.json"
     journal = out.with_suffix(".journal.jsonl")
-    cmd = [sys.executable, str(ROOT / "cli.py"), *map(str, ppl_args(tiny_llama_dir, corpus_file, out, *args))]
+    cmd = [*CLI, *map(str, ppl_args(tiny_llama_dir, corpus_file, out, *args))]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and not (journal.exists() and len(_journal_entries(journal)) >= 3):

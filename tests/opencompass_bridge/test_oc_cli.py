@@ -1,14 +1,12 @@
 """``coca-eval opencompass``: the import subcommand and one-line errors (exit 2, no traceback)."""
 
 import importlib.util
-from pathlib import Path
 
 import forked_cli
 from oc_fixtures import write_summary
 
 from coca_eval.results import load_run
 
-ROOT = Path(__file__).resolve().parents[2]
 HAS_OPENCOMPASS = importlib.util.find_spec("opencompass") is not None
 
 
