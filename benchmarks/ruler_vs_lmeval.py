@@ -164,7 +164,7 @@ def prompt_facts(texts: list[str], lengths: list[int], answers: list[list[str]])
 
 
 def score_summary(scores: list[float]) -> dict:
-    from coca_eval.ruler.effective import score_interval
+    from coca_eval.generation.effective import score_interval
 
     value = 100 * sum(scores) / len(scores)
     return {"score": value, "interval95": list(score_interval(value, len(scores)))}

@@ -147,6 +147,11 @@ class TaskSpec:
     # what its ``--tasks`` can name, for ``coca-eval tasks``: (columns, rows of text), lazily
     catalogue: Callable[[], tuple[list[str], list[list[str]]]] | None = None
     group: str | None = None  # a command group it sits under (``analyze``) rather than the top level
+    # A generation family's task definitions (a Registry of them) and its per-sample scorer
+    # ``score_sample(definition, output, answers)``: what another package reuses through the registry
+    # instead of importing the family (HELMET's RULER recall tasks, imports of RULER's outputs).
+    definitions: Callable[[], Any] | None = None
+    score_sample: Callable[..., dict] | None = None
     report: ReportHooks = field(default_factory=ReportHooks)
     gate: GateHooks | None = None
 

@@ -15,7 +15,7 @@ from coca_eval.babilong.data import babi_samples, babilong_rows
 from coca_eval.babilong.prompt_task import prompt_task
 from coca_eval.babilong.prompts import formatted_input
 from coca_eval.errors import CocaEvalError
-from coca_eval.ruler.prompts import RulerSample
+from coca_eval.generation.assembly import PromptSample
 
 
 class BabilongPromptBuilder:
@@ -40,7 +40,7 @@ class BabilongPromptBuilder:
     def haystack_name(self, task) -> str | None:
         return self.ruler.essay().name if self.params.source == "generate" else None
 
-    def _prepared(self, task: str, length: int, samples: int) -> list[RulerSample]:
+    def _prepared(self, task: str, length: int, samples: int) -> list[PromptSample]:
         rows = babilong_rows(task, length, self.params.data)
         if samples > len(rows):
             raise CocaEvalError(
@@ -52,7 +52,7 @@ class BabilongPromptBuilder:
             bos = getattr(self.tokenizer, "bos_token_id", None)
             start = int(bool(ids) and bos is not None and ids[0] == bos)
             detail = {"question": row.question, "prompt_tokens": len(ids)}
-            out.append(RulerSample(task, index, ids, (row.target,), 0, detail, (start, len(ids))))
+            out.append(PromptSample(task, index, ids, (row.target,), 0, detail, (start, len(ids))))
         return out
 
     def longest_prepared(self) -> int:

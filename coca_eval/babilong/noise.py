@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterator
 
 from coca_eval.babilong.babi import BabiSample
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.segments import TooShort, take
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.segments import TooShort, take
 
 MIN_SENTENCE_TOKENS = 10  # BABILong's SentenceSampler default
 

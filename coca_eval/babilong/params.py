@@ -10,6 +10,12 @@ from pydantic import PlainValidator, StrictFloat, StrictInt, StrictStr
 
 from coca_eval.babilong.data import HUB, hub_dataset
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.params import (
+    PROMPT_AND_ANSWER,
+    RelativeBarParams,
+    check_sampling,
+    refuse_vllm_dynamic,
+)
 from coca_eval.params import PROMPT_BOS_CHOICES as BOS_CHOICES
 from coca_eval.params import (
     PositiveCount,
@@ -18,7 +24,6 @@ from coca_eval.params import (
     check_preset_lengths,
     normalise_task_values,
 )
-from coca_eval.ruler.params import PROMPT_AND_ANSWER, RelativeBarParams, check_sampling, refuse_vllm_dynamic
 
 GENERATE, PREPARED = "generate", "babilong"
 SOURCES = (GENERATE, PREPARED)
@@ -155,7 +160,7 @@ def check_methods(params: BabilongParams, methods) -> None:
     """Refuse, before any model loads, samples that cannot be read (missing bAbI files, an unreachable
     hub or a malformed local file) and a haystack that does not load."""
     from coca_eval.babilong.data import babi_samples, babilong_rows
-    from coca_eval.ruler.haystacks import load_essay
+    from coca_eval.generation.haystacks import load_essay
 
     for task in params.tasks:
         if params.source == GENERATE:

@@ -18,7 +18,7 @@ from coca_eval.taskspec import Plot, PlotContext
 
 def accuracy_grid(cells: Sequence[Cell], tasks: Sequence[str], lengths: Sequence[int]) -> list[list[str]]:
     """Each (task, length) cell's label: accuracy and its interval, or the status of a cell that failed."""
-    from coca_eval.ruler.report import interval
+    from coca_eval.generation.report import interval
 
     found = {(c.dataset, c.length): c for c in cells}
     labels = []
@@ -41,7 +41,7 @@ def accuracy_grid(cells: Sequence[Cell], tasks: Sequence[str], lengths: Sequence
 def task_heatmap(cells: Sequence[Cell], method: str, out_dir) -> Plot | None:
     """``method``'s tasks x lengths heat map with the average row; None without ok cells."""
     from coca_eval.babilong.report import task_order
-    from coca_eval.ruler.effective import length_scores
+    from coca_eval.generation.effective import length_scores
 
     mine = [c for c in cells if c.task == "babilong" and c.method == method]
     if not any(c.status == "ok" for c in mine):

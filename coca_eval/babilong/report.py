@@ -8,11 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from coca_eval.babilong.params import SHORTEST_SHARE
-from coca_eval.lengths import format_length
-from coca_eval.report.layout import Entry, ReportTable, Row
-from coca_eval.results import Cell, Run
-from coca_eval.ruler.effective import length_scores
-from coca_eval.ruler.relative import (
+from coca_eval.generation.effective import length_scores
+from coca_eval.generation.relative import (
     RelativeReading,
     merged_share,
     read_relative,
@@ -20,6 +17,9 @@ from coca_eval.ruler.relative import (
     recorded_share,
     relative_length_checks,
 )
+from coca_eval.lengths import format_length
+from coca_eval.report.layout import Entry, ReportTable, Row
+from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
 
 DIGITS = 1
@@ -124,6 +124,6 @@ def cell_contradiction(cell) -> str | None:
     """Why a finished BABILong cell contradicts its own samples, or None."""
     from coca_eval.babilong.scoring import score_record
     from coca_eval.babilong.task import BabilongTask
-    from coca_eval.ruler.records import scored_contradiction
+    from coca_eval.generation.records import scored_contradiction
 
     return scored_contradiction(cell, BabilongTask(cell.dataset or "", 20), score_record)

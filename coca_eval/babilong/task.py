@@ -1,6 +1,7 @@
-"""The ``babilong`` task: methods x bAbI tasks x lengths, journaled per sample, on RULER's cell runner.
+"""The ``babilong`` task: methods x bAbI tasks x lengths, journaled per sample, on the
+generation base's cell runner (:mod:`coca_eval.generation.runner`).
 
-As :class:`coca_eval.helmet.task.HelmetRunner`: only the tasks, prompts
+As HELMET's runner: only the tasks, prompts
 (:mod:`coca_eval.babilong.builder`), the scorer (BABILong's answer check, which reads the sample's
 question) and what a cell records of how its prompts were made are BABILong's. A cell's value is the
 share of samples answered right x 100.
@@ -12,8 +13,8 @@ from dataclasses import dataclass
 
 from coca_eval.babilong.spec import BABILONG_METRIC, BABILONG_TASK_VERSION
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.runner import GenerationRunner, PreparedModel, prepare_model
 from coca_eval.methods import MethodSpec
-from coca_eval.ruler.task import PreparedModel, RulerRunner, prepare_model
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class BabilongTask:
     answer_budget: int
 
 
-class BabilongRunner(RulerRunner):
+class BabilongRunner(GenerationRunner):
     name, metric, dataset = "babilong", BABILONG_METRIC, None
     version = BABILONG_TASK_VERSION
 

@@ -6,8 +6,8 @@ import click
 
 from coca_eval.cli.options import SampleCount, batch_size_option, method_options
 from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.generation.params import LENGTH_COUNTS
 from coca_eval.params import PROMPT_BOS_CHOICES
-from coca_eval.ruler.params import LENGTH_COUNTS
 
 PRESET = "ruler-quick"
 TASK = "ruler"

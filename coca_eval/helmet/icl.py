@@ -26,8 +26,8 @@ from functools import cache
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.segments import TooShort, take
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.segments import TooShort, take
 
 TEMPLATE = (
     'Use the provided mapping from the text to label to assign a label to the text. Only output "label: '

@@ -18,9 +18,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.niah import random_value
-from coca_eval.ruler.segments import TooShort, insert, take
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.segments import TooShort, insert, take
+from coca_eval.generation.values import random_value
 
 TEMPLATE = (
     "{context}\n\nExtract the value corresponding to the specified key in the JSON object below.\n\n"

@@ -8,6 +8,12 @@ from typing import Any, Literal
 from pydantic import StrictFloat, StrictInt, StrictStr
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.params import (
+    PROMPT_AND_ANSWER,
+    RelativeBarParams,
+    check_sampling,
+    refuse_vllm_dynamic,
+)
 from coca_eval.helmet.tasks import HELMET_GROUPS, HELMET_LENGTHS, HELMET_TASKS, expand_task_names
 from coca_eval.params import PROMPT_BOS_CHOICES as BOS_CHOICES
 from coca_eval.params import (
@@ -17,7 +23,6 @@ from coca_eval.params import (
     SampledCells,
     normalise_task_values,
 )
-from coca_eval.ruler.params import PROMPT_AND_ANSWER, RelativeBarParams, check_sampling, refuse_vllm_dynamic
 
 EXACT, HELMET = "exact", "helmet"
 PROTOCOLS = (EXACT, HELMET)
@@ -120,8 +125,8 @@ def check_methods(params: HelmetParams, methods) -> None:
     """Refuse, before any model loads, what cannot run: a task's data that is missing or malformed
     (read once here and kept for the prompts), a length HELMET has no file for under ``--protocol
     helmet``, the essay haystack of ``ruler_niah_mv`` that does not load."""
+    from coca_eval.generation.haystacks import load_essay
     from coca_eval.helmet.prompts import DATA_FAMILIES, Sources, exact_units, helmet_data, load_family_data
-    from coca_eval.ruler.haystacks import load_essay
 
     chosen = [HELMET_TASKS.get(t) for t in params.tasks]
     sources = Sources(params.data, params.seed, params.task_samples)

@@ -1,9 +1,9 @@
 """HELMET prompts under both protocols.
 
-**exact**: every prompt is exactly N minus the answer budget tokens, built by RULER's prompt builder.
-A HELMET task is turned into the builder's task form (template, answer prefix, a family that draws
-its samples), so the token accounting, BOS, chat frame and the check of every prompt's length are the
-ones RULER's prompts go through (:mod:`coca_eval.ruler.prompts`).
+**exact**: every prompt is exactly N minus the answer budget tokens, built by the generation base's
+exact-length builder. A HELMET task is turned into the builder's task form (template, answer prefix, a
+draw of its samples), so the token accounting, BOS, chat frame and the check of every prompt's length
+are the ones every exact-length family's prompts go through (:mod:`coca_eval.generation.assembly`).
 
 **helmet**: HELMET's own prompt: its file with k units for N, its text, tokenised as its ``tokenize()``
 (``model_utils.py``) does, and cut as it cuts: when the prompt is longer than N minus the budget, the
@@ -29,10 +29,9 @@ from functools import partial
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.assembly import PromptSample, PromptTask
 from coca_eval.helmet import icl, json_kv, rag, recall_files, rerank
-from coca_eval.helmet.tasks import HELMET_TASKS, SUBSTRING_EM, HelmetTask
-from coca_eval.ruler.prompts import RulerSample
-from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
+from coca_eval.helmet.tasks import HELMET_TASKS, HelmetTask
 
 # The text of each family's prompt: HELMET's user template and its answer prefix (system template)
 LAYOUTS = {
@@ -43,6 +42,14 @@ LAYOUTS = {
 }
 DRAWS = {"rag": rag.draw_rag, "icl": icl.draw_icl, "rerank": rerank.draw_rerank}
 DATA_FAMILIES = tuple(DRAWS)  # the families that read data (the others are generated)
+
+
+def ruler_task(name: str) -> Any:
+    """RULER's definition of one of its tasks, for HELMET's recall tasks built on it: a registry
+    look-up, so HELMET reuses RULER's tasks without importing the RULER family."""
+    from coca_eval.taskspec import TASKS
+
+    return TASKS.get("ruler").definitions().get(name)
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,7 @@ def helmet_data(task: HelmetTask, sources: Sources, length: int):
 def helmet_layout(task: HelmetTask) -> tuple[str, str]:
     """HELMET's user template and answer prefix for ``task`` (a RULER task's in HELMET's wording)."""
     if task.family == "ruler":
-        ruler = RULER_TASKS.get(task.ruler_task)
+        ruler = ruler_task(task.ruler_task)
         return ruler.wording(ruler.template), ruler.wording(ruler.answer_prefix).lstrip()
     return LAYOUTS[task.family]
 
@@ -124,11 +131,11 @@ def helmet_fields(task: HelmetTask, data, length: int, index: int) -> tuple[dict
     return {"context": "\n\n".join(items), "question": question, "label": "{label}"}, (answer,)
 
 
-def prompt_task(task: HelmetTask, chat: bool, sources: Sources | None = None) -> RulerTask:
-    """``task`` as RULER's builder takes it, laid out as HELMET lays it out with or without a chat
-    template (exact protocol)."""
+def prompt_task(task: HelmetTask, chat: bool, sources: Sources | None = None) -> Any:
+    """``task`` as the exact-length builder takes it (a RULER recall task: RULER's own definition),
+    laid out as HELMET lays it out with or without a chat template (exact protocol)."""
     if task.family == "ruler":
-        ruler = RULER_TASKS.get(task.ruler_task)
+        ruler = ruler_task(task.ruler_task)
         prefix = ruler.answer_prefix.lstrip()
     else:
         template, prefix = LAYOUTS[task.family]
@@ -138,12 +145,13 @@ def prompt_task(task: HelmetTask, chat: bool, sources: Sources | None = None) ->
             data = load_family_data(task, sources, exact_units(task))
             extra = {"shots": exact_units(task)} if task.family == "icl" else {}
             family = partial(DRAWS[task.family], data=data, **extra)
-        ruler = RulerTask(task.name, family, SUBSTRING_EM, task.answer_budget, "", template)
+        ruler = PromptTask(task.name, family, task.answer_budget, template=template)
     return replace(ruler, answer_budget=task.answer_budget, answer_prefix="" if chat else "\n" + prefix)
 
 
 class HelmetPromptBuilder:
-    """HELMET's prompts for one tokenizer and chat frame, on a RULER prompt builder (``ruler``).
+    """HELMET's prompts for one tokenizer and chat frame, on the base's exact-length builder (``ruler``,
+    the name it had when that builder was RULER's).
 
     ``tokenizer`` and ``chat_template`` (the template's text, None without one) serve the helmet
     protocol, which tokenises HELMET's text whole."""
@@ -172,9 +180,9 @@ class HelmetPromptBuilder:
         """The haystack of a RULER recall task (None for the others: they bring their own context)."""
         if task.family != "ruler":
             return None
-        return self.ruler.haystack_name(RULER_TASKS.get(task.ruler_task))
+        return self.ruler.haystack_name(ruler_task(task.ruler_task))
 
-    def _helmet(self, task: HelmetTask, length: int, samples: int) -> list[RulerSample]:
+    def _helmet(self, task: HelmetTask, length: int, samples: int) -> list[PromptSample]:
         from coca_eval.helmet.truncation import helmet_tokenize
 
         data = helmet_data(task, self.sources, length)
@@ -190,6 +198,6 @@ class HelmetPromptBuilder:
                 detail[{"icl": "shots", "json_kv": "pairs"}.get(task.family, "passages")] = task.units[length]
             start = prompt.text_start
             out.append(
-                RulerSample(task.name, index, prompt.ids, answers, 0, detail, (start, len(prompt.ids)))
+                PromptSample(task.name, index, prompt.ids, answers, 0, detail, (start, len(prompt.ids)))
             )
         return out

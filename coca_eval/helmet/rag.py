@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from functools import cache
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.segments import TooShort, insert, take
 from coca_eval.helmet.data import QaRow, data_file, read_rows
 from coca_eval.helmet.scoring import normalize
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.segments import TooShort, insert, take
 
 INSTRUCTION = (
     "Use the given documents to write a concise and short answer to the question. Write your answer in "

@@ -1,4 +1,4 @@
-"""A HELMET cell's per-sample records are RULER's (:class:`coca_eval.ruler.records.SampleRecord`:
+"""A HELMET cell's per-sample records are the base's (:class:`coca_eval.generation.records.SampleRecord`:
 index, references, score in [0, 1], output, the gold unit's depth), checked against HELMET's scorer."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 def cell_contradiction(cell) -> str | None:
     """Why a finished HELMET cell contradicts its own samples, or None (read on every load)."""
+    from coca_eval.generation.records import scored_contradiction
     from coca_eval.helmet.scoring import score_answer
     from coca_eval.helmet.tasks import HELMET_TASKS
-    from coca_eval.ruler.records import scored_contradiction
 
     task = HELMET_TASKS.get(cell.dataset) if cell.dataset in HELMET_TASKS else None
     return scored_contradiction(cell, task, score_answer)

@@ -3,7 +3,7 @@ effective length per category, the protocol caption.
 
 HELMET's headline numbers are category averages (Recall, RAG, Re-rank, ICL: the mean of the category's
 task scores, ``custom_avgs`` in its ``collect_results.py``). HELMET has no effective length; ours per
-category is RULER's reading (:mod:`coca_eval.ruler.effective`) at a bar relative to the model itself:
+category is RULER's reading (:mod:`coca_eval.generation.effective`) at a bar relative to the model itself:
 ``--share`` (85 %) of the category's average at the run's shortest length, since an NDCG and an exact
 match have no common absolute bar. The 95 % lower bound must clear it, as for RULER.
 """
@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from coca_eval.helmet.params import SHORTEST_SHARE
-from coca_eval.helmet.tasks import CATEGORIES, HELMET_TASKS, category_of
-from coca_eval.lengths import format_length
-from coca_eval.report.layout import Entry, ReportTable, Row
-from coca_eval.results import Cell, Run
-from coca_eval.ruler.relative import (
+from coca_eval.generation.relative import (
     RelativeReading,
     merged_share,
     read_relative,
     record_relative,
     recorded_share,
 )
+from coca_eval.helmet.params import SHORTEST_SHARE
+from coca_eval.helmet.tasks import CATEGORIES, HELMET_TASKS, category_of
+from coca_eval.lengths import format_length
+from coca_eval.report.layout import Entry, ReportTable, Row
+from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
 
 DIGITS = 1  # HELMET's tables print one decimal
@@ -121,7 +121,7 @@ def run_share(runs: Sequence[Run]) -> float:
 
 
 def protocol_line(run: Run) -> str:
-    from coca_eval.ruler.report import imported_note
+    from coca_eval.generation.report import imported_note
 
     params = run.config.get("params") or {}
     protocol = params.get("protocol")
@@ -159,8 +159,8 @@ def merged_hook(run: Run) -> None:
 def plot_hook(cells: Sequence[Cell], context) -> list:
     """The report's plots: each task's score against length, then where the answering unit sat: depth
     x length heat maps of the samples that recorded a depth (the gold pair, passage, or needles)."""
+    from coca_eval.generation.heatmaps import depth_heatmaps
     from coca_eval.report.plots import default_plots
-    from coca_eval.ruler.plots import depth_heatmaps
 
     plots = default_plots(cells, context)
     if context.source is None:

@@ -24,9 +24,9 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.segments import TooShort, insert, take
 from coca_eval.helmet.data import data_file, read_rows
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.segments import TooShort, insert, take
 
 TEMPLATE = (
     "You are provided with a list of documents, each indicated by their ID. Rank each document based on "

@@ -1,6 +1,7 @@
-"""The ``helmet`` task: methods x HELMET tasks x lengths, journaled per sample, on RULER's cell runner.
+"""The ``helmet`` task: methods x HELMET tasks x lengths, journaled per sample, on the
+generation base's cell runner (:mod:`coca_eval.generation.runner`).
 
-Everything a RULER cell does a HELMET cell does the same way (companions decoded together, the
+Everything a generation cell does a HELMET cell does the same way (companions decoded together, the
 journal and its checks, shards, ``--samples auto``, chat APIs): :class:`HelmetRunner` only replaces the
 tasks, the prompts (:mod:`coca_eval.helmet.prompts`), the scorer (HELMET's, per task), the stop rule
 (HELMET's stop at a newline where its configs set ``stop_new_line``) and what a cell records of how
@@ -12,17 +13,17 @@ from __future__ import annotations
 
 from coca_eval.backends.stopping import StopRule
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.runner import GenerationRunner, PreparedModel, prepare_model
 from coca_eval.helmet.spec import HELMET_METRIC, HELMET_TASK_VERSION
 from coca_eval.helmet.tasks import HELMET_TASKS
 from coca_eval.methods import MethodSpec
-from coca_eval.ruler.task import PreparedModel, RulerRunner, prepare_model
 
 
 def ends_a_line(text: str) -> bool:
     return "\n" in text
 
 
-class HelmetRunner(RulerRunner):
+class HelmetRunner(GenerationRunner):
     """HELMET as a :class:`~coca_eval.runner.CellTask` whose ``datasets`` are the HELMET tasks."""
 
     name, metric, dataset = "helmet", HELMET_METRIC, None

@@ -118,8 +118,9 @@ def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
 
 def ruler_record(task: str, sample: HarnessSample, where: str) -> tuple[int, dict]:
     """A sample as our RULER record (its length first): lm-eval's score, checked against ours."""
-    from coca_eval.ruler.scoring import score_sample
-    from coca_eval.ruler.tasks import RULER_TASKS
+    from coca_eval.taskspec import TASKS
+
+    ruler = TASKS.get("ruler")  # registry look-up: RULER's task definitions and scorer
 
     length = sample.doc.get("max_length")
     answers = sample.doc.get("outputs")
@@ -129,7 +130,7 @@ def ruler_record(task: str, sample: HarnessSample, where: str) -> tuple[int, dic
     if not isinstance(theirs, int | float) or not 0 <= theirs <= 1:
         raise CocaEvalError(f"{where}: doc {sample.doc_id} has no score for its length {length}")
     output = str(sample.filtered_resps[0])
-    ours = score_sample(RULER_TASKS.get(RULER_NAMES[task]), output, [str(a) for a in answers])
+    ours = ruler.score_sample(ruler.definitions().get(RULER_NAMES[task]), output, [str(a) for a in answers])
     if not math.isclose(ours["score"], float(theirs), abs_tol=1e-9):
         raise CocaEvalError(
             f"{where}: doc {sample.doc_id} is scored {theirs} by lm-eval but its output earns "

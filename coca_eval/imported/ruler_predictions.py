@@ -68,10 +68,10 @@ def read_predictions(path: Path) -> list[dict]:
 
 def prediction_cell(task: str, path: Path, length: int, printed: float, method: str) -> Cell:
     """One task's predictions at one length as a ``ruler`` cell, its mean held to RULER's summary."""
-    from coca_eval.ruler.scoring import score_sample
-    from coca_eval.ruler.tasks import RULER_TASKS
+    from coca_eval.taskspec import TASKS
 
-    spec = RULER_TASKS.get(task)
+    ruler = TASKS.get("ruler")  # registry look-up: RULER's task definitions and scorer
+    spec, score_sample = ruler.definitions().get(task), ruler.score_sample
     records = []
     for line in sorted(read_predictions(path), key=lambda x: x["index"]):
         answers = [str(a) for a in line["outputs"]]
@@ -103,7 +103,9 @@ def prediction_cell(task: str, path: Path, length: int, printed: float, method: 
 def import_ruler_predictions(folders: list[Path], method: str) -> Run:
     """RULER prediction folders (one per length) as one ``ruler`` run."""
     from coca_eval.provenance import code_provenance
-    from coca_eval.ruler.tasks import RULER_TASKS
+    from coca_eval.taskspec import TASKS
+
+    ruler_tasks = TASKS.get("ruler").definitions()  # registry look-up: RULER's task definitions
 
     cells, seen = [], set()
     for folder in folders:
@@ -113,7 +115,7 @@ def import_ruler_predictions(folders: list[Path], method: str) -> Run:
         seen.add(length)
         for path in sorted(Path(folder).glob("*.jsonl")):
             task = path.stem
-            if task not in RULER_TASKS:
+            if task not in ruler_tasks:
                 raise CocaEvalError(f"{path}: {task} is not one of RULER's thirteen tasks")
             if task not in summary:
                 raise CocaEvalError(f"{path}: RULER's summary has no score for {task}")

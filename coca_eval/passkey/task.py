@@ -7,7 +7,7 @@ from their records anywhere, without a model.
 from __future__ import annotations
 
 from coca_eval.errors import CocaEvalError, NonFiniteOutput
-from coca_eval.generation_task import GenerationTask, preset_puts_bos, sample_error
+from coca_eval.generation.task import GenerationTask, preset_puts_bos, sample_error
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.passkey.answer import accuracy_detail, passkey_stop, score_output

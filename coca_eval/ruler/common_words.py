@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.segments import TooShort
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.segments import TooShort
 from coca_eval.ruler.tasks import RulerTask
 from coca_eval.ruler.words import book_words, common_word_pool
 

@@ -18,8 +18,8 @@ import string
 
 import numpy as np
 
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.segments import TooShort
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.segments import TooShort
 from coca_eval.ruler.tasks import RulerTask
 
 NOISE_WORD = "..."

@@ -10,26 +10,15 @@ or line) nearest the depth. The needle haystack is made of distractor needles wi
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Iterator
 
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.haystacks import noise_pieces
-from coca_eval.ruler.segments import TooShort, insert, take
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.haystacks import noise_pieces
+from coca_eval.generation.segments import TooShort, insert, take
+from coca_eval.generation.values import random_value
 from coca_eval.ruler.tasks import NIAH_NEEDLE, NOISE_TEXT, RulerTask
-from coca_eval.ruler.words import word_list
 
 ESSAY_DEPTHS = tuple(round(100 * i / 39) / 100 for i in range(40))  # RULER's linspace(0, 100, 40), rounded
-
-
-def random_value(kind: str, rng: random.Random) -> str:
-    if kind == "numbers":
-        return str(rng.randint(1_000_000, 9_999_999))
-    if kind == "words":
-        return f"{rng.choice(word_list('adjectives'))}-{rng.choice(word_list('nouns'))}"
-    if kind == "uuids":
-        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-    raise ValueError(f"unknown needle kind {kind!r}")
 
 
 def _distinct(kind: str, rng: random.Random, n: int, taken: set[str]) -> list[str]:

@@ -1,58 +1,14 @@
-"""RULER prompts of exactly N tokens in the model's own tokenizer, chat template and answer prefix included.
-
-A prompt is ``[BOS] + chat head + lead + template before the context + context + template after the
-context (the question) + chat tail + answer prefix``. Everything but the context is tokenised first;
-the task's family then fills the context to exactly the tokens left (:mod:`coca_eval.ruler.segments`),
-and the total is checked for every prompt. Without a chat template the answer prefix follows the
-question, as RULER appends it for base models; with one it opens the assistant's turn, as RULER's chat
-setting does. With a chat template the BOS token is the template's own: it is added only when the
-template's head does not already start with it.
-
-Sample ``i`` of a task at length N draws everything from a seed derived from ``(seed, task, N, i)``:
-the same seed gives the same prompts, and lengths are independent draws.
-"""
+"""RULER's prompt builder: the base's exact-length assembly (:mod:`coca_eval.generation.assembly`) with
+RULER's task families and data (the QA sets, the essay haystack) behind it."""
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
-
 from coca_eval.chat import ChatFrame
-from coca_eval.errors import CocaEvalError
-from coca_eval.registry import resolve
-from coca_eval.ruler.draws import Draw, SampleKey
-from coca_eval.ruler.haystacks import BOOKS, Essay, load_essay
+from coca_eval.generation.assembly import ExactPromptBuilder, PromptSample
+from coca_eval.generation.haystacks import BOOKS, load_essay
+from coca_eval.generation.segments import Encode
 from coca_eval.ruler.qa_data import QaSet, load_qa
-from coca_eval.ruler.segments import Encode, Pieces, TooShort
-from coca_eval.ruler.tasks import RULER_TASKS, RulerTask
-
-
-@dataclass(frozen=True)
-class RulerSample:
-    task: str
-    index: int
-    ids: list[int]  # exactly the length asked for
-    answers: tuple[str, ...]
-    # Leading tokens taken from a sequence common to every sample of this (task, length): BOS, chat
-    # head, template and the haystack up to this sample's first needle (as passkey's prefix). Any two
-    # samples agree on the shorter of their two shared prefixes, so a cache of the longest serves all.
-    shared_prefix: int
-    detail: dict  # JSON-safe: haystack, needle depths, ...
-    # For text APIs: the tokens that are text (with a chat template the user's message, else the whole
-    # prompt after BOS, answer prefix included) and the answer prefix as text (with a chat template the
-    # assistant turn opens with it).
-    text_span: tuple[int, int] = (0, 0)
-    answer_prefix: str = ""
-
-
-REDRAWS = 50  # further draws for a family whose draw may not fit (QA questions with long gold documents)
-FAMILIES = {  # imported on first use: QA loads `datasets`, the others need nothing heavy
-    "niah": "coca_eval.ruler.niah:draw_niah",
-    "vt": "coca_eval.ruler.variable_tracking:draw_vt",
-    "cwe": "coca_eval.ruler.common_words:draw_cwe",
-    "fwe": "coca_eval.ruler.frequent_words:draw_fwe",
-    "qa": "coca_eval.ruler.qa:draw_qa",
-}
+from coca_eval.ruler.tasks import RULER_TASKS
 
 
 def check_sources(
@@ -67,14 +23,11 @@ def check_sources(
         load_qa(dataset, qa_data)
 
 
-class RulerPromptBuilder:
-    """Builds every task's prompts for one tokenizer (and chat frame), tokenising shared pieces once.
+class RulerPromptBuilder(ExactPromptBuilder):
+    """Builds every RULER task's prompts for one tokenizer (and chat frame); ``qa_data`` is a local
+    SQuAD/HotpotQA file instead of the hub (:mod:`coca_eval.ruler.qa_data`)."""
 
-    ``haystack`` is what RULER's ``essay`` haystack reads (``books`` or a path); ``qa_data`` a local
-    SQuAD/HotpotQA file instead of the hub (:mod:`coca_eval.ruler.qa_data`).
-    """
-
-    kind = "RULER task"  # how an error names a task (a family built on this builder names its own)
+    kind = "RULER task"
 
     def __init__(
         self,
@@ -84,108 +37,14 @@ class RulerPromptBuilder:
         haystack: str = BOOKS,
         qa_data: str | None = None,
     ) -> None:
-        self.encode, self.chat, self.bos_id = encode, chat, bos_id
-        self.pieces = Pieces(encode)
-        head = list(chat.head) if chat else []
-        self._bos = [bos_id] if bos_id is not None and head[:1] != [bos_id] else []
-        self.head = self._bos + head
-        self.haystack, self.qa_data = haystack, qa_data
-
-    def essay(self) -> Essay:
-        return load_essay(self.haystack)
+        super().__init__(encode, bos_id, chat, haystack)
+        self.qa_data = qa_data
 
     def qa_set(self, dataset: str) -> QaSet:
         return load_qa(dataset, self.qa_data)
 
-    def haystack_name(self, task: RulerTask) -> str:
-        return self.essay().name if task.haystack == "essay" else task.haystack
-
     def build(
         self, task: str, length: int, samples: int, seed: int, prompt_length: int | None = None
-    ) -> list[RulerSample]:
+    ) -> list[PromptSample]:
         spec = RULER_TASKS.get(task)
         return [self.build_one(spec, length, i, seed, prompt_length) for i in range(samples)]
-
-    def build_one(
-        self, task: RulerTask, length: int, index: int, seed: int, prompt_length: int | None = None
-    ) -> RulerSample:
-        """Sample ``index`` of ``task`` at ``length``; the same arguments always give the same sample.
-        Its prompt has ``prompt_length`` tokens (RULER's N minus the answer budget; N when None); the
-        draws follow N alone, so both meanings of N draw the same needles, words and questions.
-
-        A family whose draw may be redrawn (QA: another question's gold documents may fit where this
-        one's do not) gets up to :data:`REDRAWS` further draws; the sample records how many it took.
-        """
-        family = task.family if callable(task.family) else resolve(FAMILIES.get(task.family, task.family))
-        if prompt_length is not None and prompt_length < 1:
-            raise CocaEvalError(
-                f"length {length} is too short for {self.kind} {task.name}: its answer budget alone is "
-                f"{length - prompt_length} tokens (N counts prompt and answer)"
-            )
-        for attempt in range(REDRAWS + 1):
-            tag = f":{attempt}" if attempt else ""
-            rng = random.Random(f"coca-eval-ruler:{seed}:{task.name}:{length}:{index}{tag}")
-            draw: Draw = family(task, rng, self, SampleKey(seed, length, index, attempt))
-            target = length if prompt_length is None else prompt_length
-            try:
-                return self._assemble(task, draw, target, index, attempt)
-            except TooShort as short:
-                if not draw.redraw or attempt == REDRAWS:
-                    fixed = target if short.fixed is None else short.fixed
-                    within = (
-                        "" if target == length else f" ({target} prompt tokens + {length - target} answer)"
-                    )
-                    raise CocaEvalError(
-                        f"length {length}{within} is too short for {self.kind} {task.name}: the template, "
-                        f"question, answer prefix{' and chat template' if self.chat else ''} take {fixed} "
-                        f"tokens; {short.what}: {short.needed} more needed"
-                        + (f" (and for {REDRAWS} other draws)" if draw.redraw else "")
-                    ) from None
-        raise AssertionError("unreachable")
-
-    def _framed_example(self, draw: Draw) -> bool:
-        return self.chat is not None and draw.example is not None
-
-    def _lead(self, task: RulerTask, draw: Draw) -> list[int]:
-        """cwe's worked example with a chat template, as RULER's ``common_words_extraction.py`` (c3f5e3b,
-        l. 116-129) writes it: the whole framed prompt of the example with its answer, a newline, then
-        the task's frame opens again (its head without a second BOS). The frame's first head is the
-        prompt's own; without a chat template (or for vt) the example is the raw ``draw.lead``."""
-        if not self._framed_example(draw):
-            return []
-        user, answer = draw.example
-        head = self.chat.head[1:] if self.chat.head[:1] == [self.bos_id] else self.chat.head
-        opener = task.answer_prefix.lstrip() + answer + "\n"  # the assistant turn opens with the prefix
-        return self.encode(user) + list(self.chat.tail) + self.encode(opener) + list(head)
-
-    def _assemble(self, task: RulerTask, draw: Draw, length: int, index: int, attempt: int) -> RulerSample:
-        before, after = task.wording(task.template).split("{context}")
-        # a space before the context belongs to the context's first piece (fwe's words carry their own)
-        prefix = self._lead(task, draw) + self.encode(
-            ("" if self._framed_example(draw) else draw.lead) + before.format(**draw.fields).rstrip(" ")
-        )
-        answer_prefix = task.wording(task.answer_prefix).format(**draw.fields)
-        if self.chat is None:
-            question = self.pieces.fresh(after.format(**draw.fields) + answer_prefix)
-            suffix = question
-        else:
-            answer_prefix = answer_prefix.lstrip()
-            question = self.pieces.fresh(after.format(**draw.fields))
-            suffix = question + list(self.chat.tail) + self.encode(answer_prefix)
-        fixed = len(self.head) + len(prefix) + len(suffix)
-        try:
-            if length - fixed < 1:
-                raise TooShort(1, "the context")
-            context = draw.fill(length - fixed)
-        except TooShort as short:
-            short.fixed = fixed
-            raise
-        ids = self.head + prefix + context.ids + suffix
-        if len(ids) != length or len(context.ids) != length - fixed:
-            raise AssertionError(f"built {len(ids)} tokens for {task.name} at length {length}")
-        shared = len(self.head) + (len(prefix) + context.shared if draw.prefix_shared else 0)
-        start = len(self.head)  # after BOS and any chat head: the text a text API is sent
-        span = (start, start + len(prefix) + len(context.ids) + len(question))
-        detail = {**context.detail, "redraws": attempt} if draw.redraw else context.detail
-        answers = draw.answers if context.answers is None else context.answers
-        return RulerSample(task.name, index, ids, answers, shared, detail, span, answer_prefix)

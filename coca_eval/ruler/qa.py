@@ -13,10 +13,11 @@ prompts would exceed the length instead).
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.draws import Context, Draw, SampleKey
+from coca_eval.generation.segments import TooShort
 from coca_eval.ruler.qa_data import QaSet
-from coca_eval.ruler.segments import TooShort
 from coca_eval.ruler.tasks import QA_DOCUMENT, RulerTask
 
 
@@ -26,7 +27,8 @@ def question_order(qa: QaSet, seed: int, task: str) -> list[int]:
     return order
 
 
-def draw_qa(task: RulerTask, rng: random.Random, kit: Kit, key: SampleKey) -> Draw:
+def draw_qa(task: RulerTask, rng: random.Random, kit: Any, key: SampleKey) -> Draw:
+    """``kit``: RULER's prompt builder, whose QA sets the question comes from."""
     qa = kit.qa_set(task.dataset)
     order = question_order(qa, key.seed, task.name)
     position = key.index % len(order) if key.attempt == 0 else rng.randrange(len(order))

@@ -201,7 +201,7 @@ class ReplayRunner(RulerRunner):
     def build_samples(self, state: ReplayState, dataset: str, length: int) -> list:
         """The cell's logged prompts, tokenized; a prompt that does not fit the model with its answer
         budget makes the cell an error cell (lm-eval would have cut its left end off)."""
-        from coca_eval.ruler.prompts import RulerSample
+        from coca_eval.generation.assembly import PromptSample
 
         prompts = self.source.prompts.get((dataset, length))
         if not prompts:
@@ -220,7 +220,7 @@ class ReplayRunner(RulerRunner):
                 "doc_id": prompt.doc_id,
                 "prompt_tokens": len(ids),
             }
-            samples.append(RulerSample(dataset, prompt.index, ids, prompt.answers, 0, detail, (0, len(ids))))
+            samples.append(PromptSample(dataset, prompt.index, ids, prompt.answers, 0, detail, (0, len(ids))))
         return samples
 
     def cell_identity(self, method, weights: str, length: int, dataset: str) -> dict:

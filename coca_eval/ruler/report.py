@@ -2,7 +2,7 @@
 the protocol caption, a cell's interval and its samples.
 
 Two tables, as RULER prints them: the summary (methods x lengths of the average over tasks, with the
-effective length read both ways, see :mod:`coca_eval.ruler.effective`) and, per method, tasks x lengths
+effective length read both ways, see :mod:`coca_eval.generation.effective`) and, per method, tasks x lengths
 with the average and its 95 % lower bound below.
 """
 
@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from coca_eval.lengths import format_length
-from coca_eval.report.layout import Entry, ReportTable, Row
-from coca_eval.results import Cell, Run
-from coca_eval.ruler.effective import (
+from coca_eval.generation.effective import (
     LengthScore,
     effective_length,
     effective_text,
     length_scores,
-    score_interval,
 )
+from coca_eval.generation.report import imported_note
+from coca_eval.lengths import format_length
+from coca_eval.report.layout import Entry, ReportTable, Row
+from coca_eval.results import Cell, Run
 from coca_eval.ruler.params import RULER_THRESHOLD
 from coca_eval.tables import cell_text
 
@@ -155,34 +155,6 @@ def protocol_line(run: Run) -> str:
         "greedy decoding up to each task's answer budget; scores x 100 (string_match_all / _part)."
         + imported_note(run)
     )
-
-
-def imported_note(run: Run) -> str:
-    """Where an imported run's samples came from (``coca-eval import``), or a replay's prompts
-    (``ruler --replay``), or nothing."""
-    for key, what in (("source", "Imported from"), ("replay_of", "Prompts replayed from")):
-        source = run.config.get(key) or {}
-        if isinstance(source, dict) and "harness" in source:
-            version = f" {source['version']}" if source.get("version") else ""
-            return f" {what} {source['harness']}{version} ({source.get('results')})."
-    return ""
-
-
-def interval(cell: Cell) -> tuple[float, float] | None:
-    """The 95 % interval the cell recorded, else one from its value and n."""
-    if "interval95" in cell.detail:
-        low, high = cell.detail["interval95"]
-        return float(low), float(high)
-    return score_interval(cell.value, cell.n) if cell.n else None
-
-
-def unit_ids(cell: Cell) -> dict[int, tuple]:
-    """Sample index -> its references and, where the run kept it, its prompt's sha256 (an imported
-    lm-eval run and its replay do): two runs' cells must hold the very same samples to be compared."""
-    from coca_eval.ruler.records import records_of
-
-    records = records_of(cell.detail)
-    return {s.index: (tuple(s.answers), (s.model_extra or {}).get("prompt_sha256")) for s in records}
 
 
 def finish_hook(run: Run, runner, methods, params, **_) -> None:

@@ -63,6 +63,15 @@ QA_DOCUMENT = "Document {i}:\n{document}"
 
 NOISE_TEXT = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again."
 
+# Each family's draw (imported on first use: QA loads `datasets`, the others need nothing heavy)
+FAMILY_DRAWS = {
+    "niah": "coca_eval.ruler.niah:draw_niah",
+    "vt": "coca_eval.ruler.variable_tracking:draw_vt",
+    "cwe": "coca_eval.ruler.common_words:draw_cwe",
+    "fwe": "coca_eval.ruler.frequent_words:draw_fwe",
+    "qa": "coca_eval.ruler.qa:draw_qa",
+}
+
 STRING_MATCH_ALL = "string_match_all"
 STRING_MATCH_PART = "string_match_part"
 
@@ -101,6 +110,11 @@ class RulerTask:
     coded_word_length: int = 0
     # qa: "squad" | "hotpotqa"
     dataset: str = ""
+
+    @property
+    def draw(self) -> str:
+        """The family's draw, as the prompt builder resolves it."""
+        return FAMILY_DRAWS[self.family]
 
     @property
     def needles(self) -> int:
@@ -191,6 +205,11 @@ def expand_task_names(names: Iterable[str]) -> tuple[str, ...]:
             if task not in out:
                 out.append(task)
     return tuple(out)
+
+
+def definitions() -> Registry[RulerTask]:
+    """The spec's ``definitions`` hook: RULER's tasks, for what reuses them through the registry."""
+    return RULER_TASKS
 
 
 def catalogue() -> tuple[list[str], list[list[str]]]:

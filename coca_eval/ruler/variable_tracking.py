@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 import string
 
-from coca_eval.ruler.draws import Context, Draw, Kit, SampleKey
-from coca_eval.ruler.haystacks import noise_pieces
-from coca_eval.ruler.segments import TooShort, insert, take
+from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
+from coca_eval.generation.haystacks import noise_pieces
+from coca_eval.generation.segments import TooShort, insert, take
 from coca_eval.ruler.tasks import NOISE_TEXT, RulerTask
 
 EXAMPLE_TOKENS = 500

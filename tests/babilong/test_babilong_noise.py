@@ -14,13 +14,13 @@ from coca_eval.babilong.noise import entities
 from coca_eval.babilong.prompt_task import ANSWER_BUDGET, layout, prompt_task
 from coca_eval.babilong.prompts import formatted_input, task_labels
 from coca_eval.chat import chat_frame
-from coca_eval.ruler.prompts import RulerPromptBuilder
+from coca_eval.generation.assembly import ExactPromptBuilder
 
 
 def _build(tokenizer, task, length, count, chat=None, keep=("instruction", "examples", "post_prompt")):
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
     samples = parse_babi(generate_babi(task, 20, 1))
-    builder = RulerPromptBuilder(encode, None, chat)
+    builder = ExactPromptBuilder(encode, None, chat)
     spec = prompt_task(task, samples, keep)
     return samples, [builder.build_one(spec, length, i, 42, length - ANSWER_BUDGET) for i in range(count)]
 

@@ -145,7 +145,7 @@ def test_the_report_draws_each_methods_task_by_length_heat_map(tmp_path, capsys)
     markdown = (tmp_path / "out" / "report.md").read_text()
     assert heatmap.stem in markdown and "with 95 % intervals" in markdown
     from coca_eval.babilong.plots import accuracy_grid
-    from coca_eval.ruler.report import interval
+    from coca_eval.generation.report import interval
 
     labels = accuracy_grid(run.cells, ["qa1", "qa2", "qa3"], [2000, 2500])
     cell = next(c for c in run.cells if (c.dataset, c.length) == ("qa2", 2500))

@@ -10,10 +10,10 @@ import pytest
 
 from coca_eval.chat import chat_frame
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.assembly import ExactPromptBuilder
 from coca_eval.helmet.icl import Example, balanced_rounds, label_mapping, load_icl_set
 from coca_eval.helmet.params import check_methods, make_helmet_params
 from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
-from coca_eval.ruler.prompts import RulerPromptBuilder
 from tests.helmet.helmet_files import write_icl_dir
 
 
@@ -29,7 +29,7 @@ def test_every_prompt_is_n_minus_the_budget(task, with_chat, icl_dir, ruler_toke
     chat = chat_frame(str(chat_templates["simple"]), tokenizer) if with_chat else None
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
     builder = HelmetPromptBuilder(
-        RulerPromptBuilder(encode, None, chat), "exact", Sources(str(icl_dir), 42, 6)
+        ExactPromptBuilder(encode, None, chat), "exact", Sources(str(icl_dir), 42, 6)
     )
     for length in (1500, 4000):
         samples = builder.build(task, length, 6, 42, length - 20)

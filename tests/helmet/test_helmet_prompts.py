@@ -9,6 +9,7 @@ import json
 import pytest
 
 from coca_eval.chat import chat_frame
+from coca_eval.generation.assembly import ExactPromptBuilder
 from coca_eval.helmet.json_kv import PAIR
 from coca_eval.helmet.prompts import HelmetPromptBuilder, prompt_task
 from coca_eval.helmet.tasks import HELMET_TASKS
@@ -19,7 +20,7 @@ TASKS = [t for t in HELMET_TASKS.names() if HELMET_TASKS.get(t).family in ("json
 
 def _builder(tokenizer, chat=None):
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
-    return HelmetPromptBuilder(RulerPromptBuilder(encode, tokenizer.bos_token_id, chat))
+    return HelmetPromptBuilder(ExactPromptBuilder(encode, tokenizer.bos_token_id, chat))
 
 
 @pytest.mark.parametrize("task", TASKS)

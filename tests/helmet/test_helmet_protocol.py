@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from coca_eval.chat import chat_frame
+from coca_eval.generation.assembly import ExactPromptBuilder
 from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
-from coca_eval.ruler.prompts import RulerPromptBuilder
 from tests.helmet.helmet_files import write_data_dir
 from tests.ruler.conftest import SIMPLE_TEMPLATE
 
@@ -53,7 +53,7 @@ def test_prompt_ids_equal_helmets(case, data_dirs, ruler_tokenizer, tmp_path):
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
     sources = Sources(str(data_dirs[case["sentences"]]), 42, 4)
     builder = HelmetPromptBuilder(
-        RulerPromptBuilder(encode, None, chat),
+        ExactPromptBuilder(encode, None, chat),
         "helmet",
         sources,
         tokenizer,
@@ -91,7 +91,7 @@ def test_icl_prompt_ids_equal_helmets(case, icl_dir, ruler_tokenizer, tmp_path):
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
     sources = Sources(str(icl_dir), 42, 12)
     builder = HelmetPromptBuilder(
-        RulerPromptBuilder(encode, None, chat),
+        ExactPromptBuilder(encode, None, chat),
         "helmet",
         sources,
         tokenizer,
@@ -122,7 +122,7 @@ def test_rerank_prompt_ids_and_references_equal_helmets(case, ruler_tokenizer, t
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
     sources = Sources(str(write_rerank_dir(tmp_path / "data")), 42, case["samples"])
     builder = HelmetPromptBuilder(
-        RulerPromptBuilder(encode, None, chat),
+        ExactPromptBuilder(encode, None, chat),
         "helmet",
         sources,
         tokenizer,
@@ -153,7 +153,7 @@ def test_recall_prompt_ids_and_references_equal_helmets(case, ruler_tokenizer, t
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
     sources = Sources(str(write_recall_dir(tmp_path / "data")), 42, 4)
     builder = HelmetPromptBuilder(
-        RulerPromptBuilder(encode, None, chat),
+        ExactPromptBuilder(encode, None, chat),
         "helmet",
         sources,
         tokenizer,

@@ -10,11 +10,11 @@ import pytest
 
 from coca_eval.chat import chat_frame
 from coca_eval.errors import CocaEvalError
+from coca_eval.generation.assembly import ExactPromptBuilder
 from coca_eval.helmet.data import QaRow, read_rows
 from coca_eval.helmet.params import check_methods, make_helmet_params
 from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
 from coca_eval.helmet.rag import PASSAGE, choose_rows, is_gold
-from coca_eval.ruler.prompts import RulerPromptBuilder
 from tests.helmet.helmet_files import write_data_dir
 
 
@@ -25,7 +25,7 @@ def data_dir(tmp_path_factory):
 
 def _builder(tokenizer, data_dir, chat=None, samples=4):
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
-    ruler = RulerPromptBuilder(encode, tokenizer.bos_token_id, chat)
+    ruler = ExactPromptBuilder(encode, tokenizer.bos_token_id, chat)
     return HelmetPromptBuilder(ruler, "exact", Sources(str(data_dir), 42, samples))
 
 

@@ -8,12 +8,12 @@ import pytest
 
 from coca_eval.api import Runtime, evaluate
 from coca_eval.chat import chat_frame
+from coca_eval.generation.assembly import ExactPromptBuilder
 from coca_eval.helmet.params import make_helmet_params
 from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
 from coca_eval.helmet.scoring import score_answer
 from coca_eval.helmet.tasks import HELMET_TASKS
 from coca_eval.methods import make_method
-from coca_eval.ruler.prompts import RulerPromptBuilder
 from tests.helmet.helmet_files import write_rerank_dir
 from tests.ruler.scripted_backend import MODE
 
@@ -33,7 +33,7 @@ def test_every_prompt_is_n_minus_the_budget_with_the_relevant_passages_whole(
     chat = chat_frame(str(chat_templates["simple"]), tokenizer) if with_chat else None
     encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
     builder = HelmetPromptBuilder(
-        RulerPromptBuilder(encode, None, chat), "exact", Sources(str(rerank_dir), 42, 4)
+        ExactPromptBuilder(encode, None, chat), "exact", Sources(str(rerank_dir), 42, 4)
     )
     for length in (3000, 6000):
         for sample in builder.build(TASK, length, 4, 42, length - 200):

@@ -146,7 +146,7 @@ def test_the_report_names_the_protocol_under_helmets_tables(tmp_path, capsys):
     markdown = (tmp_path / "out" / "report.md").read_text()
     heatmaps = list((tmp_path / "out" / "plots").glob("helmet_depth_heatmap_*.png"))
     assert len(heatmaps) == 1 and "found by depth" in markdown
-    from coca_eval.ruler.plots import needles_by_task
+    from coca_eval.generation.heatmaps import needles_by_task
 
     needles = needles_by_task(run.cells, run.cells[0].method, "helmet")
     assert len(needles["json_kv"]) == 2 * 4 and len(needles["ruler_niah_mv"]) == 2 * 4 * 4  # every depth

@@ -109,9 +109,9 @@ def test_our_protocol_helmet_run_on_the_same_files_holds_the_same_samples(tmp_pa
     """``coca-eval helmet --protocol helmet`` on the files HELMET read, with its seed and sample count,
     draws the very samples HELMET's output holds, index by index: the gate can pair the two."""
     from coca_eval.api import Runtime, evaluate
+    from coca_eval.generation.report import unit_ids
     from coca_eval.helmet.params import make_helmet_params
     from coca_eval.methods import make_method
-    from coca_eval.ruler.report import unit_ids
     from tests.helmet.helmet_files import write_data_dir, write_recall_dir
 
     data = tmp_path / "data"

@@ -22,16 +22,16 @@ class Interrupted(RuntimeError):
 
 
 def record_planted(monkeypatch) -> None:
-    from coca_eval.ruler.prompts import RulerPromptBuilder
+    from coca_eval.generation.assembly import ExactPromptBuilder
 
-    build_one = RulerPromptBuilder.build_one
+    build_one = ExactPromptBuilder.build_one
 
     def recording(self, task, length, index, seed, prompt_length=None):
         built = build_one(self, task, length, index, seed, prompt_length)
         PLANTED[tuple(built.ids)] = built.answers
         return built
 
-    monkeypatch.setattr(RulerPromptBuilder, "build_one", recording)
+    monkeypatch.setattr(ExactPromptBuilder, "build_one", recording)
 
 
 class ScriptedBackend:

@@ -11,11 +11,11 @@ import re
 
 import pytest
 
+from coca_eval.generation.draws import SampleKey
+from coca_eval.generation.segments import take
 from coca_eval.ruler import niah
 from coca_eval.ruler.common_words import draw_cwe
-from coca_eval.ruler.draws import SampleKey
 from coca_eval.ruler.frequent_words import draw_fwe
-from coca_eval.ruler.segments import take
 from coca_eval.ruler.tasks import RULER_TASKS
 from tests.ruler.test_ruler_prompts import decoded, make_builder
 

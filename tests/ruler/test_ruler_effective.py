@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from coca_eval.results import Cell
-from coca_eval.ruler.effective import (
+from coca_eval.generation.effective import (
     average_lower_bound,
     effective_length,
     effective_text,
     length_scores,
     score_interval,
 )
+from coca_eval.results import Cell
 
 THRESHOLD = 85.6
 
@@ -95,7 +95,7 @@ def test_under_auto_the_bound_covers_the_true_average_whatever_the_stops():
     """Tasks sampled until the threshold rule stops each (at 0.856, up to 60 samples, partial credit
     over four values, means around the threshold so the stops vary): the confidence-sequence bound on
     the average exceeds the true average at most 5 % of the time."""
-    from coca_eval.ruler.effective import sequential_lower_bound
+    from coca_eval.generation.effective import sequential_lower_bound
     from coca_eval.sequential import StoppingRule, stop_point
 
     rng = np.random.default_rng(7)
@@ -117,7 +117,7 @@ def test_a_sequential_row_reads_its_scores_in_visiting_order():
     """A stopped cell's scores are read in the order its rule visited them, not in index order (a
     confidence sequence depends on the order), and its bound is the confidence sequences' (wider than
     Wilson's here)."""
-    from coca_eval.ruler.effective import visited_scores
+    from coca_eval.generation.effective import visited_scores
 
     cells = _cells({1024: [[1.0] * 30, [1.0] * 20 + [0.0] * 10]})
     fixed = length_scores(cells)[0].lower
@@ -132,7 +132,7 @@ def test_a_sequential_row_reads_its_scores_in_visiting_order():
 def test_one_stopped_cell_makes_the_whole_row_sequential():
     """Wilson's bound holds only at counts fixed in advance: a row with any cell stopped by a rule is
     read with the confidence sequences, the fixed cells' scores in index order."""
-    from coca_eval.ruler.effective import lower_bound, sequential_lower_bound
+    from coca_eval.generation.effective import lower_bound, sequential_lower_bound
 
     stopped, fixed = _cell("a", 1024, [1.0] * 12 + [0.0] * 3), _cell("b", 1024, [1.0] * 40)
     stopped.detail["sequential"] = {"visited": list(range(15))}
@@ -146,7 +146,7 @@ def test_one_stopped_cell_makes_the_whole_row_sequential():
 def test_the_sequential_bound_splits_its_error_over_the_tasks():
     """T confidence sequences at level 1 - alpha / T (the union bound): the same scores in eight tasks
     give a lower bound than in one, each task read at 1 - 0.05 / 8."""
-    from coca_eval.ruler.effective import sequential_lower_bound
+    from coca_eval.generation.effective import sequential_lower_bound
     from coca_eval.sequential import confidence_sequence
 
     scores = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.5, 1.0] * 5
@@ -157,7 +157,7 @@ def test_the_sequential_bound_splits_its_error_over_the_tasks():
 
 
 def test_a_length_exactly_at_the_threshold_reaches_it():
-    from coca_eval.ruler.effective import LengthScore
+    from coca_eval.generation.effective import LengthScore
 
     scores = [LengthScore(4096, 85.6, 85.6, 1), LengthScore(8192, 85.5999, 85.5999, 1)]
     assert effective_length(scores, 85.6) == effective_length(scores, 85.6, bound=True) == 4096

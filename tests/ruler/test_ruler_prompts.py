@@ -307,7 +307,7 @@ def test_vts_worked_example_is_followed_by_a_blank_line_as_in_ruler(ruler_tokeni
 def test_a_big_haystack_says_what_it_is_reading(tmp_path, monkeypatch, capsys):
     """A haystack of gigabytes takes minutes to read and split: one line says so before the wait
     (the threshold lowered here so a small file stands for a big one); a small one reads silently."""
-    from coca_eval.ruler import haystacks
+    from coca_eval.generation import haystacks
 
     (tmp_path / "big").mkdir()
     for name in ("a.txt", "b.txt"):

@@ -43,8 +43,8 @@ def test_the_report_shows_rulers_tables(tmp_path):
 
 
 def test_the_heat_map_counts_every_needle_at_its_depth():
+    from coca_eval.generation.heatmaps import depth_matrix, needles_by_task
     from coca_eval.results import Cell
-    from coca_eval.ruler.plots import depth_matrix, needles_by_task
 
     samples = [
         {"index": 0, "answers": ["1", "2"], "score": 0.5, "found": [True, False], "depths": [0.05, 0.95]},

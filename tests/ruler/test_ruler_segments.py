@@ -5,7 +5,7 @@ from itertools import cycle
 
 from tiny_models import make_sentencepiece_like_tokenizer, make_tokenizer
 
-from coca_eval.ruler.segments import Pieces, Stream, insert, nearest_bound, take
+from coca_eval.generation.segments import Pieces, Stream, insert, nearest_bound, take
 
 
 def test_a_piece_reads_as_inside_running_text():

@@ -22,7 +22,7 @@ from itertools import count
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.ruler.segments import Pieces
+from coca_eval.generation.segments import Pieces
 
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'”’)\]]))\s+")
 BOOKS = "books"

@@ -4,7 +4,7 @@ absolute threshold (HELMET's categories, BABILong's task average).
 RULER's bar is a fixed score (85.6). HELMET mixes exact match with NDCG, and BABILong's own reading is
 "85 % of the 0k score": both read a length as effective while the one-sided 95 % lower bound of a group
 of tasks' average reaches ``share`` % of that average at the run's shortest length (RULER's reading,
-:mod:`coca_eval.ruler.effective`, at that bar). A family names its groups: HELMET one per category,
+:mod:`coca_eval.generation.effective`, at that bar). A family names its groups: HELMET one per category,
 BABILong one over all its tasks.
 
 The run records ``share`` and each method's reading in ``config.effective_length``; the gate holds a
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from coca_eval.generation.effective import LengthScore, effective_length, effective_text, length_scores
 from coca_eval.results import Cell, Run
-from coca_eval.ruler.effective import LengthScore, effective_length, effective_text, length_scores
 
 # one method's cells -> its groups as (label, tasks); a single group labelled "" is the whole family
 Groups = Callable[[Sequence[Cell]], list[tuple[str, list[str]]]]

@@ -10,26 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from coca_eval.ruler.haystacks import Essay
-    from coca_eval.ruler.qa_data import QaSet
-    from coca_eval.ruler.segments import Encode, Pieces
-    from coca_eval.ruler.tasks import RulerTask
+    from coca_eval.generation.haystacks import Essay
+    from coca_eval.generation.segments import Encode, Pieces
 
 
 class Kit(Protocol):
-    """What a family may use of the prompt builder: its tokenizer's pieces and the data it reads."""
+    """What a family's draw may use of the prompt builder: its tokenizer's pieces and the essay
+    haystack (a family's own builder may offer more: RULER's QA sets)."""
 
     encode: Encode
     pieces: Pieces
 
     def essay(self) -> Essay: ...
 
-    def haystack_name(self, task: RulerTask) -> str: ...
-
-    def qa_set(self, dataset: str) -> QaSet: ...
+    def haystack_name(self, task: Any) -> str: ...
 
 
 @dataclass(frozen=True)

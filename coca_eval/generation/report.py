@@ -1,0 +1,35 @@
+"""What the report and gate read of any generation family's cells: a cell's interval, its samples'
+identities, and the note an imported or replayed run carries."""
+
+from __future__ import annotations
+
+from coca_eval.generation.effective import score_interval
+from coca_eval.results import Cell, Run
+
+
+def imported_note(run: Run) -> str:
+    """Where an imported run's samples came from (``coca-eval import``), or a replay's prompts
+    (``ruler --replay``), or nothing."""
+    for key, what in (("source", "Imported from"), ("replay_of", "Prompts replayed from")):
+        source = run.config.get(key) or {}
+        if isinstance(source, dict) and "harness" in source:
+            version = f" {source['version']}" if source.get("version") else ""
+            return f" {what} {source['harness']}{version} ({source.get('results')})."
+    return ""
+
+
+def interval(cell: Cell) -> tuple[float, float] | None:
+    """The 95 % interval the cell recorded, else one from its value and n."""
+    if "interval95" in cell.detail:
+        low, high = cell.detail["interval95"]
+        return float(low), float(high)
+    return score_interval(cell.value, cell.n) if cell.n else None
+
+
+def unit_ids(cell: Cell) -> dict[int, tuple]:
+    """Sample index -> its references and, where the run kept it, its prompt's sha256 (an imported
+    lm-eval run and its replay do): two runs' cells must hold the very same samples to be compared."""
+    from coca_eval.generation.records import records_of
+
+    records = records_of(cell.detail)
+    return {s.index: (tuple(s.answers), (s.model_extra or {}).get("prompt_sha256")) for s in records}
