@@ -20,12 +20,22 @@ from __future__ import annotations
 import importlib
 import sys
 from importlib.metadata import EntryPoint, entry_points
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from coca_eval.errors import CocaEvalError
 
-if TYPE_CHECKING:
-    from coca_eval.registry import Registry
+
+class UndoableRegistry(Protocol):
+    """What plug-in loading needs of a registry (:class:`coca_eval.registry.Registry` is one): load its
+    built-ins, and take and restore a snapshot to undo a refused plug-in's additions. A protocol, so
+    this module names no registry type and the registries can import it."""
+
+    def load_builtins(self) -> None: ...
+
+    def snapshot(self) -> Any: ...
+
+    def restore(self, snapshot: Any) -> None: ...
+
 
 GROUP = "coca_eval.plugins"
 # The modules holding the core's registries: imported (with their built-in entries) before any plug-in
@@ -43,7 +53,7 @@ REGISTRY_MODULES = (
 _state = {"loaded": False, "loading": False}
 # Every registry made so far (each adds itself), for plug-in loading to check and undo. It lives here, not
 # in coca_eval.registry, so that the registries call the loader without the loader importing them back.
-REGISTRIES: list[Registry] = []
+REGISTRIES: list[UndoableRegistry] = []
 
 
 class DuplicateEntry(ValueError):

@@ -112,6 +112,16 @@ class GateHooks:
 
 
 @dataclass(frozen=True)
+class ConsoleTables:
+    """A run's terminal output: its heading (rich markup; None: the caller's), each method's table
+    (``method_table(method)``) and the summary table (``summary()``)."""
+
+    heading: str | None
+    method_table: Callable[[str], ReportTable]
+    summary: Callable[[], ReportTable]
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """One task: parameters, cell runner, metric and direction, report and gate hooks.
 
@@ -152,6 +162,9 @@ class TaskSpec:
     # instead of importing the family (HELMET's RULER recall tasks, imports of RULER's outputs).
     definitions: Callable[[], Any] | None = None
     score_sample: Callable[..., dict] | None = None
+    # What a generation family's command prints after a run: ``console(run, params)`` -> a
+    # :class:`ConsoleTables` (``params`` None for an imported run, which has no heading of its own).
+    console: Callable[..., ConsoleTables] | None = None
     report: ReportHooks = field(default_factory=ReportHooks)
     gate: GateHooks | None = None
 
@@ -166,7 +179,7 @@ TASKS = Registry[TaskSpec](
         "coca_eval.ppl.spec",
         "coca_eval.ppl.longppl.spec",
         "coca_eval.passkey.spec",
-        "coca_eval.ruler.spec",
+        "coca_eval.ruler.spec",  # registry entries: each family's spec, imported on the first look-up
         "coca_eval.helmet.spec",
         "coca_eval.babilong.spec",
         "coca_eval.opencompass.spec",

@@ -3,7 +3,13 @@ the command layer (coca_eval/cli) and nothing below that layer importing it.
 
 Imports are read with :mod:`ast`, so a function-level (lazy) import counts like a module-level one: a
 cycle closed inside a function still ties two modules together. Imports under ``if TYPE_CHECKING:``
-run only for type checkers and do not count.
+run only for type checkers: they do not count as a layer's dependency, but they do close a cycle (a
+type checker resolves both modules together, and each then depends on the other's names).
+
+No task family imports another: the families (the packages whose spec modules the task registry
+loads) stand on the base packages, and one that reuses another's tasks looks them up in the registry.
+The import of other harnesses' outputs (``coca_eval.imported``) is a layer above the families: it turns
+those outputs into the families' records, so it may import them, and no family imports it.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ PACKAGE = "coca_eval"
 # would be, so the core's rules on click and cycles do not bind its inside.
 PLUGIN = "coca_eval.zoo"
 ENTRY_POINT = "coca_eval.__main__"  # `python -m coca_eval` sits above the command layer
+IMPORT_LAYER = "coca_eval.imported"  # above the families (see the module doc)
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -35,12 +42,13 @@ def _type_checking(test: ast.expr) -> bool:
     )
 
 
-def import_nodes(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement, at any depth, except those only a type checker runs."""
+def import_nodes(tree: ast.AST, type_only: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement, at any depth, except those only a type checker runs (with them when
+    ``type_only``)."""
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and _type_checking(node.test):
+        if not type_only and isinstance(node, ast.If) and _type_checking(node.test):
             stack.extend(node.orelse)
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -48,11 +56,11 @@ def import_nodes(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def imported_names(module: str, path: Path) -> Iterator[tuple[str, int]]:
+def imported_names(module: str, path: Path, type_only: bool = False) -> Iterator[tuple[str, int]]:
     """``(dotted name, line)`` of everything ``module`` imports; relative imports made absolute, and
     ``from pkg import name`` given as ``pkg.name`` (a submodule or an attribute of ``pkg``)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in import_nodes(ast.parse(path.read_text(encoding="utf-8")), type_only):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, node.lineno
@@ -66,8 +74,11 @@ def imported_names(module: str, path: Path) -> Iterator[tuple[str, int]]:
             yield f"{base}.{alias.name}", node.lineno
 
 
-def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, dict[str, int]]:
-    """Module -> {module it imports: line of the first such import}, within ``package`` only."""
+def import_graph(
+    root: Path = ROOT, package: str = PACKAGE, type_only: bool = False
+) -> dict[str, dict[str, int]]:
+    """Module -> {module it imports: line of the first such import}, within ``package`` only (with the
+    imports only a type checker runs when ``type_only``)."""
     modules = source_modules(root, package)
 
     def resolve(name: str) -> str | None:
@@ -77,7 +88,7 @@ def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, dict[st
 
     graph: dict[str, dict[str, int]] = {name: {} for name in modules}
     for name, path in modules.items():
-        for imported, line in imported_names(name, path):
+        for imported, line in imported_names(name, path, type_only):
             if imported == package or imported.startswith(package + "."):
                 target = resolve(imported)
                 if target is not None and target != name:
@@ -120,11 +131,64 @@ def _inside(module: str, package: str) -> bool:
 def test_no_import_cycle_between_modules():
     graph = {
         name: {t: line for t, line in targets.items() if not _inside(t, PLUGIN)}
-        for name, targets in import_graph().items()
+        for name, targets in import_graph(type_only=True).items()
         if not _inside(name, PLUGIN)
     }
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + describe(cycle, graph)
+
+
+def families() -> list[str]:
+    """The task families: the package of each spec module the task registry loads (``ppl`` for
+    ``coca_eval.ppl.spec``), a family's sub-packages (``ppl.longppl``) inside its own."""
+    from coca_eval.taskspec import TASKS
+
+    packages = {module.rpartition(".")[0] for module in TASKS.builtins} - {IMPORT_LAYER}
+    return sorted(p for p in packages if not any(_inside(p, other) for other in packages - {p}))
+
+
+def family_imports(graph: dict[str, dict[str, int]], names: list[str]) -> list[str]:
+    """``a -> b (line)`` for every import of one family's module from another family."""
+
+    def family(module: str) -> str | None:
+        return next((f for f in names if _inside(module, f)), None)
+
+    return [
+        f"{name} -> {target} (line {line})"
+        for name, targets in graph.items()
+        if family(name) is not None
+        for target, line in targets.items()
+        if family(target) not in (None, family(name))
+    ]
+
+
+def test_no_family_imports_another():
+    names = families()
+    assert {"coca_eval.ruler", "coca_eval.helmet", "coca_eval.babilong", "coca_eval.passkey"} <= set(names)
+    offenders = family_imports(import_graph(), names)
+    assert not offenders, f"a family imports another family: {offenders}"
+
+
+def test_no_family_imports_the_layers_above_it():
+    offenders = [
+        f"{name} -> {target} (line {line})"
+        for name, targets in import_graph().items()
+        if any(_inside(name, family) for family in families())
+        for target, line in targets.items()
+        if _inside(target, IMPORT_LAYER) or _inside(target, "coca_eval.cli")
+    ]
+    assert not offenders, f"a family imports the import layer or the CLI: {offenders}"
+
+
+def test_a_family_importing_another_is_found(tmp_path):
+    _write(tmp_path, "pkg/__init__.py", "")
+    _write(tmp_path, "pkg/base.py", "")
+    _write(tmp_path, "pkg/one/__init__.py", "")
+    _write(tmp_path, "pkg/one/task.py", "from pkg import base\ndef f():\n    from pkg.two.tasks import T\n")
+    _write(tmp_path, "pkg/two/__init__.py", "")
+    _write(tmp_path, "pkg/two/tasks.py", "from pkg.base import X\n")
+    graph = import_graph(tmp_path, "pkg")
+    assert family_imports(graph, ["pkg.one", "pkg.two"]) == ["pkg.one.task -> pkg.two.tasks (line 3)"]
 
 
 def test_click_is_imported_only_by_the_command_layer():
@@ -170,6 +234,7 @@ def test_the_walker_sees_lazy_and_relative_imports_but_not_type_only_ones(tmp_pa
     assert graph["pkg.low"] == {"pkg.sub.high": 2}
     assert graph["pkg.sub.high"] == {"pkg.low": 1}
     assert graph["pkg.typed"] == {}
+    assert import_graph(tmp_path, "pkg", type_only=True)["pkg.typed"] == {"pkg.untyped": 3}
     assert find_cycle(graph) == ["pkg.low", "pkg.sub.high", "pkg.low"]
     del graph["pkg.sub.high"]["pkg.low"]
     assert find_cycle(graph) is None

@@ -109,7 +109,7 @@ def babilong(preset, no_prefix_reuse, batch_size, **overrides):
 def print_tables(run, params, written) -> None:
     """Each method's tasks x lengths with the average, then the summary with the effective length."""
     from coca_eval.babilong.report import summary_table, task_table
-    from coca_eval.cli.ruler import print_run_tables
+    from coca_eval.cli.generation import print_run_tables
 
     heading = (
         f"[bold]BABILong[/bold], source {params.source}, N = prompt + answer budget, {params.samples} "

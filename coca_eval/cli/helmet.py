@@ -115,7 +115,7 @@ def helmet(preset, no_prefix_reuse, batch_size, **overrides):
 
 def print_helmet_tables(run, params, written) -> None:
     """Each method's tasks x lengths with category averages, then the category summary."""
-    from coca_eval.cli.ruler import print_run_tables
+    from coca_eval.cli.generation import print_run_tables
     from coca_eval.helmet.report import samples_text, summary_table, task_table
 
     heading = (

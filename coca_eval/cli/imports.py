@@ -34,11 +34,10 @@ def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, f
     coca-eval import lm-eval lmeval-out/ --output runs/lmeval-ruler.json
     coca-eval import lm-eval lmeval-ppl/ --tasks wikitext --output runs/lmeval-wikitext.json
     """
-    from coca_eval.cli.ruler import print_run_tables
+    from coca_eval.cli.generation import print_run_tables
+    from coca_eval.cli.ruler import ruler_spec
     from coca_eval.imported.evaluation_harness import import_harness_dir
     from coca_eval.results import check_overwrite, save_run
-    from coca_eval.ruler.params import RULER_THRESHOLD
-    from coca_eval.ruler.report import summary_table, task_table
 
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     run = import_harness_dir(folder, method, chosen)
@@ -53,8 +52,8 @@ def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, f
         run,
         output,
         heading,
-        lambda name: task_table(run.cells, name, RULER_THRESHOLD),
-        lambda: summary_table(run.cells, RULER_THRESHOLD),
+        ruler_spec().console(run).method_table,
+        ruler_spec().console(run).summary,
     )
 
 
@@ -75,11 +74,10 @@ def ruler(folders: tuple[Path, ...], output: Path, method: str, force: bool) -> 
     \b
     coca-eval import ruler out/synthetic/4096/pred out/synthetic/8192/pred --output runs/ruler.json
     """
-    from coca_eval.cli.ruler import print_run_tables
+    from coca_eval.cli.generation import print_run_tables
+    from coca_eval.cli.ruler import ruler_spec
     from coca_eval.imported.ruler_predictions import import_ruler_predictions
     from coca_eval.results import check_overwrite, save_run
-    from coca_eval.ruler.params import RULER_THRESHOLD
-    from coca_eval.ruler.report import summary_table, task_table
 
     run = import_ruler_predictions(list(folders), method)
     check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
@@ -88,8 +86,8 @@ def ruler(folders: tuple[Path, ...], output: Path, method: str, force: bool) -> 
         run,
         output,
         f"[bold]RULER[/bold] from RULER's predictions ({run.config['source']['results']})",
-        lambda name: task_table(run.cells, name, RULER_THRESHOLD),
-        lambda: summary_table(run.cells, RULER_THRESHOLD),
+        ruler_spec().console(run).method_table,
+        ruler_spec().console(run).summary,
     )
 
 
@@ -110,7 +108,7 @@ def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: boo
     \b
     coca-eval import helmet helmet-out/json_kv_*.json helmet-out/kilt_nq_*.json --output runs/helmet.json
     """
-    from coca_eval.cli.ruler import print_run_tables
+    from coca_eval.cli.generation import print_run_tables
     from coca_eval.helmet.params import SHORTEST_SHARE
     from coca_eval.helmet.report import summary_table, task_table
     from coca_eval.imported.helmet_outputs import import_helmet_outputs

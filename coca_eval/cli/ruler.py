@@ -118,79 +118,27 @@ def ruler(preset, no_prefix_reuse, replay, batch_size, **overrides):
     print_ruler_tables(run, params, written)
 
 
+def ruler_spec():
+    """RULER's spec: the command reaches RULER's parameters and tables through the task registry."""
+    from coca_eval.taskspec import TASKS
+
+    return TASKS.get(TASK)  # registry look-up of RULER (its parameters, its console tables)
+
+
 def ruler_params(preset: str, overrides: dict):
     from coca_eval.cli.preset_options import preset_values
-    from coca_eval.ruler.params import make_ruler_params
 
-    return make_ruler_params(preset_values(preset, TASK, overrides))
-
-
-# What a replay takes from the lm-eval run: giving one of them as well is a contradiction.
-REPLAYED = ("tasks", "lengths", "samples", "max_samples", "target_width", "seed", "haystack", "qa_data",
-            "chat_template", "bos", "length_counts")  # fmt: skip
+    return ruler_spec().make_params(preset_values(preset, TASK, overrides))
 
 
 def replay_params(folder: str, overrides: dict):
-    """``--replay``'s parameters: lm-eval's, with the user's ``--threshold``; another RULER option is
-    refused in one line (the replayed prompts fix it)."""
-    from coca_eval.errors import CocaEvalError
-    from coca_eval.ruler.replay import make_replay_params
-
-    given = [f"--{name.replace('_', '-')}" for name in REPLAYED if overrides.get(name) is not None]
-    if given:
-        raise CocaEvalError(f"--replay takes {', '.join(given)} from the lm-eval run; drop them")
-    return make_replay_params(folder, overrides.get("threshold"))
+    """``--replay``'s parameters: lm-eval's, with the user's ``--threshold``."""
+    return ruler_spec().make_params({**overrides, "replay": folder})
 
 
 def print_ruler_tables(run, params, written) -> None:
     """The summary (average and effective length per method), then each method's tasks x lengths."""
-    from coca_eval.ruler.report import length_text, sampling_text, summary_table, task_table
+    from coca_eval.cli.generation import print_run_tables
 
-    shown, replayed = params.identity(), run.config.get("replay_of")
-    haystack = shown.get("haystack") if replayed else params.haystack  # the path, not its fingerprint
-    heading = (
-        f"[bold]RULER[/bold], {length_text(shown)}, {sampling_text(shown)}, seed {shown.get('seed')}, "
-        f"haystack {haystack}, chat template {shown.get('chat_template')}"
-        + (f", prompts replayed from {replayed['folder']}" if replayed else "")
-    )
-    print_run_tables(
-        run,
-        written,
-        heading,
-        lambda method: task_table(run.cells, method, params.threshold),
-        lambda: summary_table(run.cells, params.threshold),
-    )
-
-
-def print_run_tables(run, written, heading: str, method_table, summary) -> None:
-    """What a generation family prints when its run ends: ``heading``, each method's table
-    (``method_table(method)``), then ``summary()``, each with its notes; a shard's partial run prints
-    only what it holds. A cell that could not run then fails the command (see
-    :func:`refuse_error_cells`)."""
-    from coca_eval.cli.output import shard_summary, stderr, stdout
-    from coca_eval.report.render import terminal_frame
-    from coca_eval.tables import rich_table
-
-    if any(cell.status == "partial" for cell in run.cells):
-        stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
-        return
-    stdout().print(heading)
-    tables = [method_table(m) for m in dict.fromkeys(c.method for c in run.cells)]
-    for table in (*tables, summary()):
-        stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
-        for note in table.notes:
-            stdout().print(note, markup=False, highlight=False, soft_wrap=True)
-    stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
-    refuse_error_cells(run)
-
-
-def refuse_error_cells(run) -> None:
-    """A cell that could not run (a length below the prompt's fixed parts, or past the model's
-    positions) is an ``error`` cell in the results, and the command says so in one line, exit 2."""
-    from coca_eval.errors import CocaEvalError
-
-    errors = [c for c in run.cells if c.status == "error"]
-    if errors:
-        first = errors[0]
-        more = f" (and {len(errors) - 1} more error cells)" if len(errors) > 1 else ""
-        raise CocaEvalError(f"{first.dataset} @ {first.length}: {first.detail.get('error')}{more}")
+    console = ruler_spec().console(run, params)
+    print_run_tables(run, written, console.heading, console.method_table, console.summary)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from coca_eval.errors import CocaEvalError
 from coca_eval.gate.options import GateOptions
 from coca_eval.gate.protocol import CellPair, pair_cells
-from coca_eval.gate.runs import RunCheck, run_checks
+from coca_eval.gate.runs import RunCheck
 from coca_eval.gate.stats import PairedResult, holm_adjust
 from coca_eval.results import Run
 from coca_eval.tables import STATUS_TEXT
@@ -134,3 +134,14 @@ def _task_notes(pairs: Sequence[CellPair]) -> list[str]:
         if hooks is not None and hooks.notes is not None:
             notes += hooks.notes([pair for pair in pairs if pair.base.task == task])
     return notes
+
+
+def run_checks(pairs: Sequence[tuple[Run, Run]], options: GateOptions) -> list[RunCheck]:
+    """Every run pair's task-level checks, in the order of the pairs."""
+    checks = []
+    for base, cand in pairs:
+        task = base.config.get("task") or (base.cells[0].task if base.cells else None)
+        hooks = spec_for(task).gate if task else None
+        if hooks is not None and hooks.run_checks is not None:
+            checks.extend(hooks.run_checks(base, cand, options))
+    return checks

@@ -9,12 +9,7 @@ like a regressed cell. The checks run after the protocol check, so both runs are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-
-from coca_eval.gate.options import GateOptions
-from coca_eval.results import Run
-from coca_eval.taskspec import spec_for
 
 
 @dataclass(frozen=True)
@@ -33,14 +28,3 @@ class RunCheck:
     @property
     def verdict(self) -> str:
         return "regression" if self.failed else "pass"
-
-
-def run_checks(pairs: Sequence[tuple[Run, Run]], options: GateOptions) -> list[RunCheck]:
-    """Every run pair's task-level checks, in the order of the pairs."""
-    checks = []
-    for base, cand in pairs:
-        task = base.config.get("task") or (base.cells[0].task if base.cells else None)
-        hooks = spec_for(task).gate if task else None
-        if hooks is not None and hooks.run_checks is not None:
-            checks.extend(hooks.run_checks(base, cand, options))
-    return checks

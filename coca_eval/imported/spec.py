@@ -9,8 +9,11 @@ it imports nothing heavy.
 
 from __future__ import annotations
 
+from coca_eval.data.harness_logs import IMPORTERS
 from coca_eval.registry import lazy
 from coca_eval.taskspec import EffectKind, GateHooks, TaskSpec, register_task
+
+IMPORTERS.add("lm-eval", lazy("coca_eval.imported.evaluation_harness:import_harness_dir"))
 
 register_task(
     TaskSpec(

@@ -24,14 +24,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from coca_eval.data.harness_logs import HAYSTACK, IMPORTERS, RULER_NAMES, read_results, read_samples
 from coca_eval.errors import CocaEvalError
-from coca_eval.imported.evaluation_harness import (
-    HAYSTACK,
-    RULER_NAMES,
-    import_harness_dir,
-    read_results,
-    read_samples,
-)
 from coca_eval.ruler.params import RulerParams
 from coca_eval.ruler.task import RulerRunner
 
@@ -78,7 +72,7 @@ def _read_replay(folder: str, stamp: tuple) -> ReplaySource:
         raise CocaEvalError(
             f"--replay answers lm-eval's RULER tasks; {path.name} also holds {', '.join(sorted(other))}"
         )
-    imported = import_harness_dir(Path(folder))
+    imported = IMPORTERS.get("lm-eval")(Path(folder))  # registry look-up: the import layer's reading
     prompts: dict[tuple[str, int], list[ReplayPrompt]] = {}
     budgets = {}
     for task in sorted(results.results):
@@ -230,6 +224,26 @@ class ReplayRunner(RulerRunner):
         prompts = self.source.prompts.get((dataset, length)) or []
         identity["prompts"] = hashlib.sha256("".join(p.prompt_sha256 for p in prompts).encode()).hexdigest()
         return identity
+
+
+# What a replay takes from the lm-eval run: giving one of them as well is a contradiction.
+REPLAYED = ("tasks", "lengths", "samples", "max_samples", "target_width", "seed", "haystack", "qa_data",
+            "chat_template", "bos", "length_counts")  # fmt: skip
+
+
+def make_params(values: dict[str, Any]) -> RulerParams:
+    """The ``ruler`` spec's parameters: ``--replay FOLDER`` (``values["replay"]``) takes lm-eval's, with
+    the user's ``--threshold``, and refuses another RULER option in one line (the replayed prompts fix
+    it); without it, RULER's own."""
+    from coca_eval.ruler.params import make_ruler_params
+
+    folder = values.get("replay")
+    if not folder:
+        return make_ruler_params({k: v for k, v in values.items() if k != "replay"})
+    given = [f"--{name.replace('_', '-')}" for name in REPLAYED if values.get(name) is not None]
+    if given:
+        raise CocaEvalError(f"--replay takes {', '.join(given)} from the lm-eval run; drop them")
+    return make_replay_params(folder, values.get("threshold"))
 
 
 def make_runner(params, journal, progress, **options) -> RulerRunner:

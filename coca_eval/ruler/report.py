@@ -120,6 +120,31 @@ def run_threshold(runs: Sequence[Run]) -> float:
     return recorded.pop() if recorded else RULER_THRESHOLD
 
 
+def console(run: Run, params=None):
+    """The spec's ``console`` hook: the heading of a run made here (its N, sampling, seed, haystack,
+    chat template, replayed folder) and its tables read at ``params.threshold`` (an imported run:
+    no heading, RULER's threshold)."""
+    from coca_eval.taskspec import ConsoleTables
+
+    threshold = RULER_THRESHOLD if params is None else params.threshold
+    heading = None if params is None else run_heading(run, params)
+    return ConsoleTables(
+        heading,
+        lambda method: task_table(run.cells, method, threshold),
+        lambda: summary_table(run.cells, threshold),
+    )
+
+
+def run_heading(run: Run, params) -> str:
+    shown, replayed = params.identity(), run.config.get("replay_of")
+    haystack = shown.get("haystack") if replayed else params.haystack  # the path, not its fingerprint
+    return (
+        f"[bold]RULER[/bold], {length_text(shown)}, {sampling_text(shown)}, seed {shown.get('seed')}, "
+        f"haystack {haystack}, chat template {shown.get('chat_template')}"
+        + (f", prompts replayed from {replayed['folder']}" if replayed else "")
+    )
+
+
 def sampling_text(params: dict) -> str:
     """``500 samples per task and length``, or under ``--samples auto`` the rule in RULER's points:
     ``up to 100 samples per task and length, stopping once the 95 % interval lies above or below 85.6``."""

@@ -23,7 +23,7 @@ register_task(
         lower_is_better=False,
         description="RULER's thirteen synthetic long-context tasks at exact token lengths: scores per "
         "methods x tasks x lengths and the effective context length.",
-        make_params=lazy("coca_eval.ruler.params:make_ruler_params"),
+        make_params=lazy("coca_eval.ruler.replay:make_params"),
         preset_params="coca_eval.ruler.params:RulerPresetParams",
         make_runner=lazy("coca_eval.ruler.replay:make_runner"),
         finish=lazy("coca_eval.ruler.report:finish_hook"),
@@ -36,6 +36,7 @@ register_task(
         catalogue=lazy("coca_eval.ruler.tasks:catalogue"),
         definitions=lazy("coca_eval.ruler.tasks:definitions"),
         score_sample=lazy("coca_eval.ruler.scoring:score_sample"),
+        console=lazy("coca_eval.ruler.report:console"),
         report=ReportHooks(
             table_title="RULER score by task and length",
             protocol=lazy("coca_eval.ruler.report:protocol_line"),
