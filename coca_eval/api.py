@@ -13,6 +13,7 @@ from coca_eval.backends.options import EngineOptions
 from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key, exclusive_lock, release_lock
+from coca_eval.lengths import check_shortest
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
 from coca_eval.provenance import code_provenance
@@ -90,6 +91,8 @@ def evaluate(
     spec = TASKS.get(task) if isinstance(task, str) else task
     if spec.make_runner is None:
         raise CocaEvalError(f"task {spec.name!r} runs through its own command (coca-eval {spec.name})")
+    if spec.shortest is not None:
+        check_shortest(params.lengths, spec.name, *spec.shortest(params))
     if spec.check is not None:
         spec.check(params, methods)
     if not runtime.share.whole and spec.combine is None:
