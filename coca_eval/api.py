@@ -13,6 +13,7 @@ from coca_eval.backends.options import EngineOptions
 from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError
 from coca_eval.journal import Journal, cell_key, exclusive_lock, release_lock
+from coca_eval.lengths import check_shortest
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
 from coca_eval.provenance import code_provenance
@@ -63,7 +64,7 @@ class Runtime:
     device_map: str | None = None
     console: Any = None
     engine: EngineOptions = field(default_factory=EngineOptions)
-    force: bool = False  # replace an output that holds another task's or protocol's run
+    force: bool = False  # replace an output that holds another task's, protocol's or methods' run
     wait: bool = False  # wait for a run holding the same journal instead of refusing
     share: Share = WHOLE  # this process's units: all, a --shard's slice, or a torchrun rank's
     reuse: tuple[Path, ...] = ()  # other runs whose finished cells of the same key are taken, not redone
@@ -90,11 +91,15 @@ def evaluate(
     spec = TASKS.get(task) if isinstance(task, str) else task
     if spec.make_runner is None:
         raise CocaEvalError(f"task {spec.name!r} runs through its own command (coca-eval {spec.name})")
+    if spec.shortest is not None:
+        check_shortest(params.lengths, spec.name, *spec.shortest(params))
     if spec.check is not None:
         spec.check(params, methods)
     if not runtime.share.whole and spec.combine is None:
         raise CocaEvalError(f"task {spec.name!r} cannot be split over processes (its spec has no combine)")
-    check_overwrite(output, spec.name, params.identity(), runtime.force, runtime.share.config())
+    check_overwrite(
+        output, spec.name, params.identity(), runtime.force, runtime.share.config(), rows(methods)
+    )
     check_device(runtime.device, methods)
     weights = weights_fingerprints(methods)  # fails fast on a missing model
     check_backends(methods, runtime.engine)
@@ -110,8 +115,13 @@ def evaluate(
     runtime.share.agree({"task": spec.name, "task_version": spec.version, **identity, "data": data})
     path = journal_path_for(output, spec.name, identity, runtime.share.journal_tag)
     journal = Journal(path, runtime.wait, _say(runtime.console))  # one run per journal
-    with journal, _output_lock(output, spec.name, params, runtime):
+    with journal, _output_lock(output, spec.name, params, runtime, methods):
         return _run_locked(spec, methods, params, output, runtime, journal, weights, options, data)
+
+
+def rows(methods: Sequence[MethodSpec]) -> list[dict[str, Any]]:
+    """The methods as a results file names them (its ``config.methods``, less what only describes)."""
+    return [{"label": m.label, **m.identity()} for m in methods]
 
 
 def sequence_need(params: Any):
@@ -139,7 +149,7 @@ def weights_fingerprints(methods: Sequence[Any]) -> dict[str, str]:
 
 
 @contextmanager
-def _output_lock(output: Path | None, task: str, params: Any, runtime: Runtime) -> Iterator[None]:
+def _output_lock(output: Path | None, task: str, params: Any, runtime: Runtime, methods) -> Iterator[None]:
     """One writer per ``--output``. A plain run holds it already: its journal lock is the output's
     (``<output>.journal.jsonl.lock``). A shard writes its own journal, so it takes that lock as well,
     or two shards given one ``--output`` would both print "written" and the last would win."""
@@ -153,7 +163,7 @@ def _output_lock(output: Path | None, task: str, params: Any, runtime: Runtime) 
     lock = plain.with_name(plain.name + ".lock")
     fd = exclusive_lock(lock, f"output {output}", "being written", runtime.wait, _say(runtime.console))
     try:  # a run waited for may have written its own results there meanwhile
-        check_overwrite(output, task, params.identity(), runtime.force, runtime.share.config())
+        check_overwrite(output, task, params.identity(), runtime.force, runtime.share.config(), rows(methods))
         yield
     finally:
         release_lock(fd)

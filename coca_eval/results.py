@@ -218,12 +218,19 @@ def require_complete(run: Run, path: Path) -> Run:
 
 
 def check_overwrite(
-    output: Path | None, task: str, params: dict[str, Any] | None, force: bool, split: dict | None = None
+    output: Path | None,
+    task: str,
+    params: dict[str, Any] | None,
+    force: bool,
+    split: dict | None = None,
+    methods: list[dict[str, Any]] | None = None,
 ) -> None:
     """Refuse to replace an existing ``output`` that holds another task's run, a run under other
-    parameters, another shard of the run (``split`` is the run's ``{"shard": ...}`` entry), or something
-    that is not a results file at all: rerunning the same command resumes and rewrites it, anything
-    else would silently lose those cells (``--force`` says the user means it)."""
+    parameters, another shard of the run (``split`` is the run's ``{"shard": ...}`` entry), a run of
+    other methods (``methods``: the run's ``config.methods``), or something that is not a results file
+    at all: rerunning the same command resumes and rewrites it, anything else would silently lose those
+    cells (``--force`` says the user means it). A run of other methods is refused rather than joined:
+    the file is rewritten from this run's cells alone, so a baseline's rows would vanish from it."""
     if force or output is None or not Path(output).exists():
         return
     hint = "pass --force to overwrite it or give another --output"
@@ -244,6 +251,41 @@ def check_overwrite(
         theirs = held[1] if isinstance(held[1], dict) else {}
         differ = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
         raise CocaEvalError(f"{output} holds a {task} run with other {', '.join(differ)}; {hint}")
+    held_methods = config.get("methods")
+    if methods is not None and isinstance(held_methods, list) and not _same_rows(held_methods, methods):
+        raise CocaEvalError(
+            f"{output} holds a {task} run of other methods ({_names(held_methods)}, not {_names(methods)}); "
+            f"{hint}"
+        )
+
+
+METHOD_IDENTITY = ("model", "rope", "dtype", "backend")  # what changes a method's numbers; not its label
+
+
+def _same_rows(held: list, ours: list[dict[str, Any]]) -> bool:
+    """The same methods in any order (a method is the same when nothing that changes its numbers
+    differs), compared on the identity keys the file records for every row (an older file may lack
+    one; what it does not say cannot tell two methods apart)."""
+    if not all(isinstance(m, dict) for m in held):
+        return False
+    keys = [key for key in METHOD_IDENTITY if all(key in m for m in held)]
+
+    def rows(methods: list) -> list[str]:
+        return sorted(json.dumps({k: m.get(k) for k in keys}, sort_keys=True, default=str) for m in methods)
+
+    return rows(held) == rows(ours)
+
+
+def _names(methods: list) -> str:
+    """``RoFormer (zoo-rope), ...``: each method's label with its model."""
+
+    def name(m: Any) -> str:
+        if not isinstance(m, dict):
+            return str(m)
+        label, model = m.get("label"), m.get("model")
+        return f"{label} ({model})" if label and model and label != model else str(label or model)
+
+    return ", ".join(map(name, methods))
 
 
 def _shard_text(shard: Any) -> str:

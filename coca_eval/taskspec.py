@@ -148,6 +148,8 @@ class TaskSpec:
     make_runner: Callable[..., Any] | None = None
     finish: Callable[..., None] | None = None
     check: Callable[[Any, Any], None] | None = None  # (params, methods): fail fast before any model loads
+    # params -> (the shortest length N it can build, what fills it): a shorter --lengths is refused
+    shortest: Callable[[Any], tuple[int, str]] | None = None
     combine: Callable[..., Cell] | None = None  # parts -> cell without a model: the task can be split
     contradiction: Callable[[Cell], str | None] | None = None  # why a cell contradicts its own records
     config_model: str | None = None  # lazy "module:Model": the pydantic model of the task's config keys

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.lengths import check_shortest
 from coca_eval.params import normalise_task_values, require_positive_int
 
 COMMON = ("dataset", "num_docs", "lengths", "seed", "text_field")
@@ -64,8 +65,7 @@ def make_params(analysis: str, values: dict[str, Any]) -> AnalysisParams:
         require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
     if not 1 < params.outlier_ratio < math.inf:  # at most 1, the median head itself is an "outlier"
         raise CocaEvalError(f"--outlier-ratio must be a number above 1 (got {params.outlier_ratio:g})")
-    if min(params.lengths) < 2:
-        raise CocaEvalError("lengths must be at least 2 tokens")
+    check_shortest(params.lengths, analysis, 2, "a query needs a key before it")
     if params.random_bound is not None and params.random_bound < max(params.lengths):
         raise CocaEvalError(
             "--random-bound must be at least the longest length (positions are drawn from 1..L)"

@@ -156,6 +156,19 @@ def make_babilong_params(values: dict[str, Any]) -> BabilongParams:
     return params
 
 
+def shortest_length(params: BabilongParams) -> tuple[int, str]:
+    """The shortest N the run's tasks can build: BABILong's template with the kept prompt parts (its
+    worked examples run to hundreds of words), a token of context, and the answer budget."""
+    from coca_eval.babilong.prompts import formatted_input
+    from coca_eval.lengths import shortest_answered, words_of
+
+    def fixed(task: str) -> tuple[int, str]:
+        parts = ", ".join(params.prompt_parts) or "no prompt part"
+        return words_of(formatted_input(task, "", "", params.prompt_parts)), f"the template with {parts}"
+
+    return shortest_answered(params, fixed)
+
+
 def check_methods(params: BabilongParams, methods) -> None:
     """Refuse, before any model loads, samples that cannot be read (missing bAbI files, an unreachable
     hub or a malformed local file) and a haystack that does not load."""

@@ -24,6 +24,7 @@ register_task(
         contradiction=lazy("coca_eval.babilong.report:cell_contradiction"),
         merged=lazy("coca_eval.babilong.report:merged_hook"),
         check=lazy("coca_eval.babilong.params:check_methods"),
+        shortest=lazy("coca_eval.babilong.params:shortest_length"),
         command="coca_eval.cli.babilong:babilong",
         report=ReportHooks(
             table_title="BABILong accuracy by task and length",

@@ -281,7 +281,8 @@ def merge(shards: tuple[Path, ...], output: Path, force: bool) -> None:
     from coca_eval.results import check_overwrite, save_run
 
     run = merge_shard_files(shards)
-    check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
+    config = run.config
+    check_overwrite(output, config["task"], config.get("params"), force, {}, config.get("methods"))
     save_run(run, output)
     heading = f"[bold]{run.config['task']}[/bold]: {len(shards)} shard files merged"
     print_length_table(run, heading, 3, output)

@@ -42,7 +42,7 @@ def wandb_command(
     coca-eval export wandb runs/ruler.json --project long-context --offline --dir wandb-runs/
     """
     from coca_eval.exports.run_tables import read_export
-    from coca_eval.exports.trackers import import_tracker, keep_wandb_under, log_run
+    from coca_eval.exports.trackers import check_wandb, import_tracker, keep_wandb_under, log_run
 
     export = read_export(run_file)
     tracker = import_tracker("wandb", "export wandb")
@@ -50,6 +50,7 @@ def wandb_command(
         keep_wandb_under(directory)
     options = {"entity": entity, "dir": directory, "mode": "offline" if offline else None}
     logged = log_run(tracker, export, project, name or export.name, **options)
+    check_wandb(logged)
     where = "offline, `wandb sync` sends it" if offline else "sent"
     _said(f"W&B run {name or export.name!r} in project {project!r} ({where}): {logged.location}", logged)
 
@@ -68,13 +69,14 @@ def trackio_command(run_file: Path, project: str, name: str | None, directory: P
     coca-eval export trackio runs/ruler.json --project long-context --dir trackio/
     """
     from coca_eval.exports.run_tables import read_export
-    from coca_eval.exports.trackers import import_tracker, log_run, trackio_dir
+    from coca_eval.exports.trackers import check_trackio, import_tracker, log_run, trackio_dir
 
     export = read_export(run_file)
     where = trackio_dir(directory)  # before Trackio is imported: it reads the folder once
     tracker = import_tracker("trackio", "export trackio")
     quiet = {"embed": False, "auto_log_cpu": False, "auto_log_gpu": False}
     logged = log_run(tracker, export, project, name or export.name, **quiet)
+    check_trackio(logged, project, name or export.name, where)
     _said(f"Trackio run {name or export.name!r} in project {project!r} under {where}", logged)
     Console().print(f"view it: TRACKIO_DIR={where} trackio show --project {project!r}", soft_wrap=True)
 

@@ -228,7 +228,9 @@ def method_options(
         click.option("--device-map", default=None, help="transformers device_map (e.g. auto) for multi-GPU."),
         click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help=output_help),
         click.option(
-            "--force", is_flag=True, help="Overwrite an --output that holds another task's or protocol's run."
+            "--force",
+            is_flag=True,
+            help="Overwrite an --output that holds another task's, protocol's or methods' run.",
         ),
         *_engine_options(),
     ]

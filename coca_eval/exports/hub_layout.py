@@ -65,6 +65,7 @@ def push_layout(folder: Path, repo_id: str, private: bool, token: str | None) ->
     """Create the dataset repository (or reuse it) and upload the folder in one commit; its URL."""
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError
+    from huggingface_hub.hf_api import RepoFile
 
     api = HfApi(token=token)
     try:
@@ -72,10 +73,25 @@ def push_layout(folder: Path, repo_id: str, private: bool, token: str | None) ->
         api.upload_folder(
             repo_id=repo_id, folder_path=folder, repo_type="dataset", commit_message="coca-eval results"
         )
+        listed = api.list_repo_tree(repo_id, repo_type="dataset", recursive=True)
+        stored = {entry.path: entry.size for entry in listed if isinstance(entry, RepoFile)}
     except (HfHubHTTPError, OSError, ValueError) as error:  # the Hub's refusal, or no route to it
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CocaEvalError(f"the Hub refused the upload to {repo_id}: {first}") from None
+    _check_stored(folder, repo_id, stored)
     return str(url)
+
+
+def _check_stored(folder: Path, repo_id: str, stored: dict[str, int]) -> None:
+    """Every file written must be listed by the repository afterwards, at its size: an upload the Hub
+    acknowledged but did not keep is not called done."""
+    files = {p.relative_to(folder).as_posix(): p.stat().st_size for p in folder.rglob("*") if p.is_file()}
+    missing = sorted(path for path, size in files.items() if stored.get(path) != size)
+    if missing:
+        raise CocaEvalError(
+            f"the Hub did not keep {len(missing)} of the {len(files)} files uploaded to {repo_id} (e.g. "
+            f"{missing[0]}): the repository does not list them at their size"
+        )
 
 
 def row_name(cell: Cell) -> str:

@@ -33,6 +33,7 @@ register_task(
         config_model="coca_eval.helmet.records:HelmetConfig",
         merged=lazy("coca_eval.helmet.report:merged_hook"),
         check=lazy("coca_eval.helmet.params:check_methods"),
+        shortest=lazy("coca_eval.lengths:shortest_answered"),
         command="coca_eval.cli.helmet:helmet",
         catalogue=lazy("coca_eval.helmet.tasks:catalogue"),
         report=ReportHooks(

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import StrictFloat, StrictInt, StrictStr
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.lengths import words_of
 from coca_eval.params import (
     CHAT_KEYWORDS,
     PositiveCount,
@@ -134,6 +135,16 @@ def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
     if params.chat_template != CHAT_PRESET:
         check_chat_template(params.chat_template)
     return params
+
+
+def shortest_length(params: PasskeyParams) -> tuple[int, str]:
+    """Passkey's N is its prompt: the template's intro, key line and question, and some filler."""
+    template = TEMPLATES.get(params.template)
+    words = words_of(template.intro, template.key_text(0), template.question)
+    return words + 1, (
+        f"the {template.name} template's intro, key line and question: {words} words, a token each at "
+        "least, and one token of filler"
+    )
 
 
 def chat_option(params: PasskeyParams, model: str | None) -> str:

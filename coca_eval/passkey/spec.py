@@ -24,6 +24,7 @@ register_task(
         combine=lazy("coca_eval.passkey.task:combine_cell"),
         contradiction=lazy("coca_eval.passkey.records:cell_contradiction"),
         check=lazy("coca_eval.passkey.params:check_methods"),
+        shortest=lazy("coca_eval.passkey.params:shortest_length"),
         command="coca_eval.cli.passkey:passkey",
         report=ReportHooks(
             table_title="Passkey retrieval accuracy by prompt length",

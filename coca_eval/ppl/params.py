@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import StrictInt, StrictStr
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.lengths import check_shortest
 from coca_eval.params import (
     PositiveCount,
     PresetLengths,
@@ -79,8 +80,7 @@ def make_params(values: dict[str, Any]) -> PplParams:
         raise CocaEvalError(f"--mode must be one of {', '.join(MODES)}")
     if params.bos not in BOS_CHOICES:
         raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
-    if min(params.lengths) < 2:
-        raise CocaEvalError("window lengths must be at least 2 tokens")
+    check_shortest(params.lengths, "ppl", 2, "a window scores each token after its first")
     if max(params.lengths) > params.doc_tokens:
         raise CocaEvalError(
             f"length {max(params.lengths)} exceeds --doc-tokens {params.doc_tokens}: longer windows "

@@ -32,6 +32,7 @@ register_task(
         config_model="coca_eval.ruler.records:RulerConfig",
         merged=lazy("coca_eval.ruler.report:merged_hook"),
         check=lazy("coca_eval.ruler.params:check_methods"),
+        shortest=lazy("coca_eval.ruler.tasks:shortest_length"),
         command="coca_eval.cli.ruler:ruler",
         catalogue=lazy("coca_eval.ruler.tasks:catalogue"),
         definitions=lazy("coca_eval.ruler.tasks:definitions"),

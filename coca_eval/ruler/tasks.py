@@ -212,6 +212,18 @@ def definitions() -> Registry[RulerTask]:
     return RULER_TASKS
 
 
+def shortest_length(params) -> tuple[int, str]:
+    """The shortest N the run's tasks can build: each task's template and answer prefix, a haystack
+    token, and the answer budget where N counts it (``params.prompt_length``)."""
+    from coca_eval.lengths import shortest_answered, words_of
+
+    def fixed(name: str) -> tuple[int, str]:
+        task = RULER_TASKS.get(name)
+        return words_of(task.template, task.answer_prefix), "template and answer prefix"
+
+    return shortest_answered(params, fixed)
+
+
 def catalogue() -> tuple[list[str], list[list[str]]]:
     """Every task with its family, metric, answer budget and haystack or data (``coca-eval tasks``)."""
     columns = ["task", "family", "metric", "answer budget", "haystack / data"]

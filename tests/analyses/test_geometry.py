@@ -83,7 +83,7 @@ def test_command_writes_one_cell_per_rope_and_length(tmp_path):
         (["--model", "smollm2-135m", "--head-dim", "64"], "leave out --model"),
         (["--base", "500"], "need --head-dim"),
         (["--head-dim", "64", "--rope", "linear:0.5"], "invalid rope patch"),
-        (["--head-dim", "64", "--lengths", "1"], "at least 2 tokens"),
+        (["--head-dim", "64", "--lengths", "1"], "below the shortest decay can build, 2 tokens"),
     ],
 )
 def test_bad_geometry_options_are_one_line(tmp_path, capsys, extra, message):

@@ -22,6 +22,7 @@ class FakeHub:
     requests: list[tuple[str, str]] = field(default_factory=list)
     created: list[dict] = field(default_factory=list)
     commits: list[dict[str, bytes]] = field(default_factory=list)
+    keeps: bool = True  # False: a commit is acknowledged and its files are lost (the repo lists none)
 
     def answer(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
         self.requests.append((method, path))
@@ -38,6 +39,11 @@ class FakeHub:
                 "files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]
             }
         commit = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/commit/[^/?]+.*", path)
+        if method == "GET" and re.fullmatch(r"/api/datasets/[^/]+/[^/]+/tree/[^?]+(\?.*)?", path):
+            stored = {p: b for files in self.commits for p, b in files.items()} if self.keeps else {}
+            return 200, [
+                {"type": "file", "path": p, "size": len(b), "oid": "0" * 40} for p, b in stored.items()
+            ]
         if method == "POST" and commit:
             self.commits.append(_committed_files(body))
             url = f"{self.endpoint}/datasets/{commit.group(1)}/commit/{'1' * 40}"
@@ -79,7 +85,7 @@ def serve() -> tuple[FakeHub, ThreadingHTTPServer]:
         def _reply(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             status, payload = hub.answer(self.command, self.path, body)
-            data = json.dumps(payload).encode()
+            data = json.dumps(payload).encode()  # a dict, or the list a tree listing is
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))

@@ -86,6 +86,19 @@ def test_an_upload_sends_the_layout_in_one_commit_to_a_private_dataset(ruler_run
     assert f"{fake_hub.endpoint}/datasets/me/ruler" in done.stdout
 
 
+def test_an_upload_the_hub_does_not_keep_is_refused(ruler_run, tmp_path, fake_hub):
+    """A Hub that acknowledges the commit and lists none of its files: the export said "uploaded" and
+    exited 0; it reads the repository's listing back and exits 2 in one line."""
+    fake_hub.keeps = False
+    env = {"HF_ENDPOINT": fake_hub.endpoint, "HF_TOKEN": "hf_test", "HF_HUB_OFFLINE": "0"}
+    done = cli(
+        "export", "hub", str(ruler_run), "--repo-id", "me/ruler", "--out", "kept", cwd=tmp_path, env=env
+    )
+    assert done.returncode == 2 and done.stderr.strip().count("\n") == 0, done.stderr[-2000:]
+    assert "the Hub did not keep 4 of the 4 files uploaded to me/ruler" in done.stderr
+    assert "uploaded:" not in done.stdout and (tmp_path / "kept" / "README.md").is_file()
+
+
 def test_a_refused_upload_is_one_line_and_the_files_stay(ruler_run, tmp_path, fake_hub):
     env = {"HF_ENDPOINT": fake_hub.endpoint, "HF_TOKEN": "hf_test", "HF_HUB_OFFLINE": "0"}
     args = ["export", "hub", str(ruler_run), "--repo-id", "me/ruler", "--out", "kept", "--public"]

@@ -100,10 +100,56 @@ def test_a_trackio_project_reads_back_with_the_tables_and_config(passkey_run, tm
     runs, logs, config = json.loads(shown.stdout)
     assert runs == ["r1"] and config["task"] == "passkey"
     (logged,) = logs
-    (table,) = read_export(passkey_run).task_tables().values()
-    assert logged["passkey/table"]["_value"] == table.to_dict(orient="records")
+    # what Trackio stored, against the results file's own cells (not the exporter's reading of them)
+    cells = json.loads(passkey_run.read_text())["cells"]
+    header = {512: "512", 1024: "1k", 2048: "2k"}
+    rows = {row["method"]: row for row in logged["passkey/table"]["_value"]}
+    assert {(c["method"], c["length"], c["value"]) for c in cells} == {
+        (method, length, row[name]) for method, row in rows.items() for length, name in header.items()
+    }
+    stored_cells = logged["cells"]["_value"]
+    assert [(c["method"], c["length"], c["value"], c["n"]) for c in stored_cells] == [
+        (c["method"], c["length"], c["value"], c["n"]) for c in cells
+    ]
+    assert len(logged["passkey/samples"]["_value"]) == sum(c["n"] for c in cells)
     assert any(key.startswith("plots/") and logged[key]["_type"] == "trackio.image" for key in logged)
     assert _written(tmp_path / "home") == []
+
+
+def _unwritable(tmp_path: Path, how: str) -> str:
+    """A Trackio folder it cannot write, whoever runs the test (root writes where permissions say no):
+    a folder under a file, or the project's database file taken by a folder."""
+    (tmp_path / "taken").write_text("a file, not a folder")
+    if how == "under a file":
+        return "taken/tk"
+    (tmp_path / "tk" / "p.db").mkdir(parents=True)
+    return "tk"
+
+
+@pytest.mark.parametrize("how", ["under a file", "database is a folder"])
+def test_a_trackio_folder_it_cannot_write_is_refused(passkey_run, tmp_path, how):
+    """Trackio only warns ("this batch could not be persisted") and goes on; the export read nothing
+    back and said it succeeded, exit 0. It reads the run back through Trackio and exits 2."""
+    folder = _unwritable(tmp_path, how)
+    args = ["export", "trackio", str(passkey_run), "--dir", folder, "--project", "p", "--name", "r1"]
+    done = cli(*args, cwd=tmp_path, env=_home(tmp_path))
+    assert done.returncode == 2, (done.stdout, done.stderr[-2000:])
+    err = done.stderr.strip()
+    assert err.count("\n") == 0 and err.startswith("coca-eval: error: Trackio did not store run 'r1'"), err
+    assert "none of its 7 tables and plots" in err and "Trackio run 'r1'" not in done.stdout
+
+
+def test_a_wandb_folder_it_cannot_write_is_one_line(passkey_run, tmp_path):
+    """W&B's staging folder taken by a file: its error is one line and exit 2, not a traceback."""
+    (tmp_path / "wb" / "wandb").mkdir(parents=True)
+    (tmp_path / "wb" / "wandb" / "data").write_text("a file, not a folder")
+    args = ["export", "wandb", str(passkey_run), "--offline", "--dir", "wb", "--project", "p"]
+    done = cli(*args, cwd=tmp_path, env=_home(tmp_path))
+    assert done.returncode == 2, (done.stdout, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("coca-eval: error: wandb could not store the run"), last
+    assert "W&B run" not in done.stdout
 
 
 def test_a_missing_tracker_is_one_line_naming_the_extra(passkey_run, tmp_path):

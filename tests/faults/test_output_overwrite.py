@@ -64,3 +64,42 @@ def test_same_task_and_parameters_resume_in_place(tmp_path, capsys, tiny_llama_d
     assert [(c.method, c.length, c.value) for c in after.cells] == [
         (c.method, c.length, c.value) for c in before.cells
     ]
+
+
+PASSKEY = ["passkey", "--lengths", "256", "--samples", "2", "--max-new-tokens", "6"]
+
+
+def test_another_method_onto_a_baseline_exits_2_and_keeps_it(tmp_path, capsys):
+    """zoo-coca-slack's run given zoo-rope's results file (same task, same settings) used to replace it
+    and exit 0; it is refused, the baseline untouched, and ``--force`` still replaces it."""
+    base = tmp_path / "base.json"
+    first = invoke(capsys, *PASSKEY, "--model", "zoo-rope", "--output", base)
+    assert first.returncode == 0, first.stderr
+    before = base.read_bytes()
+    other = invoke(capsys, *PASSKEY, "--model", "zoo-coca-slack", "--output", base)
+    assert_one_line_error(
+        other, 2, "holds a passkey run of other methods", "(zoo-rope), not", "(zoo-coca-slack)", "--force"
+    )
+    assert base.read_bytes() == before
+    forced = invoke(capsys, *PASSKEY, "--model", "zoo-coca-slack", "--output", base, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert {cell.method for cell in load_run(base).cells} == {"RoFormer + CoCA"}
+
+
+def test_a_subset_of_the_methods_is_refused_and_the_same_rows_in_another_order_resume(tmp_path, capsys):
+    """Dropping a row would drop its cells from the file; listing the same rows in another order is the
+    same run, which resumes from its journal to the same cells."""
+    out = tmp_path / "two.json"
+    rows = ["--model", "zoo-rope", "--model", "zoo-nope"]
+    first = invoke(capsys, *PASSKEY, *rows, "--output", out)
+    assert first.returncode == 0, first.stderr
+    before = load_run(out)
+    fewer = invoke(capsys, *PASSKEY, "--model", "zoo-rope", "--output", out)
+    assert_one_line_error(fewer, 2, "holds a passkey run of other methods", "--force")
+    again = invoke(capsys, *PASSKEY, "--model", "zoo-nope", "--model", "zoo-rope", "--output", out)
+    assert again.returncode == 0, again.stderr
+    after = load_run(out)
+    key = lambda cell: (cell.method, cell.length)  # noqa: E731
+    assert [(key(c), c.value, c.n) for c in sorted(after.cells, key=key)] == [
+        (key(c), c.value, c.n) for c in sorted(before.cells, key=key)
+    ]

@@ -65,7 +65,7 @@ def test_a_killed_run_resumes_to_the_same_cells(tmp_path):
 
 
 def test_a_length_below_the_fixed_parts_is_an_error_cell(tmp_path):
-    run = _run(tmp_path, ["niah_single_1"], lengths="40,600")
+    run = _run(tmp_path, ["niah_single_1"], lengths="200,600")  # above the floor refused up front (178)
     short, fine = sorted(run.cells, key=lambda c: c.length)
     assert short.status == "error" and "too short" in short.detail["error"]
     assert fine.status == "ok" and fine.value == 100.0
