@@ -93,6 +93,10 @@ def evaluate(
         raise CocaEvalError(f"task {spec.name!r} runs through its own command (coca-eval {spec.name})")
     if spec.shortest is not None:
         check_shortest(params.lengths, spec.name, *spec.shortest(params))
+    if options.get("dump_prompts") is not None:
+        from coca_eval.generation.dump import check_dump_folder
+
+        check_dump_folder(Path(options["dump_prompts"]))
     if spec.check is not None:
         spec.check(params, methods)
     if not runtime.share.whole and spec.combine is None:
@@ -216,6 +220,8 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
         spec.finish(run, runner, methods, params, **options)
     if output is not None:
         save_run(run, Path(output))
+    if options.get("dump_prompts") is not None:  # a generation task's --dump-prompts, once the run is safe
+        runner.dump_prompts(run, methods, Path(options["dump_prompts"]))
     return run
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from coca_eval.babilong.params import SOURCES
-from coca_eval.cli.options import SampleCount, batch_size_option, method_options
+from coca_eval.cli.options import SampleCount, batch_size_option, dump_prompts_option, method_options
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.params import PROMPT_BOS_CHOICES
 
@@ -77,13 +77,14 @@ _preset_option = preset_option_factory(PRESET, TASK)
 )
 @click.option("--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (same outputs).")
 @batch_size_option
+@dump_prompts_option
 @method_options(
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/babilong-TIMESTAMP.json.",
     journaled=True,
     splits=True,
 )
-def babilong(preset, no_prefix_reuse, batch_size, **overrides):
+def babilong(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
     """BABILong: bAbI reasoning tasks with their facts spread through long text, accuracy per task and
     length, and the effective length.
 
@@ -98,7 +99,13 @@ def babilong(preset, no_prefix_reuse, batch_size, **overrides):
     chosen = MethodOptions.take(overrides)
     params = make_babilong_params(preset_values(preset, TASK, overrides))
     saved = evaluate_and_save(
-        TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse, batch_size=batch_size
+        TASK,
+        params,
+        chosen,
+        preset,
+        prefix_reuse=not no_prefix_reuse,
+        batch_size=batch_size,
+        dump_prompts=dump_prompts,
     )
     if saved is None:
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import SampleCount, batch_size_option, method_options
+from coca_eval.cli.options import SampleCount, batch_size_option, dump_prompts_option, method_options
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.helmet.params import PROTOCOLS
 from coca_eval.params import PROMPT_BOS_CHOICES
@@ -83,13 +83,14 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
 )
 @batch_size_option
+@dump_prompts_option
 @method_options(
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/helmet-TIMESTAMP.json.",
     journaled=True,
     splits=True,
 )
-def helmet(preset, no_prefix_reuse, batch_size, **overrides):
+def helmet(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
     """HELMET's model-development tasks at exact token lengths: scores per task and length, category
     averages, and an effective length per category.
 
@@ -105,7 +106,13 @@ def helmet(preset, no_prefix_reuse, batch_size, **overrides):
     chosen = MethodOptions.take(overrides)
     params = make_helmet_params(preset_values(preset, TASK, overrides))
     saved = evaluate_and_save(
-        TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse, batch_size=batch_size
+        TASK,
+        params,
+        chosen,
+        preset,
+        prefix_reuse=not no_prefix_reuse,
+        batch_size=batch_size,
+        dump_prompts=dump_prompts,
     )
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return

@@ -79,6 +79,18 @@ def batch_size_option(command):
     )(command)
 
 
+def dump_prompts_option(command):
+    """``--dump-prompts DIR`` of a generation command (passed on as ``dump_prompts``)."""
+    return click.option(
+        "--dump-prompts",
+        "dump_prompts",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Also write DIR/<task>.jsonl: one line per sample with the prompt the model saw (chat "
+        "template rendered), its token count and its references. Changes nothing in the run.",
+    )(command)
+
+
 class RegistryChoice(click.Choice):
     """A choice list read from a registry each time it is shown or checked, so entries a plug-in
     registers later (or a test registers) are valid too."""

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from coca_eval.cli.options import RegistryChoice, SampleCount, batch_size_option, method_options
+from coca_eval.cli.options import (
+    RegistryChoice,
+    SampleCount,
+    batch_size_option,
+    dump_prompts_option,
+    method_options,
+)
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.passkey.params import BOS_CHOICES, DYNAMIC_ROPE_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
@@ -83,13 +89,14 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
 )
 @batch_size_option
+@dump_prompts_option
 @method_options(
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/passkey-TIMESTAMP.json.",
     journaled=True,
     splits=True,
 )
-def passkey(preset, dump_samples, no_prefix_reuse, batch_size, **overrides):
+def passkey(preset, dump_samples, no_prefix_reuse, batch_size, dump_prompts, **overrides):
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
 
     Samples of one length share their filler prefix, which is prefilled once (see --no-prefix-reuse),
@@ -110,6 +117,7 @@ def passkey(preset, dump_samples, no_prefix_reuse, batch_size, **overrides):
         prefix_reuse=not no_prefix_reuse,
         dump_samples=dump_samples,
         batch_size=batch_size,
+        dump_prompts=dump_prompts,
     )
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return

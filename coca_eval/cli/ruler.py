@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import SampleCount, batch_size_option, method_options
+from coca_eval.cli.options import SampleCount, batch_size_option, dump_prompts_option, method_options
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.generation.params import LENGTH_COUNTS
 from coca_eval.params import PROMPT_BOS_CHOICES
@@ -89,13 +89,14 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "Tasks, lengths, samples and the answer budget are lm-eval's.",
 )
 @batch_size_option
+@dump_prompts_option
 @method_options(
     output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
     "Default: runs/ruler-TIMESTAMP.json.",
     journaled=True,
     splits=True,
 )
-def ruler(preset, no_prefix_reuse, replay, batch_size, **overrides):
+def ruler(preset, no_prefix_reuse, replay, batch_size, dump_prompts, **overrides):
     """RULER's synthetic long-context tasks at exact token lengths: scores per task and length, and the
     effective context length (RULER's, and ours from a 95 % lower bound).
 
@@ -110,7 +111,13 @@ def ruler(preset, no_prefix_reuse, replay, batch_size, **overrides):
     chosen = MethodOptions.take(overrides)
     params = replay_params(replay, overrides) if replay else ruler_params(preset, overrides)
     saved = evaluate_and_save(
-        TASK, params, chosen, preset, prefix_reuse=not no_prefix_reuse, batch_size=batch_size
+        TASK,
+        params,
+        chosen,
+        preset,
+        prefix_reuse=not no_prefix_reuse,
+        batch_size=batch_size,
+        dump_prompts=dump_prompts,
     )
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return

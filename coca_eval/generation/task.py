@@ -81,3 +81,10 @@ class GenerationTask:
         if preset_puts_bos(self.params, method.model):
             identity["params"]["bos"] = PRESET_BOS
         return identity
+
+    def dump_prompts(self, run, methods, directory) -> None:
+        """``--dump-prompts``: the run's samples as the prompts the model saw (see
+        :mod:`coca_eval.generation.dump`), built by this task's ``prepare`` and ``build_samples``."""
+        from coca_eval.generation.dump import dump_run_prompts
+
+        dump_run_prompts(self, run, methods, directory)

@@ -62,6 +62,18 @@ class PasskeyTask(GenerationTask):
     def prepare(self, method: MethodSpec, backend) -> PromptBuilder:
         return prompt_builder(self.params, backend, method.model)
 
+    def build_samples(self, builder: PromptBuilder, dataset: str | None, length: int) -> list:
+        """The cell's prompts as the generation base's samples (``--dump-prompts``): each one's key
+        is its reference."""
+        from coca_eval.generation.assembly import PromptSample
+
+        samples = draw_samples_for(self.params, length)
+        prompts = [builder.build(sample, length) for sample in samples]
+        return [
+            PromptSample("passkey", s.index, p.ids, (str(s.key),), p.shared_prefix, {})
+            for s, p in zip(samples, prompts, strict=True)
+        ]
+
     def evaluate(self, method: MethodSpec, backend, builder: PromptBuilder, length: int, key: str) -> Cell:
         base = dict(task="passkey", method=method.label, metric="accuracy", length=length)
         reason = self._too_long(backend.position_limit, length)

@@ -31,14 +31,14 @@ def register_digest_backend() -> None:
         BACKENDS.add("digest", BackendEntry("tests.generation.digest_backend:load", "answers with a digest"))
 
 
-def run_preset(name: str, output: Path):
-    """Run preset ``name`` in process; the click result (exit code, output)."""
+def run_preset(name: str, output: Path, *extra: str):
+    """Run preset ``name`` in process (with ``extra`` options); the click result (exit code, output)."""
     from click.testing import CliRunner
 
     from coca_eval.cli import cli
 
     register_digest_backend()
-    return CliRunner().invoke(cli, [*RUNS[name], "--backend", "digest", "--output", str(output)])
+    return CliRunner().invoke(cli, [*RUNS[name], "--backend", "digest", "--output", str(output), *extra])
 
 
 def computed(results_file: Path) -> dict:
