@@ -1,7 +1,9 @@
-"""What every generation family's command prints when its run ends, and how it fails on cells that
-could not run."""
+"""What every generation family's command prints when its run ends, how it fails on cells that could
+not run, and the whole command of a family built on the generation base (:func:`family_command`)."""
 
 from __future__ import annotations
+
+import click
 
 
 def print_run_tables(run, written, heading: str, method_table, summary) -> None:
@@ -36,3 +38,57 @@ def refuse_error_cells(run) -> None:
         first = errors[0]
         more = f" (and {len(errors) - 1} more error cells)" if len(errors) > 1 else ""
         raise CocaEvalError(f"{first.dataset} @ {first.length}: {first.detail.get('error')}{more}")
+
+
+def family_command(task: str, summary: str):
+    """A generation family's command with every option the base gives (tasks, exact lengths, sampling,
+    seed, haystack, chat template, BOS, share, batch size, ``--dump-prompts``, methods, backends,
+    shards, resume): the family's spec makes the parameters and prints the tables (its ``console``)."""
+    from coca_eval.cli.options import SampleCount, batch_size_option, dump_prompts_option, method_options
+    from coca_eval.params import PROMPT_BOS_CHOICES
+
+    def command(no_prefix_reuse, batch_size, dump_prompts, **overrides):
+        from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+        from coca_eval.taskspec import TASKS
+
+        spec = TASKS.get(task)
+        chosen = MethodOptions.take(overrides)
+        params = spec.make_params({k: v for k, v in overrides.items() if v is not None})
+        saved = evaluate_and_save(
+            task, params, chosen, None, prefix_reuse=not no_prefix_reuse, batch_size=batch_size,
+            dump_prompts=dump_prompts,
+        )  # fmt: skip
+        if saved is not None:
+            run, written = saved
+            console = spec.console(run, params)
+            print_run_tables(run, written, console.heading, console.method_table, console.summary)
+
+    options = [
+        click.option("--tasks", help="The family's tasks, comma-separated (default: all)."),
+        click.option("--lengths", help="Lengths N in tokens (prompt + answer budget): 1k,2k or 1k..8k."),
+        click.option("--samples", type=SampleCount(), help="Samples per task and length, or auto."),
+        click.option("--max-samples", type=int, help="With --samples auto: the most per cell."),
+        click.option(
+            "--target-width", type=float, help="With --samples auto: the interval width to stop at."
+        ),
+        click.option("--seed", type=int, help="Seed of every sample (same prompts for every method)."),
+        click.option("--haystack", help="The text the context is filled from: books or a file."),
+        click.option("--chat-template", help="auto (the tokenizer's), none, or a Jinja file."),
+        click.option("--bos", type=click.Choice(PROMPT_BOS_CHOICES), help="BOS: auto, always, never."),
+        click.option("--share", type=float, help="Effective length: % of the shortest length's average."),
+        click.option(
+            "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (same outputs)."
+        ),
+        batch_size_option,
+        dump_prompts_option,
+        method_options(
+            output_help=f"Write the results JSON here (its journal beside it: rerun to resume). Default: "
+            f"runs/{task}-TIMESTAMP.json.",
+            journaled=True,
+            splits=True,
+        ),
+    ]
+    command.__doc__ = summary
+    for option in reversed(options):
+        command = option(command)
+    return click.command(name=task, help=summary)(command)

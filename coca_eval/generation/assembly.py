@@ -72,12 +72,20 @@ REDRAWS = 50  # further draws for a task whose draw may not fit (QA questions wi
 class ExactPromptBuilder:
     """Builds a family's prompts for one tokenizer (and chat frame), tokenising shared pieces once.
 
-    ``haystack`` is what the ``essay`` haystack reads (``books`` or a path)."""
+    ``haystack`` is what the ``essay`` haystack reads (``books`` or a path); ``definitions(name)`` gives
+    the task a name stands for (for :meth:`build`)."""
 
     kind = "task"  # how an error names a task (a family's builder names its own: "RULER task")
 
-    def __init__(self, encode: Encode, bos_id: int | None, chat: ChatFrame | None, haystack: str = BOOKS):
-        self.encode, self.chat, self.bos_id = encode, chat, bos_id
+    def __init__(
+        self,
+        encode: Encode,
+        bos_id: int | None,
+        chat: ChatFrame | None,
+        haystack: str = BOOKS,
+        definitions: Callable[[str], Any] | None = None,
+    ):
+        self.encode, self.chat, self.bos_id, self.definitions = encode, chat, bos_id, definitions
         self.pieces = Pieces(encode)
         head = list(chat.head) if chat else []
         self._bos = [bos_id] if bos_id is not None and head[:1] != [bos_id] else []
@@ -89,6 +97,13 @@ class ExactPromptBuilder:
 
     def haystack_name(self, task: Any) -> str:
         return self.essay().name if task.haystack == "essay" else task.haystack
+
+    def build(
+        self, task: str, length: int, samples: int, seed: int, prompt_length: int | None = None
+    ) -> list[PromptSample]:
+        """Samples ``0 .. samples - 1`` of the task named ``task`` at ``length``."""
+        spec = self.definitions(task)
+        return [self.build_one(spec, length, i, seed, prompt_length) for i in range(samples)]
 
     def build_one(
         self, task: Any, length: int, index: int, seed: int, prompt_length: int | None = None

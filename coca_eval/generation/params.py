@@ -1,15 +1,18 @@
 """What every generation family's parameters share: what a length N counts, how ``--samples`` is
-checked, the backends a family cannot run as hf does, and the parameters of the families whose
-effective length is read relative to their own shortest length (HELMET, BABILong)."""
+checked, the backends a family cannot run as hf does, the parameters of the families whose
+effective length is read relative to their own shortest length (HELMET, BABILong), and the
+parameters a new family starts from (:class:`FamilyParams`)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.params import check_chat_template, require_positive_int
+from coca_eval.generation.haystacks import BOOKS
+from coca_eval.params import PROMPT_BOS_CHOICES, SampledCells, check_chat_template, require_positive_int
 from coca_eval.sequential import StoppingRule
 
 PROMPT_AND_ANSWER, PROMPT_ONLY = "prompt+answer", "prompt"
@@ -106,3 +109,55 @@ class RelativeBarParams:
             if not Path(value).expanduser().exists():
                 raise CocaEvalError(f"--{name.replace('_', '-')} {value}: no such file or directory")
         check_chat_template(self.chat_template)
+
+
+@dataclass(frozen=True)
+class FamilyParams(RelativeBarParams, SampledCells):
+    """The parameters a new family starts from: its tasks, exact lengths (prompt + answer budget = N),
+    sampling (a count, or ``auto`` with ``--max-samples`` and ``--target-width``), seed, the essay
+    haystack, chat template, BOS, and the share its effective length is read at. A family subclasses
+    it for its own fields and says each task's answer budget (:meth:`answer_budget`)."""
+
+    tasks: tuple[str, ...] = ()
+    lengths: tuple[int, ...] = (1024, 2048)
+    samples: int | str = 10
+    seed: int = 0
+    haystack: str = BOOKS
+    chat_template: str = "auto"
+    bos: str = "auto"
+    share: float = 85.0
+    max_samples: int | None = None
+    target_width: float | None = None
+
+    length_counts = PROMPT_AND_ANSWER  # N holds the prompt and the answer budget, as in RULER
+
+    def answer_budget(self, task: str) -> int:
+        raise NotImplementedError
+
+    def prompt_length(self, length: int, task: str) -> int:
+        return length - self.answer_budget(task)
+
+    def longest_sequence(self) -> int:
+        return max(self.lengths)
+
+
+def make_family_params(cls: type[FamilyParams], values: dict[str, Any], family: str, known: Sequence[str]):
+    """``cls`` from a preset's values overlaid with options, every check a family shares made before
+    any model loads: known parameter and task names (``known``), BOS, sampling, share, paths."""
+    from coca_eval.params import normalise_task_values
+
+    values = normalise_task_values(values, cls.__dataclass_fields__, family)
+    if values.get("tasks") is not None:
+        names = values["tasks"].split(",") if isinstance(values["tasks"], str) else list(values["tasks"])
+        values["tasks"] = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+        unknown = [n for n in values["tasks"] if n not in known]
+        if unknown or not values["tasks"]:
+            raise CocaEvalError(
+                f"unknown {family} task {', '.join(unknown) or '(none)'} (valid: {', '.join(known)})"
+            )
+    params = cls(**values)
+    if params.bos not in PROMPT_BOS_CHOICES:
+        raise CocaEvalError(f"--bos must be one of {', '.join(PROMPT_BOS_CHOICES)}")
+    params.check_relative(family, ("haystack",))
+    check_sampling(params)
+    return params

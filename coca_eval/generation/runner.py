@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from coca_eval.backends.stopping import StopRule
@@ -135,7 +136,12 @@ class GenerationRunner(GenerationTask):
         return found
 
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
-        return prepare_model(self.params, backend, method.model)
+        """The base's exact-length builder, its task names read by :meth:`task_of`."""
+        from coca_eval.generation.assembly import ExactPromptBuilder
+
+        return prepare_model(
+            self.params, backend, method.model, partial(ExactPromptBuilder, definitions=self.task_of)
+        )
 
     # What a family gives: its tasks, scorer, stop rule and context.
     def task_of(self, dataset: str):

@@ -4,7 +4,7 @@ RULER's task families and data (the QA sets, the essay haystack) behind it."""
 from __future__ import annotations
 
 from coca_eval.chat import ChatFrame
-from coca_eval.generation.assembly import ExactPromptBuilder, PromptSample
+from coca_eval.generation.assembly import ExactPromptBuilder
 from coca_eval.generation.haystacks import BOOKS, load_essay
 from coca_eval.generation.segments import Encode
 from coca_eval.ruler.qa_data import QaSet, load_qa
@@ -37,14 +37,8 @@ class RulerPromptBuilder(ExactPromptBuilder):
         haystack: str = BOOKS,
         qa_data: str | None = None,
     ) -> None:
-        super().__init__(encode, bos_id, chat, haystack)
+        super().__init__(encode, bos_id, chat, haystack, RULER_TASKS.get)
         self.qa_data = qa_data
 
     def qa_set(self, dataset: str) -> QaSet:
         return load_qa(dataset, self.qa_data)
-
-    def build(
-        self, task: str, length: int, samples: int, seed: int, prompt_length: int | None = None
-    ) -> list[PromptSample]:
-        spec = RULER_TASKS.get(task)
-        return [self.build_one(spec, length, i, seed, prompt_length) for i in range(samples)]

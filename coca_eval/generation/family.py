@@ -1,0 +1,175 @@
+"""Everything a generation family read like BABILong wires into its spec, in one object: tables of
+tasks x lengths with their average, the effective length at ``share`` % of the average at the run's
+shortest length (:mod:`coca_eval.generation.relative`), the hooks that record it in a run and a
+merged run, the gate's run check, the contradiction check with the family's scorer and the console
+output. :func:`family_spec` builds the whole spec from it, so a new family writes its tasks, draws,
+scorer and runner, and nothing of this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from coca_eval.registry import lazy
+from coca_eval.taskspec import ConsoleTables, EffectKind, GateHooks, ReportHooks, TaskSpec
+
+DIGITS = 1  # scores print with one decimal, as RULER's, HELMET's and BABILong's tables do
+
+
+@dataclass(frozen=True)
+class FamilyReading:
+    """How a family's cells read: ``name`` (its task), ``title`` (how tables name it), ``share`` (the
+    default bar, % of the shortest length's average), ``task_of`` and ``score`` (lazy references to
+    the family's task look-up and per-sample scorer, for the contradiction check)."""
+
+    name: str
+    title: str
+    task_of: str
+    score: str
+    share: float = 85.0
+
+    def own(self, cells: Sequence[Any]) -> list:
+        return [c for c in cells if c.task == self.name]
+
+    def whole(self, cells: Sequence[Any]) -> list[tuple[str, list[str]]]:
+        """One group: every task of the run, in the order they first appear."""
+        return [("", list(dict.fromkeys(c.dataset for c in cells if c.dataset)))]
+
+    def task_table(self, cells: Sequence[Any], method: str):
+        from coca_eval.generation.effective import length_scores
+        from coca_eval.lengths import format_length
+        from coca_eval.report.layout import Entry, ReportTable, Row
+        from coca_eval.tables import cell_text
+
+        mine = [c for c in self.own(cells) if c.method == method]
+        lengths, tasks = sorted({c.length for c in mine}), self.whole(mine)[0][1]
+        found = {(c.dataset, c.length): c for c in mine}
+        rows = [
+            Row(t, [Entry(cell_text(found[t, n], DIGITS) if (t, n) in found else "") for n in lengths])
+            for t in tasks
+        ]
+        averages = {s.length: s.average for s in length_scores(mine, tasks)}
+        rows.append(Row("Average", [Entry(_text(averages.get(n)), True) for n in lengths]))
+        title = f"{self.title} scores of {method} by task and length"
+        return ReportTable(f"{self.name}_{method}", title, [format_length(n) for n in lengths], rows, "Task")
+
+    def summary_table(self, cells: Sequence[Any], share: float):
+        from coca_eval.generation.relative import read_relative
+        from coca_eval.lengths import format_length
+        from coca_eval.report.layout import Entry, ReportTable, Row
+
+        cells = self.own(cells)
+        lengths, rows = sorted({c.length for c in cells}), []
+        for method in dict.fromkeys(c.method for c in cells):
+            mine = [c for c in cells if c.method == method]
+            read = read_relative(mine, self.whole(mine)[0][1], share)
+            by_length = {s.length: s.average for s in read.scores}
+            rows.append(
+                Row(method, [*(Entry(_text(by_length.get(n))) for n in lengths), Entry(read.effective_text)])
+            )
+        note = (
+            f"Average over tasks. Effective length: the longest length up to which the average's one-sided "
+            f"95 % lower bound reaches {share:g} % of the average at the shortest length."
+        )
+        columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
+        return ReportTable(self.name, f"{self.title} average score by length", columns, rows, notes=[note])
+
+    def tables(self, cells: Sequence[Any], definition=None, runs: Sequence[Any] = ()) -> list:
+        from coca_eval.generation.relative import recorded_share
+
+        cells = self.own(cells)
+        if not cells:
+            return []
+        share = recorded_share(runs, self.share, self.title)
+        methods = dict.fromkeys(c.method for c in cells)
+        return [self.summary_table(cells, share), *(self.task_table(cells, m) for m in methods)]
+
+    def finish(self, run, runner, methods, params, **_) -> None:
+        from coca_eval.generation.relative import record_relative
+
+        record_relative(run, self.name, params.share, self.whole)
+
+    def merged(self, run) -> None:
+        from coca_eval.generation.relative import merged_share, record_relative
+
+        record_relative(run, self.name, merged_share(run, self.share), self.whole)
+
+    def run_checks(self, base, cand, options) -> list:
+        from coca_eval.generation.relative import recorded_share, relative_length_checks
+
+        share = recorded_share([base], self.share, self.title)
+        return relative_length_checks(base, cand, self.name, share, self.whole)
+
+    def contradiction(self, cell) -> str | None:
+        from coca_eval.generation.records import scored_contradiction
+        from coca_eval.registry import resolve
+
+        task_of = resolve(self.task_of)
+        return scored_contradiction(cell, task_of(cell.dataset or ""), resolve(self.score))
+
+    def console(self, run, params) -> ConsoleTables:
+        heading = (
+            f"[bold]{self.title}[/bold], N = prompt + answer budget, {params.samples} samples per task and "
+            f"length, seed {params.seed}, chat template {params.chat_template}"
+        )
+        return ConsoleTables(
+            heading,
+            lambda method: self.task_table(run.cells, method),
+            lambda: self.summary_table(run.cells, params.share),
+        )
+
+
+def _text(value: float | None) -> str:
+    return "-" if value is None else f"{value:.{DIGITS}f}"
+
+
+def family_spec(
+    reading: FamilyReading,
+    *,
+    version: int,
+    description: str,
+    make_params: str,
+    make_runner: str,
+    command: str | None = None,
+    check: Callable | None = None,
+) -> TaskSpec:
+    """The spec of a family read as ``reading`` says: scores 0-100 (higher is better), per-sample
+    records, splits and merges, the paired full-credit gate with the relative effective-length
+    check. ``make_params``, ``make_runner`` and ``command`` are lazy ``"module:attr"`` references."""
+    return TaskSpec(
+        name=reading.name,
+        version=version,
+        metric="score",
+        lower_is_better=False,
+        description=description,
+        make_params=lazy(make_params),
+        make_runner=lazy(make_runner),
+        finish=reading.finish,
+        check=check,
+        combine=lazy("coca_eval.generation.cells:combine_cell"),
+        contradiction=reading.contradiction,
+        merged=reading.merged,
+        command=command,
+        console=reading.console,
+        report=ReportHooks(
+            table_title=f"{reading.title} score by task and length",
+            protocol=lambda run: f"{reading.title}: scores x 100, N = prompt + answer budget.",
+            interval=lazy("coca_eval.generation.report:interval"),
+            interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
+            units_note=f"samples for {reading.title}",
+            tables=reading.tables,
+        ),
+        gate=GateHooks(
+            test=lazy("coca_eval.generation.gate:paired_test"),
+            tolerance=lambda options: 100 * options.max_acc_drop,
+            effect=EffectKind("score_drop", sign=-1),
+            protocol_keys=("chat_template", "answer_budget"),
+            units=lazy("coca_eval.generation.report:unit_ids"),
+            units_name="samples",
+            units_differ=f"{reading.title} samples (their references)",
+            run_checks=reading.run_checks,
+            dataset_names_row=True,
+        ),
+    )
