@@ -93,20 +93,14 @@ def babilong(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
     coca-eval babilong --tasks babilong --lengths 4k..32k --model DIR --babi-data hub
     """
     from coca_eval.babilong.params import make_babilong_params
-    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+    from coca_eval.cli.evaluation import MethodOptions
+    from coca_eval.cli.generation import evaluate_generation
     from coca_eval.cli.preset_options import preset_values
 
     chosen = MethodOptions.take(overrides)
     params = make_babilong_params(preset_values(preset, TASK, overrides))
-    saved = evaluate_and_save(
-        TASK,
-        params,
-        chosen,
-        preset,
-        prefix_reuse=not no_prefix_reuse,
-        batch_size=batch_size,
-        dump_prompts=dump_prompts,
-    )
+    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
+    saved = evaluate_generation(TASK, params, chosen, preset, **options)
     if saved is None:
         return
     run, written = saved

@@ -40,6 +40,16 @@ def refuse_error_cells(run) -> None:
         raise CocaEvalError(f"{first.dataset} @ {first.length}: {first.detail.get('error')}{more}")
 
 
+def evaluate_generation(task: str, params, chosen, preset: str | None, **options):
+    """The run of a generation command on the rows ``chosen`` names, with the decoding ``options``
+    every such command has (``no_prefix_reuse``, ``batch_size``, ``dump_prompts``, a family's own);
+    ``(run, written)``, or None on a torchrun rank other than 0 (rank 0 writes and prints)."""
+    from coca_eval.cli.evaluation import evaluate_and_save
+
+    options["prefix_reuse"] = not options.pop("no_prefix_reuse", False)
+    return evaluate_and_save(task, params, chosen, preset, **options)
+
+
 def family_command(task: str, summary: str):
     """A generation family's command with every option the base gives (tasks, exact lengths, sampling,
     seed, haystack, chat template, BOS, share, batch size, ``--dump-prompts``, methods, backends,
@@ -48,22 +58,19 @@ def family_command(task: str, summary: str):
     from coca_eval.params import PROMPT_BOS_CHOICES
 
     def command(no_prefix_reuse, batch_size, dump_prompts, **overrides):
-        from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+        from coca_eval.cli.evaluation import MethodOptions
         from coca_eval.taskspec import TASKS
 
-        spec = TASKS.get(task)
-        chosen = MethodOptions.take(overrides)
+        spec, chosen = TASKS.get(task), MethodOptions.take(overrides)
         params = spec.make_params({k: v for k, v in overrides.items() if v is not None})
-        saved = evaluate_and_save(
-            task, params, chosen, None, prefix_reuse=not no_prefix_reuse, batch_size=batch_size,
-            dump_prompts=dump_prompts,
-        )  # fmt: skip
+        options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
+        saved = evaluate_generation(task, params, chosen, None, **options)
         if saved is not None:
             run, written = saved
             console = spec.console(run, params)
             print_run_tables(run, written, console.heading, console.method_table, console.summary)
 
-    options = [
+    decorators = [
         click.option("--tasks", help="The family's tasks, comma-separated (default: all)."),
         click.option("--lengths", help="Lengths N in tokens (prompt + answer budget): 1k,2k or 1k..8k."),
         click.option("--samples", type=SampleCount(), help="Samples per task and length, or auto."),
@@ -89,6 +96,6 @@ def family_command(task: str, summary: str):
         ),
     ]
     command.__doc__ = summary
-    for option in reversed(options):
-        command = option(command)
+    for decorator in reversed(decorators):
+        command = decorator(command)
     return click.command(name=task, help=summary)(command)

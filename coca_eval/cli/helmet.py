@@ -99,21 +99,15 @@ def helmet(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
     coca-eval helmet --preset helmet --model DIR --data HELMET/data   # HELMET's categories, 8k..64k
     coca-eval helmet --tasks json_kv --lengths 4k,8k --samples 50 --chat-template auto
     """
-    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+    from coca_eval.cli.evaluation import MethodOptions
+    from coca_eval.cli.generation import evaluate_generation
     from coca_eval.cli.preset_options import preset_values
     from coca_eval.helmet.params import make_helmet_params
 
     chosen = MethodOptions.take(overrides)
     params = make_helmet_params(preset_values(preset, TASK, overrides))
-    saved = evaluate_and_save(
-        TASK,
-        params,
-        chosen,
-        preset,
-        prefix_reuse=not no_prefix_reuse,
-        batch_size=batch_size,
-        dump_prompts=dump_prompts,
-    )
+    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
+    saved = evaluate_generation(TASK, params, chosen, preset, **options)
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
     run, written = saved

@@ -102,23 +102,21 @@ def passkey(preset, dump_samples, no_prefix_reuse, batch_size, dump_prompts, **o
     Samples of one length share their filler prefix, which is prefilled once (see --no-prefix-reuse),
     and their answers are decoded together, --batch-size rows at a time.
     """
-    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+    from coca_eval.cli.evaluation import MethodOptions
+    from coca_eval.cli.generation import evaluate_generation
     from coca_eval.cli.output import print_length_table
     from coca_eval.cli.preset_options import preset_values
     from coca_eval.passkey.params import make_passkey_params
 
     chosen = MethodOptions.take(overrides)
     params = make_passkey_params(preset_values(preset, "passkey", overrides))
-    saved = evaluate_and_save(
-        "passkey",
-        params,
-        chosen,
-        preset,
-        prefix_reuse=not no_prefix_reuse,
+    options = dict(
+        no_prefix_reuse=no_prefix_reuse,
         dump_samples=dump_samples,
         batch_size=batch_size,
         dump_prompts=dump_prompts,
     )
+    saved = evaluate_generation("passkey", params, chosen, preset, **options)
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
     run, written = saved

@@ -106,19 +106,13 @@ def ruler(preset, no_prefix_reuse, replay, batch_size, dump_prompts, **overrides
     coca-eval ruler --tasks niah_single_1,vt --lengths 4k,8k --samples 50 --chat-template none
     coca-eval ruler --replay LM_EVAL_OUTPUT --model DIR  # lm-eval's RULER prompts, answered here
     """
-    from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+    from coca_eval.cli.evaluation import MethodOptions
+    from coca_eval.cli.generation import evaluate_generation
 
     chosen = MethodOptions.take(overrides)
     params = replay_params(replay, overrides) if replay else ruler_params(preset, overrides)
-    saved = evaluate_and_save(
-        TASK,
-        params,
-        chosen,
-        preset,
-        prefix_reuse=not no_prefix_reuse,
-        batch_size=batch_size,
-        dump_prompts=dump_prompts,
-    )
+    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
+    saved = evaluate_generation(TASK, params, chosen, preset, **options)
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
     run, written = saved

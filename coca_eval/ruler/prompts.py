@@ -3,10 +3,8 @@ RULER's task families and data (the QA sets, the essay haystack) behind it."""
 
 from __future__ import annotations
 
-from coca_eval.chat import ChatFrame
 from coca_eval.generation.assembly import ExactPromptBuilder
 from coca_eval.generation.haystacks import BOOKS, load_essay
-from coca_eval.generation.segments import Encode
 from coca_eval.ruler.qa_data import QaSet, load_qa
 from coca_eval.ruler.tasks import RULER_TASKS
 
@@ -29,15 +27,9 @@ class RulerPromptBuilder(ExactPromptBuilder):
 
     kind = "RULER task"
 
-    def __init__(
-        self,
-        encode: Encode,
-        bos_id: int | None,
-        chat: ChatFrame | None,
-        haystack: str = BOOKS,
-        qa_data: str | None = None,
-    ) -> None:
-        super().__init__(encode, bos_id, chat, haystack, RULER_TASKS.get)
+    def __init__(self, *frame, qa_data: str | None = None, **settings) -> None:
+        """``frame`` and ``settings``: the base builder's tokenizer, BOS, chat frame and haystack."""
+        super().__init__(*frame, definitions=RULER_TASKS.get, **settings)
         self.qa_data = qa_data
 
     def qa_set(self, dataset: str) -> QaSet:

@@ -103,3 +103,21 @@ def files_of(page: str, before_line: int | None = None) -> dict[str, str]:
         if block.mark and block.mark[0] == "file":
             found[block.mark[1].split()[0]] = block.body
     return found
+
+
+def install_page_distribution(page: str, name: str, tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """The ``# file: NAME/...`` blocks of ``page`` written under ``tmp_path`` (each package's empty
+    ``__init__.py`` beside them) and installed with pip into ``tmp_path/site``, without network:
+    the page's files and the site folder."""
+    import subprocess
+    import sys
+
+    files = {k: v for k, v in files_of(page).items() if k.startswith(f"{name}/")}
+    packages = {str(Path(k).parent) for k in files if k.endswith(".py")}
+    for relative, content in {**files, **{f"{p}/__init__.py": "" for p in packages}}.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(content)
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
+    subprocess.run([*pip, "--target", str(site), str(tmp_path / name)], check=True, timeout=300)
+    return files, site

@@ -8,33 +8,15 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from doc_blocks import ROOT, examples, files_of
+from doc_blocks import ROOT, examples, install_page_distribution
 from forked_cli import run_cli
 from tiny_models import make_tiny_llama
 
 PAGE = "docs/plugins.md"
 TEST = "tests/docs/test_generation_family_example.py"
 ALLOWED = ("coca_eval.generation", "coca_eval.taskspec", "coca_eval.cli.generation")
-
-
-def install(tmp_path: Path) -> Path:
-    files = {k: v for k, v in files_of(PAGE).items() if k.startswith("coca-eval-lookup/")}
-    assert set(files) == {
-        "coca-eval-lookup/pyproject.toml",
-        "coca-eval-lookup/coca_lookup/plugin.py",
-        "coca-eval-lookup/coca_lookup/family.py",
-    }
-    for relative, content in {**files, "coca-eval-lookup/coca_lookup/__init__.py": ""}.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(content)
-    site = tmp_path / "site"
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
-    subprocess.run([*pip, "--target", str(site), str(tmp_path / "coca-eval-lookup")], check=True, timeout=300)
-    return site
 
 
 def coca_names(source: str) -> set[str]:
@@ -62,7 +44,12 @@ def cells_of(path: Path) -> list[tuple]:
 
 
 def test_the_generation_family_example_builds_runs_resumes_splits_reports_and_gates(tmp_path: Path):
-    site = install(tmp_path)
+    files, site = install_page_distribution(PAGE, "coca-eval-lookup", tmp_path)
+    assert set(files) == {
+        "coca-eval-lookup/pyproject.toml",
+        "coca-eval-lookup/coca_lookup/plugin.py",
+        "coca-eval-lookup/coca_lookup/family.py",
+    }
     for relative in ("coca_lookup/plugin.py", "coca_lookup/family.py"):
         used = coca_names((tmp_path / "coca-eval-lookup" / relative).read_text())
         assert used and all(name.startswith(ALLOWED) for name in used), used

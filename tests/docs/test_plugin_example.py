@@ -14,35 +14,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from doc_blocks import ROOT, examples, files_of
+from doc_blocks import ROOT, examples, install_page_distribution
 
 PAGE = "docs/plugins.md"
 
 
 def test_the_plugin_example_installs_and_runs(tmp_path: Path):
-    files = {k: v for k, v in files_of(PAGE).items() if k.startswith("coca-eval-echo/")}
+    files, site = install_page_distribution(PAGE, "coca-eval-echo", tmp_path)
     assert set(files) == {
         "coca-eval-echo/pyproject.toml",
         "coca-eval-echo/coca_echo/plugin.py",
         "coca-eval-echo/coca_echo/task.py",
     }
-    for relative, content in {**files, "coca-eval-echo/coca_echo/__init__.py": ""}.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(content)
-    site = tmp_path / "site"
-    install = [
-        sys.executable,
-        "-m",
-        "pip",
-        "install",
-        "-q",
-        "--no-deps",
-        "--no-build-isolation",
-        "--no-index",
-    ]
-    subprocess.run(
-        [*install, "--target", str(site), str(tmp_path / "coca-eval-echo")], check=True, timeout=300
-    )
 
     (usage,) = [
         b
