@@ -7,7 +7,10 @@ RULER's protocol, N counting prompt and answer budget as ours does, so those tas
 cells under our task names, one per (task, length), the length read from each document's
 ``max_length``. Every per-sample score is lm-eval's own (read from the samples file, never from the
 aggregate) and must equal what our RULER scoring gives its output, and every aggregate lm-eval printed
-must be the mean of its samples: a file that disagrees is refused in one line, never imported.
+must be the mean of its samples: a file that disagrees is refused in one line, never imported, and so
+is a RULER document whose references are all empty after normalisation (:mod:`coca_eval.references`).
+The other tasks' targets are lm-eval's to score (their values are read, not redone), so they are kept as
+written.
 
 lm-eval's RULER ``process_results`` writes ``-1`` for every length a document was not generated at,
 and its aggregate then prints ``-1`` for lengths the run never visited: those are placeholders, not
@@ -26,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.references import check_references
 from coca_eval.results import Cell, Run
 
 # lm-eval's RULER task names -> ours (the NIAH names are the same)
@@ -95,10 +99,15 @@ def read_results(folder: Path) -> tuple[Path, HarnessResults]:
         raise CocaEvalError(f"{path}: {_first_error(exc)}") from None
 
 
+def samples_file(results_path: Path, task: str) -> Path:
+    """Where lm-eval writes the task's samples: beside ``results_path``, with the same timestamp."""
+    stamp = results_path.name.removeprefix("results_").removesuffix(".json")
+    return results_path.with_name(f"samples_{task}_{stamp}.jsonl")
+
+
 def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
     """The task's samples file written beside ``results_path`` (same timestamp)."""
-    stamp = results_path.name.removeprefix("results_").removesuffix(".json")
-    path = results_path.with_name(f"samples_{task}_{stamp}.jsonl")
+    path = samples_file(results_path, task)
     if not path.is_file():
         raise CocaEvalError(
             f"{results_path.parent} has no {path.name}: run lm-eval with --log_samples (per-sample scores "
@@ -125,6 +134,7 @@ def ruler_record(task: str, sample: HarnessSample, where: str) -> tuple[int, dic
     answers = sample.doc.get("outputs")
     if not isinstance(length, int) or not isinstance(answers, list) or not sample.filtered_resps:
         raise CocaEvalError(f"{where}: doc {sample.doc_id} lacks doc.max_length, doc.outputs or an answer")
+    check_references([str(a) for a in answers], f"{where}: doc {sample.doc_id}")
     theirs = (sample.model_extra or {}).get(str(length))
     if not isinstance(theirs, int | float) or not 0 <= theirs <= 1:
         raise CocaEvalError(f"{where}: doc {sample.doc_id} has no score for its length {length}")
@@ -209,7 +219,7 @@ def import_harness_dir(folder: Path, method: str | None = None, tasks: list[str]
         return _metrics_run(path, results, tasks, label)
     cells = []
     for task in tasks:
-        cells += ruler_cells(task, results, read_samples(path, task), label, path.name)
+        cells += ruler_cells(task, results, read_samples(path, task), label, samples_file(path, task).name)
     config = {
         "task": "ruler",
         "params": {

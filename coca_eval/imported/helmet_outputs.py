@@ -5,7 +5,8 @@ setting), every sample (``data``: the test item, the model's ``output`` and the 
 post-processing gave it) and their means (``averaged_metrics``, x 100). A file becomes one ``helmet``
 cell under ``--protocol helmet`` (HELMET's own units and truncation): the task's metric per sample is
 HELMET's own, and must equal what this project's HELMET scoring gives the sample's output; the cell's
-value must equal HELMET's average of that metric. A file that disagrees is refused in one line.
+value must equal HELMET's average of that metric. A file that disagrees is refused in one line, and so
+is a sample whose answers are all empty after normalisation (:mod:`coca_eval.references`).
 
 Samples keep their position in the file as their index: HELMET picks them with its seed, as
 ``coca-eval helmet --protocol helmet`` does, so a run of ours on the same files, seed and sample count
@@ -23,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.references import check_references
 from coca_eval.results import Cell, Run
 
 
@@ -101,6 +103,7 @@ def helmet_cell(path: Path, method: str) -> Cell:
     records = []
     for number, item in enumerate(output.data):
         answers = _references(task, item, path, number)
+        check_references(answers, f"{path}: data[{number}]")
         text = item.get("output")
         theirs = item.get(metric)
         if not isinstance(text, str) or not isinstance(theirs, int | float | bool):
