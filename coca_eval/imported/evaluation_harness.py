@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.references import check_references
-from coca_eval.results import Cell, Run
+from coca_eval.results import Cell, Run, unique_units
 
 # lm-eval's RULER task names -> ours (the NIAH names are the same)
 RULER_NAMES = {
@@ -106,7 +106,8 @@ def samples_file(results_path: Path, task: str) -> Path:
 
 
 def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
-    """The task's samples file written beside ``results_path`` (same timestamp)."""
+    """The task's samples file written beside ``results_path`` (same timestamp). A doc_id met twice under
+    one filter (lm-eval writes a document once per filter) is refused: it would count twice."""
     path = samples_file(results_path, task)
     if not path.is_file():
         raise CocaEvalError(
@@ -122,7 +123,14 @@ def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
                 raise CocaEvalError(f"{path} line {number}: {exc.msg}") from None
             except ValidationError as exc:
                 raise CocaEvalError(f"{path} line {number}: {_first_error(exc)}") from None
+    unique_units(map(_doc_key, samples), str(path), "doc")
     return samples
+
+
+def _doc_key(sample: HarnessSample) -> int | str:
+    """A sample's identity in its file: its doc_id, with its filter where that is not ``none``."""
+    filtered = (sample.model_extra or {}).get("filter", "none")
+    return sample.doc_id if filtered == "none" else f"{sample.doc_id} ({filtered})"
 
 
 def ruler_record(task: str, sample: HarnessSample, where: str) -> tuple[int, dict]:
@@ -169,6 +177,7 @@ def ruler_cells(task: str, results: HarnessResults, samples: list[HarnessSample]
     cells = []
     for length, records in sorted(by_length.items()):
         records.sort(key=lambda r: r["index"])
+        unique_units((r["index"] for r in records), f"{where}: {task} at {length}")
         mean = sum(r["score"] for r in records) / len(records)
         aggregate = printed.get(f"{length},none")
         if not isinstance(aggregate, int | float) or not math.isclose(aggregate, mean, abs_tol=1e-9):

@@ -6,7 +6,8 @@ the model's answer (``pred``). Every answer is scored here with this project's R
 post-processing, then ``string_match_all`` or ``_part``), and each task's mean must be the score RULER's
 own scoring put in its summary (percent, two decimals): a folder whose summary disagrees with its
 predictions is refused in one line, never imported, and so is a prediction whose references are all
-empty after normalisation (found in any answer: :mod:`coca_eval.references`). The length N (RULER's
+empty after normalisation (found in any answer: :mod:`coca_eval.references`) or an index met twice
+(the sample would count twice). The length N (RULER's
 ``max_seq_length``, prompt plus answer budget, as this project counts it) is the name of the folder
 above ``pred``, as RULER's ``run.sh`` lays its results out.
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.references import check_references
-from coca_eval.results import Cell, Run
+from coca_eval.results import Cell, Run, unique_units
 
 SCORE_DECIMALS = 2  # RULER's summary: round(100 * mean, 2)
 
@@ -87,6 +88,7 @@ def prediction_cell(task: str, path: Path, length: int, printed: float, method: 
         })  # fmt: skip
     if not records:
         raise CocaEvalError(f"{path} holds no predictions")
+    unique_units((r["index"] for r in records), str(path))
     mean = sum(r["score"] for r in records) / len(records)
     if round(100 * mean, SCORE_DECIMALS) != round(printed, SCORE_DECIMALS):
         raise CocaEvalError(

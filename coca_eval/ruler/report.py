@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
-from coca_eval.results import Cell, Run
+from coca_eval.results import Cell, Run, units_by_key
 from coca_eval.ruler.effective import (
     LengthScore,
     effective_length,
@@ -178,11 +178,14 @@ def interval(cell: Cell) -> tuple[float, float] | None:
 
 def unit_ids(cell: Cell) -> dict[int, tuple]:
     """Sample index -> its references and, where the run kept it, its prompt's sha256 (an imported
-    lm-eval run and its replay do): two runs' cells must hold the very same samples to be compared."""
+    lm-eval run and its replay do): two runs' cells must hold the very same samples to be compared, and
+    an index held twice is refused (read on every load)."""
     from coca_eval.ruler.records import records_of
 
     records = records_of(cell.detail)
-    return {s.index: (tuple(s.answers), (s.model_extra or {}).get("prompt_sha256")) for s in records}
+    return units_by_key(
+        (s.index, (tuple(s.answers), (s.model_extra or {}).get("prompt_sha256"))) for s in records
+    )
 
 
 def finish_hook(run: Run, runner, methods, params, **_) -> None:
