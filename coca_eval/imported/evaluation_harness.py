@@ -106,8 +106,10 @@ def samples_file(results_path: Path, task: str) -> Path:
 
 
 def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
-    """The task's samples file written beside ``results_path`` (same timestamp). A doc_id met twice under
-    one filter (lm-eval writes a document once per filter) is refused: it would count twice."""
+    """The task's samples file written beside ``results_path`` (same timestamp). An empty file is
+    refused (the task would vanish from the import while its aggregates stand in the results file), and
+    so is a doc_id met twice under one filter (lm-eval writes a document once per filter): it would
+    count twice."""
     path = samples_file(results_path, task)
     if not path.is_file():
         raise CocaEvalError(
@@ -123,6 +125,10 @@ def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
                 raise CocaEvalError(f"{path} line {number}: {exc.msg}") from None
             except ValidationError as exc:
                 raise CocaEvalError(f"{path} line {number}: {_first_error(exc)}") from None
+    if not samples:  # the task's aggregates are in the results file: dropping it would lose them unseen
+        raise CocaEvalError(
+            f"{path} holds no samples (the task's aggregates have none to be checked against)"
+        )
     unique_units(map(_doc_key, samples), str(path), "doc")
     return samples
 
