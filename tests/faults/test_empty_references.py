@@ -177,3 +177,23 @@ def test_import_lm_eval_of_blank_ruler_outputs_is_one_line_not_100(tmp_path, cap
     result = invoke(capsys, "import", "lm-eval", folder, "--output", tmp_path / "out.json")
     assert_one_line_error(result, 2, "samples_ruler_vt_", "doc 0")
     assert not (tmp_path / "out.json").exists()
+
+
+def test_a_results_file_whose_sample_has_only_empty_references_is_refused(tmp_path, capsys):
+    """An import of RULER's predictions with one niah sample's references made ``[""]`` (its score 1 and
+    found reference still what its output earns under them): ``report`` printed it."""
+    out = tmp_path / "imported.json"
+    assert (
+        invoke(capsys, "import", "ruler", IMPORTED / "ruler" / "1024" / "pred", "--output", out).returncode
+        == 0
+    )
+    raw = json.loads(out.read_text())
+    cell = next(c for c in raw["cells"] if c["dataset"] == "niah_single_1")
+    sample = cell["detail"]["samples"][1]
+    assert sample["score"] == 1.0 and sample["found"] == [True]
+    sample["answers"] = [""]
+    path = tmp_path / "blank.json"
+    path.write_text(json.dumps(raw))
+    result = invoke(capsys, "report", path, "--out", tmp_path / "report", "--no-plots")
+    assert_one_line_error(result, 2, str(path), f"sample {sample['index']} has no reference left")
+    assert not (tmp_path / "report").exists()
