@@ -15,6 +15,7 @@ import gzip
 import json
 import math
 import zlib
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -79,6 +80,28 @@ def value_mismatch(cell: Cell, value: float, n: int) -> str | None:
     if cell.value is None or not math.isclose(cell.value, value, rel_tol=1e-9, abs_tol=1e-9):
         return f"the value is {cell.value} but its {n} units give {value:g}"
     return None
+
+
+def units_by_key(pairs: Iterable[tuple[Hashable, Any]], noun: str = "sample") -> dict:
+    """``{key: value}`` of a cell's units (its samples by index, its documents by id), refusing a key
+    met twice: a unit held twice is counted twice, in the cell's value, its ``n`` and its interval, and a
+    dict built over it would hide the second copy from every check. Raises ``ValueError``, which the
+    loader of a results file turns into one line naming the file and the cell."""
+    units: dict = {}
+    for key, value in pairs:
+        if key in units:
+            raise ValueError(f"{noun} {key!r} appears twice (each {noun} counts once)")
+        units[key] = value
+    return units
+
+
+def unique_units(keys: Iterable[Hashable], where: str, noun: str = "sample") -> None:
+    """:func:`units_by_key`'s rule for a file being read (an import): a key met twice is a one-line
+    :class:`CocaEvalError` naming ``where`` (the file) and the unit."""
+    try:
+        units_by_key(((key, None) for key in keys), noun)
+    except ValueError as exc:
+        raise CocaEvalError(f"{where}: {exc}") from None
 
 
 def higher_is_better(metric: str) -> bool:

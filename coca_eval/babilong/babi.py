@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.references import check_references
 
 PEOPLE = ("Mary", "John", "Daniel", "Sandra")
 ROOMS = ("bathroom", "bedroom", "garden", "hallway", "kitchen", "office")
@@ -39,7 +40,8 @@ class BabiSample:
 
 
 def parse_babi(text: str, source: str = "bAbI file") -> list[BabiSample]:
-    """Every question of a bAbI file as a sample (see the module doc); a malformed line is one error."""
+    """Every question of a bAbI file as a sample (see the module doc); a malformed line is one error, and
+    so is a question whose answer is empty after normalisation (:mod:`coca_eval.references`)."""
     samples: list[BabiSample] = []
     story: list[tuple[int, str]] = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -57,6 +59,7 @@ def parse_babi(text: str, source: str = "bAbI file") -> list[BabiSample]:
         if len(fields) < 3:
             raise CocaEvalError(f"{source} line {number}: a question needs its answer and supporting facts")
         question, answer, support = fields[0].strip(), fields[1].strip(), fields[2].split()
+        check_references([answer], f"{source} line {number}")
         order = {n: i for i, (n, _) in enumerate(story)}
         try:
             supporting = tuple(order[int(n)] for n in support)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coca_eval.babilong.babi import BabiSample, generate_babi, parse_babi, read_babi
 from coca_eval.errors import CocaEvalError
+from coca_eval.references import check_references
 
 HUB_ID = "RMT-team/babilong-1k-samples"
 GENERATED = ("qa1", "qa2", "qa3")
@@ -101,7 +102,8 @@ def hub_dataset(data: str | None) -> str | None:
 
 @cache
 def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow, ...]:
-    """BABILong's prepared rows of ``task`` at ``length``, from ``--data`` or the hub."""
+    """BABILong's prepared rows of ``task`` at ``length``, from ``--data`` or the hub; a row whose target
+    is empty after normalisation is refused, naming it (:mod:`coca_eval.references`)."""
     name = split_name(length)
     hub_id = hub_dataset(data)
     if hub_id is None:
@@ -114,9 +116,11 @@ def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.strip():
                 try:
-                    rows.append(BabilongRow.model_validate(json.loads(line)))
+                    row = BabilongRow.model_validate(json.loads(line))
                 except (json.JSONDecodeError, ValidationError) as exc:
                     raise CocaEvalError(f"{path} line {number}: {str(exc).splitlines()[0]}") from None
+                check_references([row.target], f"{path} line {number}")
+                rows.append(row)
         return tuple(rows)
     import datasets
 
@@ -127,4 +131,7 @@ def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow
             f"{task} at {name} reads {hub_id} from the hub, which failed ({type(exc).__name__}); save its "
             f"rows as DIR/{name}/{task}.jsonl and pass --data DIR"
         ) from None
-    return tuple(BabilongRow.model_validate(dict(row)) for row in split)
+    rows = tuple(BabilongRow.model_validate(dict(row)) for row in split)
+    for number, row in enumerate(rows):
+        check_references([row.target], f"{hub_id} {name} {task} row {number}")
+    return rows

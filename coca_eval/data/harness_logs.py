@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.registry import Registry
+from coca_eval.results import unique_units
 
 # "lm-eval" -> import_harness_dir(folder, method=None, tasks=None) -> Run
 IMPORTERS = Registry("harness importer", builtins=("coca_eval.imported.spec",))
@@ -85,10 +86,18 @@ def read_results(folder: Path) -> tuple[Path, HarnessResults]:
         raise CocaEvalError(f"{path}: {_first_error(exc)}") from None
 
 
-def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
-    """The task's samples file written beside ``results_path`` (same timestamp)."""
+def samples_file(results_path: Path, task: str) -> Path:
+    """Where lm-eval writes the task's samples: beside ``results_path``, with the same timestamp."""
     stamp = results_path.name.removeprefix("results_").removesuffix(".json")
-    path = results_path.with_name(f"samples_{task}_{stamp}.jsonl")
+    return results_path.with_name(f"samples_{task}_{stamp}.jsonl")
+
+
+def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
+    """The task's samples file written beside ``results_path`` (same timestamp). An empty file is
+    refused (the task would vanish from the import while its aggregates stand in the results file), and
+    so is a doc_id met twice under one filter (lm-eval writes a document once per filter): it would
+    count twice."""
+    path = samples_file(results_path, task)
     if not path.is_file():
         raise CocaEvalError(
             f"{results_path.parent} has no {path.name}: run lm-eval with --log_samples (per-sample scores "
@@ -103,4 +112,15 @@ def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
                 raise CocaEvalError(f"{path} line {number}: {exc.msg}") from None
             except ValidationError as exc:
                 raise CocaEvalError(f"{path} line {number}: {_first_error(exc)}") from None
+    if not samples:  # the task's aggregates are in the results file: dropping it would lose them unseen
+        raise CocaEvalError(
+            f"{path} holds no samples (the task's aggregates have none to be checked against)"
+        )
+    unique_units(map(_doc_key, samples), str(path), "doc")
     return samples
+
+
+def _doc_key(sample: HarnessSample) -> int | str:
+    """A sample's identity in its file: its doc_id, with its filter where that is not ``none``."""
+    filtered = (sample.model_extra or {}).get("filter", "none")
+    return sample.doc_id if filtered == "none" else f"{sample.doc_id} ({filtered})"

@@ -4,7 +4,7 @@ identities, and the note an imported or replayed run carries."""
 from __future__ import annotations
 
 from coca_eval.generation.effective import score_interval
-from coca_eval.results import Cell, Run
+from coca_eval.results import Cell, Run, units_by_key
 
 
 def imported_note(run: Run) -> str:
@@ -28,8 +28,18 @@ def interval(cell: Cell) -> tuple[float, float] | None:
 
 def unit_ids(cell: Cell) -> dict[int, tuple]:
     """Sample index -> its references and, where the run kept it, its prompt's sha256 (an imported
-    lm-eval run and its replay do): two runs' cells must hold the very same samples to be compared."""
+    lm-eval run and its replay do): two runs' cells must hold the very same samples to be compared. Read
+    on every load, it refuses an index held twice and a sample whose references are all empty after
+    normalisation (it scored full marks whatever the output: :mod:`coca_eval.references`)."""
     from coca_eval.generation.records import records_of
+    from coca_eval.references import says_nothing
 
     records = records_of(cell.detail)
-    return {s.index: (tuple(s.answers), (s.model_extra or {}).get("prompt_sha256")) for s in records}
+    blank = next((s for s in records if says_nothing(s.answers)), None)
+    if blank is not None:
+        raise ValueError(
+            f"sample {blank.index} has no reference left after normalisation ({blank.answers!r})"
+        )
+    return units_by_key(
+        (s.index, (tuple(s.answers), (s.model_extra or {}).get("prompt_sha256"))) for s in records
+    )

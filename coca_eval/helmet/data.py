@@ -3,7 +3,9 @@
 HELMET keeps its pre-retrieved RAG passages and its re-ranking sets in one archive on the hub
 (``princeton-nlp/HELMET``, ``data.tar.gz``, about 34 GB unpacked); ``--data DIR`` names the unpacked
 ``data`` directory. A file is read once per process and each line checked against its task's row
-model, so a malformed file is one line naming the file and the line, before any model loads.
+model, so a malformed file is one line naming the file and the line, before any model loads; so is a
+row whose answers are all empty after normalisation (it would score any output 1:
+:mod:`coca_eval.references`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.references import check_references
 
 ARCHIVE = "https://huggingface.co/datasets/princeton-nlp/HELMET/resolve/main/data.tar.gz"
 
@@ -41,6 +44,10 @@ class QaRow(BaseModel):
     id: str | int | None = None
     s_pop: float | None = None
 
+    @property
+    def references(self) -> tuple[str, ...]:
+        return tuple(self.answers)
+
 
 def missing_data(task: str, relative: str, data: str | None) -> CocaEvalError:
     """The one line for a task whose HELMET file is not there: what to fetch and the option to pass."""
@@ -61,12 +68,15 @@ def read_rows(path: str, model: type[BaseModel]) -> tuple:
                 if not line.strip():
                     continue
                 try:
-                    rows.append(model.model_validate(json.loads(line)))
+                    row = model.model_validate(json.loads(line))
                 except (json.JSONDecodeError, ValidationError) as exc:
                     reason = (
                         str(exc).splitlines()[0] if isinstance(exc, json.JSONDecodeError) else _first(exc)
                     )
                     raise CocaEvalError(f"{path} line {number}: {reason}") from None
+                if hasattr(row, "references"):  # a question's answers (not re-ranking's passage labels)
+                    check_references(row.references, f"{path} line {number}")
+                rows.append(row)
     except (OSError, UnicodeDecodeError) as exc:
         raise CocaEvalError(f"cannot read {path} ({type(exc).__name__})") from None
     if not rows:

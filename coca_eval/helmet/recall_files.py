@@ -35,6 +35,10 @@ class KvRow(BaseModel):
     answer: str | list[str]
     demos: list[tuple[str, str]] = []
 
+    @property
+    def references(self) -> tuple[str, ...]:
+        return (self.answer,) if isinstance(self.answer, str) else tuple(self.answer)
+
 
 class RulerRow(BaseModel):
     """A RULER row as HELMET formats it: every field fills its template; references under ``answer``
@@ -51,6 +55,10 @@ class RulerRow(BaseModel):
         if not (self.answer or self.outputs):
             raise ValueError("a row needs its references under answer or outputs")
         return self
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        return tuple(self.answer if self.answer else self.outputs)
 
 
 def first_after_shuffle(rows, samples: int, seed: int) -> tuple:
@@ -76,8 +84,7 @@ def kv_fields(rows: tuple, index: int, shots: int) -> tuple[dict[str, str], tupl
     """Row ``index``'s template fields and references (``json_kv``)."""
     row = _row(rows, index, "json_kv")
     demos = "\n\n".join(DEMO.format(key=k, value=v) for k, v in row.demos[:shots]) + ("\n\n" if shots else "")
-    answers = (row.answer,) if isinstance(row.answer, str) else tuple(row.answer)
-    return {"context": row.context, "question": row.question, "demos": demos}, answers
+    return {"context": row.context, "question": row.question, "demos": demos}, row.references
 
 
 def ruler_fields(rows: tuple, index: int, task: str) -> tuple[dict[str, str], tuple[str, ...]]:
@@ -87,5 +94,4 @@ def ruler_fields(rows: tuple, index: int, task: str) -> tuple[dict[str, str], tu
     values["question"] = values.get("query", values.get("question", ""))
     example = values.get("example") or ""
     values["example"] = example + "\n\n" if example else ""
-    answers = tuple(row.answer if row.answer else row.outputs)
-    return {k: v if isinstance(v, str) else str(v) for k, v in values.items()}, answers
+    return {k: v if isinstance(v, str) else str(v) for k, v in values.items()}, row.references

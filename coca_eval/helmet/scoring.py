@@ -17,21 +17,14 @@ frozen set of answers (``scripts/helmet_scorer_values.py``).
 from __future__ import annotations
 
 import re
-import string
 from collections import Counter
 from collections.abc import Sequence
 
+from coca_eval.references import normalize
+
 References = str | Sequence[str] | Sequence[Sequence[str]]
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = set(string.punctuation)
 _POLAR = ("yes", "no", "noanswer")  # an answer of these is right only when it is the reference
-
-
-def normalize(text: str) -> str:
-    lowered = text.lower()
-    kept = "".join(ch for ch in lowered if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", kept).split())
 
 
 def flat_references(references: References) -> list[str]:

@@ -7,7 +7,10 @@ RULER's protocol, N counting prompt and answer budget as ours does, so those tas
 cells under our task names, one per (task, length), the length read from each document's
 ``max_length``. Every per-sample score is lm-eval's own (read from the samples file, never from the
 aggregate) and must equal what our RULER scoring gives its output, and every aggregate lm-eval printed
-must be the mean of its samples: a file that disagrees is refused in one line, never imported.
+must be the mean of its samples: a file that disagrees is refused in one line, never imported, and so
+is a RULER document whose references are all empty after normalisation (:mod:`coca_eval.references`).
+The other tasks' targets are lm-eval's to score (their values are read, not redone), so they are kept as
+written.
 
 lm-eval's RULER ``process_results`` writes ``-1`` for every length a document was not generated at,
 and its aggregate then prints ``-1`` for lengths the run never visited: those are placeholders, not
@@ -29,9 +32,11 @@ from coca_eval.data.harness_logs import (
     HarnessSample,
     read_results,
     read_samples,
+    samples_file,
 )
 from coca_eval.errors import CocaEvalError
-from coca_eval.results import Cell, Run
+from coca_eval.references import check_references
+from coca_eval.results import Cell, Run, unique_units
 
 PLACEHOLDER = -1.0  # lm-eval RULER's score for a length the document was not generated at
 
@@ -46,6 +51,7 @@ def ruler_record(task: str, sample: HarnessSample, where: str) -> tuple[int, dic
     answers = sample.doc.get("outputs")
     if not isinstance(length, int) or not isinstance(answers, list) or not sample.filtered_resps:
         raise CocaEvalError(f"{where}: doc {sample.doc_id} lacks doc.max_length, doc.outputs or an answer")
+    check_references([str(a) for a in answers], f"{where}: doc {sample.doc_id}")
     theirs = (sample.model_extra or {}).get(str(length))
     if not isinstance(theirs, int | float) or not 0 <= theirs <= 1:
         raise CocaEvalError(f"{where}: doc {sample.doc_id} has no score for its length {length}")
@@ -80,6 +86,7 @@ def ruler_cells(task: str, results: HarnessResults, samples: list[HarnessSample]
     cells = []
     for length, records in sorted(by_length.items()):
         records.sort(key=lambda r: r["index"])
+        unique_units((r["index"] for r in records), f"{where}: {task} at {length}")
         mean = sum(r["score"] for r in records) / len(records)
         aggregate = printed.get(f"{length},none")
         if not isinstance(aggregate, int | float) or not math.isclose(aggregate, mean, abs_tol=1e-9):
@@ -130,7 +137,7 @@ def import_harness_dir(folder: Path, method: str | None = None, tasks: list[str]
         return _metrics_run(path, results, tasks, label)
     cells = []
     for task in tasks:
-        cells += ruler_cells(task, results, read_samples(path, task), label, path.name)
+        cells += ruler_cells(task, results, read_samples(path, task), label, samples_file(path, task).name)
     config = {
         "task": "ruler",
         "params": {

@@ -7,12 +7,16 @@ from __future__ import annotations
 from coca_eval.gate.options import GateOptions
 from coca_eval.gate.stats import PairedResult
 from coca_eval.imported.harness_perplexity import COUNTS, aggregate
-from coca_eval.results import Cell, CellPair
+from coca_eval.results import Cell, CellPair, units_by_key
 
 
 def document_ids(cell: Cell) -> dict[int, tuple[str, int, int]]:
-    """lm-eval doc_id -> (document hash, words, bytes): two cells must hold exactly these to pair."""
-    return {int(d["index"]): (str(d["doc_hash"]), int(d["words"]), int(d["bytes"])) for d in _documents(cell)}
+    """lm-eval doc_id -> (document hash, words, bytes): two cells must hold exactly these to pair (a
+    doc_id held twice is refused, on every load)."""
+    return units_by_key(
+        ((int(d["index"]), (str(d["doc_hash"]), int(d["words"]), int(d["bytes"]))) for d in _documents(cell)),
+        "document",
+    )
 
 
 def contradiction(cell: Cell) -> str | None:
@@ -48,8 +52,11 @@ def _documents(cell: Cell) -> list[dict]:
 
 
 def sample_ids(cell: Cell) -> dict[int, tuple[str, str]]:
-    """lm-eval doc_id -> (prompt hash, target hash): two cells must hold exactly these to pair."""
-    return {int(s["index"]): (str(s["prompt_sha256"]), str(s["target_sha256"])) for s in _samples(cell)}
+    """lm-eval doc_id -> (prompt hash, target hash): two cells must hold exactly these to pair (a doc_id
+    held twice is refused, on every load)."""
+    return units_by_key(
+        (int(s["index"]), (str(s["prompt_sha256"]), str(s["target_sha256"]))) for s in _samples(cell)
+    )
 
 
 def mean_contradiction(cell: Cell) -> str | None:

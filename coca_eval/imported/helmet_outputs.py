@@ -5,7 +5,9 @@ setting), every sample (``data``: the test item, the model's ``output`` and the 
 post-processing gave it) and their means (``averaged_metrics``, x 100). A file becomes one ``helmet``
 cell under ``--protocol helmet`` (HELMET's own units and truncation): the task's metric per sample is
 HELMET's own, and must equal what this project's HELMET scoring gives the sample's output; the cell's
-value must equal HELMET's average of that metric. A file that disagrees is refused in one line.
+value must equal HELMET's average of that metric. A file that disagrees is refused in one line, and so
+is a sample whose answers are all empty after normalisation (:mod:`coca_eval.references`) or an ``id``
+met twice (the sample would count twice).
 
 Samples keep their position in the file as their index: HELMET picks them with its seed, as
 ``coca-eval helmet --protocol helmet`` does, so a run of ours on the same files, seed and sample count
@@ -23,7 +25,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.results import Cell, Run
+from coca_eval.references import check_references
+from coca_eval.results import Cell, Run, unique_units
 
 
 class HelmetOutput(BaseModel):
@@ -98,9 +101,13 @@ def helmet_cell(path: Path, method: str) -> Cell:
         raise CocaEvalError(
             f"{path}: averaged_metrics has no {task.metric} (HELMET's metric for {task.name})"
         )
+    ids = [item.get("id") for item in output.data]
+    if None not in ids:  # RAG rows carry HELMET's id; the others have no identity but their place
+        unique_units(ids, str(path), "sample id")
     records = []
     for number, item in enumerate(output.data):
         answers = _references(task, item, path, number)
+        check_references(answers, f"{path}: data[{number}]")
         text = item.get("output")
         theirs = item.get(metric)
         if not isinstance(text, str) or not isinstance(theirs, int | float | bool):

@@ -5,9 +5,11 @@ Each prediction line holds RULER's ``index``, the prompt (``input``), the refere
 the model's answer (``pred``). Every answer is scored here with this project's RULER scoring (RULER's
 post-processing, then ``string_match_all`` or ``_part``), and each task's mean must be the score RULER's
 own scoring put in its summary (percent, two decimals): a folder whose summary disagrees with its
-predictions is refused in one line, never imported. The length N (RULER's ``max_seq_length``, prompt
-plus answer budget, as this project counts it) is the name of the folder above ``pred``, as RULER's
-``run.sh`` lays its results out.
+predictions is refused in one line, never imported, and so is a prediction whose references are all
+empty after normalisation (found in any answer: :mod:`coca_eval.references`) or an index met twice
+(the sample would count twice). The length N (RULER's
+``max_seq_length``, prompt plus answer budget, as this project counts it) is the name of the folder
+above ``pred``, as RULER's ``run.sh`` lays its results out.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import json
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.results import Cell, Run
+from coca_eval.references import check_references
+from coca_eval.results import Cell, Run, unique_units
 
 SCORE_DECIMALS = 2  # RULER's summary: round(100 * mean, 2)
 
@@ -75,6 +78,7 @@ def prediction_cell(task: str, path: Path, length: int, printed: float, method: 
     records = []
     for line in sorted(read_predictions(path), key=lambda x: x["index"]):
         answers = [str(a) for a in line["outputs"]]
+        check_references(answers, f"{path} index {line['index']}")
         scored = score_sample(spec, str(line["pred"]), answers)
         records.append({
             "index": int(line["index"]), "answers": answers, "score": scored["score"],
@@ -84,6 +88,7 @@ def prediction_cell(task: str, path: Path, length: int, printed: float, method: 
         })  # fmt: skip
     if not records:
         raise CocaEvalError(f"{path} holds no predictions")
+    unique_units((r["index"] for r in records), str(path))
     mean = sum(r["score"] for r in records) / len(records)
     if round(100 * mean, SCORE_DECIMALS) != round(printed, SCORE_DECIMALS):
         raise CocaEvalError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from coca_eval.intervals import wilson_interval
 from coca_eval.passkey.records import SampleRecord, records_of
-from coca_eval.results import Cell, Run
+from coca_eval.results import Cell, Run, units_by_key
 from coca_eval.sequential import StoppingRule
 
 
@@ -40,5 +40,6 @@ def interval(cell: Cell) -> tuple[float, float] | None:
 
 
 def unit_ids(cell: Cell) -> dict[int, tuple]:
-    """Sample index -> (key, depth): two runs' cells must hold the very same samples to be compared."""
-    return {s.index: (s.key, s.depth) for s in sample_records(cell)}
+    """Sample index -> (key, depth): two runs' cells must hold the very same samples to be compared, and
+    an index held twice is refused (read on every load)."""
+    return units_by_key((s.index, (s.key, s.depth)) for s in sample_records(cell))

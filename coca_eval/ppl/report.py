@@ -7,7 +7,7 @@ import math
 from coca_eval.intervals import ppl_interval
 from coca_eval.ppl.records import DocPart, bits_per_byte, parts_of, word_perplexity
 from coca_eval.ppl.windows import disjoint_lengths
-from coca_eval.results import Cell, Run
+from coca_eval.results import Cell, Run, units_by_key
 
 
 def doc_parts(cell: Cell) -> list[DocPart]:
@@ -57,8 +57,9 @@ def units(cell: Cell) -> int | None:
 
 
 def unit_ids(cell: Cell) -> dict[str, int]:
-    """Document id -> scored tokens: two runs' cells must cover exactly these to be compared."""
-    return {d.doc_id: d.tokens for d in doc_parts(cell)}
+    """Document id -> scored tokens: two runs' cells must cover exactly these to be compared, and a
+    document held twice is refused (read on every load)."""
+    return units_by_key(((d.doc_id, d.tokens) for d in doc_parts(cell)), "document")
 
 
 def _view(cell: Cell, metric: str, value: float | None) -> Cell:

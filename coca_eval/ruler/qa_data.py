@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, model_validator
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.references import check_references
 
 HUB = {
     "squad": ("rajpurkar/squad_v2", None, "validation"),
@@ -106,22 +107,28 @@ def _read(file: Path) -> tuple[str, list]:
 
 def _typed_rows(dataset: str, rows: list, source: str) -> list:
     """Every row read through its format's model, before any model loads: a malformed record is one
-    line naming ``source``, the record and the field. SQuAD: ``(title, paragraph, question, answers)``
-    in file order (unanswerable ones kept for now); HotpotQA: ``(question, [answer], paragraphs as
-    "title\\nsentences")``."""
+    line naming ``source``, the record and the field, and so is a question whose answers are all empty
+    after normalisation (it would match any output: :mod:`coca_eval.references`). SQuAD: ``(title,
+    paragraph, question, answers)`` in file order (unanswerable ones kept for now); HotpotQA:
+    ``(question, [answer], paragraphs as "title\\nsentences")``."""
     from pydantic import ValidationError
 
     model = _SquadArticle if dataset == "squad" and rows and "paragraphs" in rows[0] else _ROW_MODELS[dataset]
     out: list = []
     for number, row in enumerate(rows):
         try:
-            out += model.model_validate(row).records()
+            records = model.model_validate(row).records()
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise CocaEvalError(
                 f"QA data {source}: record {number} is not {TITLES[dataset]}'s: {where}: {first['msg']}"
             ) from None
+        for record in records:
+            question, answers = (record[2], record[3]) if dataset == "squad" else record[:2]
+            if answers or dataset != "squad":  # SQuAD's unanswerable questions have none (left out)
+                check_references(answers, f"QA data {source}: record {number} (question {question!r})")
+        out += records
     return out
 
 

@@ -17,7 +17,7 @@ from coca_eval.gate.options import GateOptions
 from coca_eval.gate.stats import PairedResult
 from coca_eval.ppl.gate import document_rise
 from coca_eval.ppl.longppl.records import judged_by_itself, longppl_parts
-from coca_eval.results import Cell, CellPair
+from coca_eval.results import Cell, CellPair, units_by_key
 
 SAME_SET_HINT = (
     "a paired LongPPL comparison needs one key-token set: score the candidate on the baseline's "
@@ -35,11 +35,15 @@ class KeyTokens:
 
 
 def unit_ids(cell: Cell) -> dict[str, KeyTokens]:
-    """Document id -> its key-token set: two runs' cells must hold exactly these to be compared."""
-    return {
-        p.doc_id: KeyTokens(p.text_sha, tuple(tuple(s) for s in p.spans), p.key_tokens)
-        for p in longppl_parts(cell)
-    }
+    """Document id -> its key-token set: two runs' cells must hold exactly these to be compared, and a
+    document held twice is refused (read on every load)."""
+    return units_by_key(
+        (
+            (p.doc_id, KeyTokens(p.text_sha, tuple(tuple(s) for s in p.spans), p.key_tokens))
+            for p in longppl_parts(cell)
+        ),
+        "document",
+    )
 
 
 def key_sets_differ(units_b: dict[str, KeyTokens], units_c: dict[str, KeyTokens], where: str) -> str:
