@@ -34,15 +34,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 
 import torch
 
+from coca_eval.backends.decode_rows import (
+    DecodingRows,
+    NonFiniteRows,
+    RoutedBatch,
+    batches_of,
+    crop_to,
+    layer_tensors,
+    routed_order,
+    same_length_batches,
+)
 from coca_eval.backends.kv_cache import buffered_cache, select_rows, stacked_cache
 from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, rows_reusing
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
-from coca_eval.errors import NonFiniteOutput
 from coca_eval.models.layer_cache import cache_keyword, returned_cache
 
 PREFILL_TOKENS = 8192
@@ -53,54 +61,6 @@ OnDone = Callable[[int, list[int]], None]
 
 def _plain_decode(tokenizer) -> Callable[[Sequence[int]], str]:
     return lambda tokens: tokenizer.decode(list(tokens), skip_special_tokens=True)
-
-
-@dataclass
-class _Rows:
-    """The rows still decoding: each one's prompt index and tokens so far, in batch order."""
-
-    prompts: list[int]
-    generated: list[list[int]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.generated = [[] for _ in self.prompts]
-
-    def keep(self, going: list[int]) -> None:
-        self.prompts = [self.prompts[k] for k in going]
-        self.generated = [self.generated[k] for k in going]
-
-
-@dataclass
-class _RoutedBatch:
-    """One batch's rows by prefill route: those reusing their group's prefix, and those prefilled whole."""
-
-    reusing: list[int]
-    whole: list[int]
-
-    @classmethod
-    def of(cls, batch: Sequence[int], reusing: Sequence[bool]) -> _RoutedBatch:
-        return cls([i for i in batch if reusing[i]], [i for i in batch if not reusing[i]])
-
-
-class _Failures:
-    """Rows stopped by non-finite logits, raised together once every other row is answered."""
-
-    def __init__(self) -> None:
-        self.found: list[NonFiniteOutput] = []
-
-    def add(self, prompt: int, step: int) -> None:
-        text = f"sample {prompt}: non-finite logits at answer token {step}"
-        self.found.append(NonFiniteOutput(text, {prompt: text}))
-
-    def collect(self, call: Callable[[], None]) -> None:
-        try:
-            call()
-        except NonFiniteOutput as exc:
-            self.found.append(exc)
-
-    def raise_any(self) -> None:
-        if self.found:
-            raise NonFiniteOutput.of_rows(self.found)
 
 
 class GreedyDecoder:
@@ -132,7 +92,7 @@ class GreedyDecoder:
     def _continue(self, logits: torch.Tensor, cache, prompts: Sequence[int], on_done: OnDone) -> None:
         """Decode every row of ``cache`` from its last ``logits`` (b, vocab) until each stops; rows that
         stop leave the batch. Non-finite rows are left out and raised once the others are done."""
-        rows, failures = _Rows(list(prompts)), _Failures()
+        rows, failures = DecodingRows(list(prompts)), NonFiniteRows()
         while rows.prompts:
             # one transfer to the host per step: the argmax and whether the row's logits are finite
             picked = torch.stack([logits.argmax(dim=-1), torch.isfinite(logits).all(dim=-1)])  # (2, b)
@@ -147,7 +107,7 @@ class GreedyDecoder:
         failures.raise_any()
 
     def _step(
-        self, rows: _Rows, finite: list[bool], tokens: list[int], on_done: OnDone, failures
+        self, rows: DecodingRows, finite: list[bool], tokens: list[int], on_done: OnDone, failures
     ) -> list[int]:
         """Take each row's next token; report the rows that stop; the batch positions still going."""
         going = []
@@ -174,8 +134,8 @@ class GreedyDecoder:
     def whole_rows(self, prompts: Sequence[Sequence[int]], on_done: OnDone) -> None:
         """Every prompt prefilled whole and decoded, rows of one length ``batch_size`` at a time (prompts
         of other lengths one by one); calls ``on_done(i, tokens)``."""
-        failures = _Failures()
-        for group in _same_length_groups(prompts, range(len(prompts)), self.batch_size):
+        failures = NonFiniteRows()
+        for group in same_length_batches(prompts, range(len(prompts)), self.batch_size):
             failures.collect(lambda group=group: self._whole_group(prompts, group, on_done))
         failures.raise_any()
 
@@ -194,14 +154,14 @@ class GreedyDecoder:
             logits, cache = self._forward([prompts[i] for i in group])
             return self._continue(logits, cache, group, on_done)
         if not self._stackable:
-            failures = _Failures()
-            for part in _groups(group, per_forward):
+            failures = NonFiniteRows()
+            for part in batches_of(group, per_forward):
                 failures.collect(lambda part=part: self._prefill_and_decode(prompts, part, on_done))
             return failures.raise_any()
         filled = []
-        for part in _groups(group, per_forward):
+        for part in batches_of(group, per_forward):
             logits, cache = self._forward([prompts[i] for i in part])  # (p, vocab), cache
-            filled.append((logits, _layer_tensors(cache)))
+            filled.append((logits, layer_tensors(cache)))
         logits = torch.cat([f[0] for f in filled])  # (b, vocab)
         return self._continue(logits, stacked_cache(self.model, [f[1] for f in filled]), group, on_done)
 
@@ -221,15 +181,15 @@ class GreedyDecoder:
         together. With dynamic rope every prompt has one length (see :func:`prefix_reuse_is_exact`)."""
         groups = list(prefix_groups) if prefix_groups is not None else [0] * len(prompts)
         reusing = list(reusing) if reusing is not None else [True] * len(prompts)
-        order = _routed_order(prefix_lengths, groups, reusing)
+        order = routed_order(prefix_lengths, groups, reusing)
         shared = _SharedPrefix(self, prompts, prefix_lengths, groups)
-        failures = _Failures()
-        for batch in _same_length_groups(prompts, order, self.batch_size if self._stackable else 1):
-            rows = _RoutedBatch.of(batch, reusing)
+        failures = NonFiniteRows()
+        for batch in same_length_batches(prompts, order, self.batch_size if self._stackable else 1):
+            rows = RoutedBatch.of(batch, reusing)
             failures.collect(lambda rows=rows: self._prefix_batch(prompts, rows, shared, on_done))
         failures.raise_any()
 
-    def _prefix_batch(self, prompts, rows: _RoutedBatch, shared: _SharedPrefix, on_done: OnDone) -> None:
+    def _prefix_batch(self, prompts, rows: RoutedBatch, shared: _SharedPrefix, on_done: OnDone) -> None:
         """The batch's rows prefilled by their routes, stacked, then decoded together (inside the held
         scaling with ``hold``, else outside it, as a naive run decodes). A whole row prefilled at the
         held scaling is prefilled as a naive run does: the scaling is its own length's."""
@@ -249,12 +209,12 @@ class GreedyDecoder:
         order :meth:`shared_prefix` takes them (reusing rows deepest first, then whole rows). It
         exists so a benchmark can time the two routes apart from decoding, through the same code."""
         groups = [0] * len(prompts)
-        rows = _RoutedBatch.of(_routed_order(prefix_lengths, groups, reusing), reusing)
+        rows = RoutedBatch.of(routed_order(prefix_lengths, groups, reusing), reusing)
         shared = _SharedPrefix(self, prompts, prefix_lengths, groups)
         with self._scaling(len(prompts[0])):
             return self._prefill_routed(prompts, rows, shared)
 
-    def _prefill_routed(self, prompts, rows: _RoutedBatch, shared: _SharedPrefix):
+    def _prefill_routed(self, prompts, rows: RoutedBatch, shared: _SharedPrefix):
         """The batch's last logits (b, vocab) and its cache, rows reusing a prefix first: each one's rest
         prefilled :data:`~coca_eval.backends.prefix_route.REST_CHUNK` tokens at a time (see that
         module), the whole rows :data:`PREFILL_TOKENS` at a time. A lone row decodes in its own cache
@@ -265,13 +225,13 @@ class GreedyDecoder:
             logits, cache = self._prefill_rest(prompts[i], *shared.cropped_for(i))
             if lone:
                 return logits, cache
-            filled.append((logits, _layer_tensors(cache, copy=True)))
+            filled.append((logits, layer_tensors(cache, copy=True)))
         per_forward = max(1, PREFILL_TOKENS // max(1, len(prompts[(rows.reusing + rows.whole)[0]])))
-        for part in _groups(rows.whole, per_forward):
+        for part in batches_of(rows.whole, per_forward):
             logits, cache = self._forward([prompts[i] for i in part])  # (p, vocab), cache
             if lone:
                 return logits, cache
-            filled.append((logits, _layer_tensors(cache)))
+            filled.append((logits, layer_tensors(cache)))
         logits = torch.cat([f[0] for f in filled])  # (b, vocab)
         return logits, stacked_cache(self.model, [f[1] for f in filled])
 
@@ -311,41 +271,8 @@ class _SharedPrefix:
         if self.groups[i] != self.group:  # the group's first row has its longest prefix
             self.group, self.cache = self.groups[i], None
             _, self.cache = self.decoder._forward([self.prompts[i][:keep]])
-        _crop_to(self.cache, keep)
+        crop_to(self.cache, keep)
         return self.cache, keep
-
-
-def _routed_order(prefix_lengths: Sequence[int], groups: Sequence[int], reusing: Sequence[bool]) -> list[int]:
-    """Rows group by group (in the order the groups first appear), each group's reusing rows first and
-    deepest prefix first, so its prefix is prefilled once and only cropped after that."""
-    first_seen = {g: n for n, g in reversed(list(enumerate(groups)))}
-    return sorted(
-        range(len(groups)), key=lambda i: (first_seen[groups[i]], not reusing[i], -prefix_lengths[i])
-    )
-
-
-def _groups(indices, size: int) -> list[list[int]]:
-    indices = list(indices)
-    return [indices[lo : lo + size] for lo in range(0, len(indices), size)]
-
-
-def _same_length_groups(prompts: Sequence[Sequence[int]], order, size: int) -> list[list[int]]:
-    """``order`` cut into batches of at most ``size`` prompts of one length, keeping the order."""
-    batches: list[list[int]] = []
-    for i in order:
-        if batches and len(batches[-1]) < size and len(prompts[batches[-1][0]]) == len(prompts[i]):
-            batches[-1].append(i)
-        else:
-            batches.append([i])
-    return batches
-
-
-def _layer_tensors(cache, copy: bool = False) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """The filled keys and values of every layer, copied when the cache is overwritten next (the shared
-    prefix's cache is cropped and refilled for the next row)."""
-    if copy:
-        return [(layer.keys.clone(), layer.values.clone()) for layer in cache.layers]  # (r, h, n, d) each
-    return [(layer.keys, layer.values) for layer in cache.layers]  # (r, h, n, d) each
 
 
 def decode_prompts(
@@ -375,13 +302,6 @@ def decode_prompts(
         return False
     decoder.shared_prefix(prompts, prefix_lengths, on_done, groups, reusing)
     return True
-
-
-def _crop_to(cache, keep: int) -> None:
-    """Drop cached positions beyond ``keep`` (a negative ``crop`` removes that many, in every version)."""
-    surplus = cache.get_seq_length() - keep
-    if surplus > 0:
-        cache.crop(-surplus)
 
 
 def prefix_reuse_is_exact(backend, prompts: Sequence[Sequence[int]]) -> bool:
