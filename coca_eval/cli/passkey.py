@@ -96,6 +96,7 @@ def passkey(preset, dump_samples, no_prefix_reuse, batch_size, **overrides):
     and their answers are decoded together, --batch-size rows at a time.
     """
     from coca_eval.cli.evaluation import MethodOptions, evaluate_and_save
+    from coca_eval.cli.generation import refuse_error_cells
     from coca_eval.cli.output import print_length_table
     from coca_eval.cli.preset_options import preset_values
     from coca_eval.passkey.params import make_passkey_params
@@ -124,3 +125,5 @@ def passkey(preset, dump_samples, no_prefix_reuse, batch_size, **overrides):
         + ("" if params.chat_template == "preset" else f", chat template {params.chat_template}")
     )
     print_length_table(run, heading, 2, written)
+    if not any(cell.status == "partial" for cell in run.cells):  # a shard's cells are not finished yet
+        refuse_error_cells(run)
