@@ -16,11 +16,14 @@ class NonFiniteOutput(Exception):
     read from garbage. The runner turns it into an ``error`` cell that says where, never an ``ok`` one.
 
     ``rows`` maps each failed prompt of a batched call (its position in the call) to its message, so a
-    task whose call held several cells' prompts can tell whose they were."""
+    task whose call held several cells' prompts can tell whose they were. ``samples``: the records of
+    the cell's samples that were answered from finite logits, which its error cell keeps (one bad
+    prompt does not discard the answers journaled beside it)."""
 
-    def __init__(self, message: str, rows: dict[int, str] | None = None) -> None:
+    def __init__(self, message: str, rows: dict[int, str] | None = None, samples: list | None = None) -> None:
         super().__init__(message)
         self.rows = dict(rows or {})
+        self.samples = list(samples or [])
 
     @classmethod
     def of_rows(cls, failures: list[NonFiniteOutput]) -> NonFiniteOutput:

@@ -66,7 +66,11 @@ def failed_cell(
     dataset: str | None = None,
     status: Status = "oom",
 ) -> Cell:
-    """A cell that could not be computed (``oom``, or ``error`` for a non-finite output), saying why."""
+    """A cell that could not be computed (``oom``, or ``error`` for a non-finite output), saying why; a
+    non-finite output's cell keeps the samples answered beside the failed one (``exc.samples``)."""
+    detail: dict[str, Any] = {"error": str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}
+    if getattr(exc, "samples", None):
+        detail["samples"] = list(exc.samples)
     return Cell(
         task=task.name,
         method=method.label,
@@ -74,7 +78,7 @@ def failed_cell(
         length=length,
         dataset=dataset if dataset is not None else task.dataset,
         status=status,
-        detail={"error": str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__},
+        detail=detail,
     )
 
 

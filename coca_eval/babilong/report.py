@@ -1,7 +1,9 @@
 """How reports, the CLI and the gate read BABILong cells: tasks x lengths with the average over tasks,
 and the effective length: the longest length up to which the average's one-sided 95 % lower bound
 reaches ``--share`` (85 %) of the average at the run's shortest length (BABILong reads 85 % of its
-0k score, the facts without noise; here the shortest length run stands for it)."""
+0k score, the facts without noise; here the shortest length run stands for it). A shortest length whose
+lower bound is 0 sets no bar, and the effective length is undefined
+(:mod:`coca_eval.generation.relative`)."""
 
 from __future__ import annotations
 
@@ -60,7 +62,8 @@ def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> Repor
     columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
     note = (
         f"Average over tasks. Effective length: the longest length up to which the average's one-sided 95 % "
-        f"lower bound reaches {share:g} % of the average at the shortest length (BABILong: of 0k)."
+        f"lower bound reaches {share:g} % of the average at the shortest length (BABILong: of 0k); "
+        "undefined where that length's lower bound is 0 (no bar: a share of 0 would pass every length)."
     )
     return ReportTable("babilong", "BABILong average accuracy by length", columns, rows, notes=[note])
 

@@ -30,14 +30,17 @@ def print_run_tables(run, written, heading: str, method_table, summary) -> None:
 
 def refuse_error_cells(run) -> None:
     """A cell that could not run (a length below the prompt's fixed parts, or past the model's
-    positions) is an ``error`` cell in the results, and the command says so in one line, exit 2."""
+    positions, or a sample answered from non-finite logits) is an ``error`` cell in the results, and the
+    command says so in one line, exit 2: every generation family alike (passkey's cells have no dataset
+    and are named by their length)."""
     from coca_eval.errors import CocaEvalError
 
     errors = [c for c in run.cells if c.status == "error"]
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more error cells)" if len(errors) > 1 else ""
-        raise CocaEvalError(f"{first.dataset} @ {first.length}: {first.detail.get('error')}{more}")
+        where = f"{first.dataset} @ {first.length}" if first.dataset else f"{first.task} @ {first.length}"
+        raise CocaEvalError(f"{where}: {first.detail.get('error')}{more}")
 
 
 def evaluate_generation(task: str, params, chosen, preset: str | None, **options):

@@ -103,7 +103,7 @@ def passkey(preset, dump_samples, no_prefix_reuse, batch_size, dump_prompts, **o
     and their answers are decoded together, --batch-size rows at a time.
     """
     from coca_eval.cli.evaluation import MethodOptions
-    from coca_eval.cli.generation import evaluate_generation
+    from coca_eval.cli.generation import evaluate_generation, refuse_error_cells
     from coca_eval.cli.output import print_length_table
     from coca_eval.cli.preset_options import preset_values
     from coca_eval.passkey.params import make_passkey_params
@@ -130,3 +130,5 @@ def passkey(preset, dump_samples, no_prefix_reuse, batch_size, dump_prompts, **o
         + ("" if params.chat_template == "preset" else f", chat template {params.chat_template}")
     )
     print_length_table(run, heading, 2, written)
+    if not any(cell.status == "partial" for cell in run.cells):  # a shard's cells are not finished yet
+        refuse_error_cells(run)

@@ -28,7 +28,7 @@ from coca_eval.backends.stopping import StopRule
 from coca_eval.errors import CocaEvalError, NonFiniteOutput
 from coca_eval.generation.cells import chat_prompt, combine_cell, scored_as_its_output, too_long
 from coca_eval.generation.params import PROMPT_ONLY
-from coca_eval.generation.task import GenerationTask, preset_puts_bos, sample_error
+from coca_eval.generation.task import GenerationTask, keeping, preset_puts_bos, sample_error
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.results import Cell
@@ -204,9 +204,13 @@ class GenerationRunner(GenerationTask):
                 **({"chat_completions": True} if chat else {}),
             }
 
-        if rule is not None:
-            return self._sequential_cell(base, key, rule, length, decode, context)
-        decode(mine)
+        try:
+            if rule is not None:
+                return self._sequential_cell(base, key, rule, length, decode, context)
+            decode(mine)
+        except NonFiniteOutput as exc:  # the error cell keeps the samples answered beside the failed one
+            kept = self._journaled(key, task, samples).intersection(map(str, mine))
+            raise keeping(exc, self.journal.parts.get(key, {}), kept) from None
         records = {i: self.journal.parts[key][str(i)] for i in mine}
         return self.share.cell(base, records, len(samples), context(), combine_cell)
 

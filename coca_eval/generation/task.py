@@ -41,6 +41,14 @@ def sample_error(exc: NonFiniteOutput, indices: dict[int, int]) -> NonFiniteOutp
     return NonFiniteOutput(exc.rows[first].replace(f"sample {first}:", f"sample {indices[first]}:", 1))
 
 
+def keeping(exc: NonFiniteOutput, parts: dict[str, dict], kept) -> NonFiniteOutput:
+    """``exc`` carrying the journaled records ``parts`` of the sample indices ``kept`` (those answered
+    from finite logits, still the cell's samples), in index order: the error cell keeps them, as the
+    journal does, so one failed prompt names itself and costs nothing else."""
+    samples = [parts[str(i)] for i in sorted(int(i) for i in kept)]
+    return NonFiniteOutput(str(exc), exc.rows, samples)
+
+
 class GenerationTask:
     """The common part of a generation task's :class:`~coca_eval.runner.CellTask`: ``name`` and
     ``version`` (the subclass's) enter every cell key."""

@@ -5,7 +5,9 @@ HELMET's headline numbers are category averages (Recall, RAG, Re-rank, ICL: the 
 task scores, ``custom_avgs`` in its ``collect_results.py``). HELMET has no effective length; ours per
 category is RULER's reading (:mod:`coca_eval.generation.effective`) at a bar relative to the model itself:
 ``--share`` (85 %) of the category's average at the run's shortest length, since an NDCG and an exact
-match have no common absolute bar. The 95 % lower bound must clear it, as for RULER.
+match have no common absolute bar. The 95 % lower bound must clear it, as for RULER. A category whose
+lower bound at the shortest length is 0 sets no bar, and its effective length is undefined
+(:mod:`coca_eval.generation.relative`).
 """
 
 from __future__ import annotations
@@ -84,7 +86,8 @@ def effective_note(share: float) -> str:
     return (
         "Category average: the mean of its tasks' scores (HELMET's). Effective length: the longest length "
         f"up to which the category's one-sided 95 % lower bound reaches {share:g} % of its average at the "
-        "shortest length (HELMET defines none; see docs/helmet.md)."
+        "shortest length (HELMET defines none; see docs/helmet.md); undefined where that length's lower "
+        "bound is 0 (no bar: a share of 0 would pass every length)."
     )
 
 

@@ -7,7 +7,7 @@ from their records anywhere, without a model.
 from __future__ import annotations
 
 from coca_eval.errors import CocaEvalError, NonFiniteOutput
-from coca_eval.generation.task import GenerationTask, preset_puts_bos, sample_error
+from coca_eval.generation.task import GenerationTask, keeping, preset_puts_bos, sample_error
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.passkey.answer import accuracy_detail, passkey_stop, score_output
@@ -136,9 +136,13 @@ class PasskeyTask(GenerationTask):
             return values
 
         rule = self.params.stopping_rule()
-        if rule is not None:
-            return self._sequential_cell(base, key, rule, length, decode, context)
-        decode(mine)
+        try:
+            if rule is not None:
+                return self._sequential_cell(base, key, rule, length, decode, context)
+            decode(mine)
+        except NonFiniteOutput as exc:  # the error cell keeps the samples answered beside the failed one
+            kept = self._journaled(key, samples).intersection(map(str, mine))
+            raise keeping(exc, self.journal.parts.get(key, {}), kept) from None
         records = {i: self.journal.parts[key][str(i)] for i in mine}
         return self.share.cell(base, records, len(prompts), context(), combine_cell)
 

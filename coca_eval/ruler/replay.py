@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -218,11 +219,15 @@ class ReplayRunner(RulerRunner):
         return samples
 
     def cell_identity(self, method, weights: str, length: int, dataset: str) -> dict:
-        """RULER's, and the hashes of the cell's prompts: the run's parameters are lm-eval's, which two
-        lm-eval runs can share with other prompts, so a journal resumes only the very same prompts."""
+        """RULER's, and the hashes of the cell's prompts and references: the run's parameters are
+        lm-eval's, which two lm-eval runs can share with other prompts, and a folder's references can
+        be corrected while its prompts stay; a finished cell is taken from the journal whole, so it
+        resumes only for the very same prompts scored against the very same references."""
         identity = super().cell_identity(method, weights, length, dataset)
         prompts = self.source.prompts.get((dataset, length)) or []
         identity["prompts"] = hashlib.sha256("".join(p.prompt_sha256 for p in prompts).encode()).hexdigest()
+        references = json.dumps([[p.index, list(p.answers)] for p in prompts], ensure_ascii=False)
+        identity["references"] = hashlib.sha256(references.encode("utf-8")).hexdigest()
         return identity
 
 

@@ -212,8 +212,8 @@ def test_an_answer_read_from_nan_logits_is_an_error_cell_not_a_wrong_score(
 ):
     """A generation task on a model whose every position is NaN (BOS's embedding row, and BOS opens
     every prompt): no answer is decoded from NaN logits and scored 0; the cell is ``error`` and says
-    where, and the run goes on to its next cell. RULER then exits 2 naming the cell, as for any error
-    cell; passkey reports it in its table."""
+    where, and the run goes on to its next cell. The command then exits 2 naming the cell, as for any
+    error cell, passkey as RULER."""
     nan_model = _nan_row_model(tiny_llama_bos_dir, tmp_path / "model", 0)
     out = tmp_path / "run.json"
     task_args = (
@@ -221,10 +221,67 @@ def test_an_answer_read_from_nan_logits_is_an_error_cell_not_a_wrong_score(
     )
     args = [task, "--model", nan_model, "--samples", "2", "--bos", "always"]
     result = invoke(capsys, *args, *task_args, "--output", out)
-    assert result.returncode == (2 if task == "ruler" else 0), result.stderr[-2000:]
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "non-finite logits" in result.stderr.strip().splitlines()[-1]
     cells = json.loads(out.read_text())["cells"]
     assert [c["status"] for c in cells] == ["error", "error"]
     assert all(c["value"] is None and "non-finite logits" in c["detail"]["error"] for c in cells)
+
+
+def _first_call_prompts(monkeypatch, capsys, args) -> list[list[int]]:
+    """The prompts a healthy run's first greedy call sends to the hf backend (a cell's samples, in
+    index order), watched on their way in."""
+    from coca_eval.backends.hf import HFBackend
+
+    seen, greedy = [], HFBackend.generate_greedy
+
+    def watched(self, prompts, *rest, **options):
+        seen.append([list(p) for p in prompts])
+        return greedy(self, prompts, *rest, **options)
+
+    monkeypatch.setattr(HFBackend, "generate_greedy", watched)
+    result = invoke(capsys, *args)
+    monkeypatch.setattr(HFBackend, "generate_greedy", greedy)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return seen[0]
+
+
+@pytest.mark.parametrize(
+    ("task", "task_args", "where"),
+    [("passkey", ["--lengths", "230"], "passkey @ 230"),
+     ("ruler", ["--tasks", "niah_single_1", "--lengths", "528"], "niah_single_1 @ 528")],
+)  # fmt: skip
+def test_one_nan_prompt_fails_its_cell_by_name_and_keeps_the_other_answers(
+    task, task_args, where, tmp_path, capsys, monkeypatch, tiny_llama_bos_dir
+):
+    """One prompt of three holds a token whose embedding row is NaN: that sample is named in the cell's
+    error and the command's last line (exit 2, passkey as RULER), and the other two keep the answers the
+    healthy model gives them, in the journal and in the error cell's samples."""
+    options = ["--samples", "3", "--bos", "always", *task_args]
+    healthy_out = tmp_path / "healthy.json"
+    prompts = _first_call_prompts(
+        monkeypatch, capsys, [task, "--model", tiny_llama_bos_dir, *options, "--output", healthy_out]
+    )
+    assert len(prompts) == 3
+    holders = Counter(token for ids in prompts for token in set(ids))
+    poisoned = max(i for i, ids in enumerate(prompts) if any(holders[t] == 1 for t in ids))
+    token = next(t for t in prompts[poisoned] if holders[t] == 1)
+    others = [i for i in range(3) if i != poisoned]
+    (healthy,) = json.loads(healthy_out.read_text())["cells"]
+    expected = {s["index"]: s["output"] for s in healthy["detail"]["samples"] if s["index"] in others}
+
+    nan_model = _nan_row_model(tiny_llama_bos_dir, tmp_path / "model", token)
+    out = tmp_path / "run.json"
+    result = invoke(capsys, task, "--model", nan_model, *options, "--output", out)
+    assert result.returncode == 2, result.stderr[-2000:]
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"coca-eval: error: {where}: sample {poisoned}: non-finite logits"), last
+    (cell,) = json.loads(out.read_text())["cells"]
+    assert cell["status"] == "error" and cell["value"] is None
+    assert cell["detail"]["error"].startswith(f"sample {poisoned}: non-finite logits")
+    assert {s["index"]: s["output"] for s in cell["detail"]["samples"]} == expected
+    parts = [e for e in journal_entries(out.with_name("run.journal.jsonl")) if e["kind"] == "part"]
+    assert {int(e["part"]): e["data"]["output"] for e in parts} == expected
 
 
 def test_a_server_answering_from_nan_logits_gives_an_error_cell(tmp_path, capsys, tiny_llama_bos_dir):
@@ -240,6 +297,7 @@ def test_a_server_answering_from_nan_logits_gives_an_error_cell(tmp_path, capsys
     with FakeServer(served, "tiny") as url:
         result = invoke(capsys, *args, "--max-new-tokens", "4", "--backend", "openai", "--base-url", url,
                         "--output", out)  # fmt: skip
-    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "answer token 1 has log-prob nan" in result.stderr.strip().splitlines()[-1]
     (cell,) = json.loads(out.read_text())["cells"]
     assert cell["status"] == "error" and "answer token 1 has log-prob nan" in cell["detail"]["error"]

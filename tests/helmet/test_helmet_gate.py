@@ -54,3 +54,20 @@ def test_a_candidate_worse_everywhere_falls_at_the_baselines_bar(tmp_path):
     (check,) = result.runs
     assert check.failed and (check.baseline, check.candidate) == ("1500", "<1k")
     assert result.exit_code == 1
+
+
+def test_a_baseline_answering_nothing_has_no_bar_to_fall_from(tmp_path, monkeypatch):
+    """Recall at 0 at the shortest length: 85 % of 0 would make every length effective, so the
+    category's effective length is undefined (table and check), and no candidate regresses from it."""
+    from coca_eval.helmet.report import summary_table
+    from tests.ruler.scripted_backend import MODE
+
+    monkeypatch.setitem(MODE, "answer", "empty")
+    base = _run(tmp_path / "base.json")
+    assert summary_table(base.cells).rows[0].entries[-1].text == "undefined (no bar: 0 at 1k)"
+    assert base.config["effective_length"]["methods"][base.cells[0].method]["Recall"]["effective"] is None
+    monkeypatch.setitem(MODE, "answer", "planted")
+    result = run_gate([(base, _run(tmp_path / "cand.json"))], LOOSE)
+    (check,) = result.runs
+    assert not check.failed and check.baseline == "undefined (no bar: 0 at 1k)"
+    assert "the baseline's effective length is undefined (no bar: 0 at 1k)" in check.reason

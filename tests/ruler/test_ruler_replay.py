@@ -177,6 +177,47 @@ def test_a_resumed_replay_answers_again_only_cells_whose_prompts_changed(replaye
     assert cell.detail["samples"][2]["prompt_sha256"] == logged["niah_single_1", 1024, 2]["prompt_hash"]
 
 
+def _other_reference(index: int, reference: str):
+    """A change to lm-eval's samples: the 1k niah sample ``index`` wants ``reference`` (its logged
+    score, which lm-eval's answer no longer earns, follows), the prompt unchanged: a folder whose
+    references were corrected after a run."""
+
+    def change(sample: dict) -> dict:
+        if sample["doc"]["max_length"] != 1024 or sample["doc"]["index"] != index:
+            return sample
+        doc = {**sample["doc"], "outputs": [reference]}
+        return {**sample, "doc": doc, "target": str([reference]), "1024": 0}
+
+    return change
+
+
+def test_a_resumed_replay_answers_again_a_cell_whose_references_changed(replayed, tmp_path):
+    """The prompts stay, one reference changes to the zoo model's own answer to that prompt: resumed
+    from the replay's journal, that cell is answered again and scores 1 of 3 (33.3) under the new
+    references, not the 0 the old answers were scored at; the other cells are taken from the journal."""
+    output = tmp_path / "replay.json"
+    journal = tmp_path / "replay.journal.jsonl"
+    shutil.copy(replayed.with_name(journal.name), journal)
+    (old,) = [c for c in load_run(replayed).cells if (c.dataset, c.length) == ("niah_single_1", 1024)]
+    answer = old.detail["samples"][2]["output"].strip()
+    assert old.value == 0.0 and answer and old.detail["samples"][2]["answers"] != [answer]
+    folder = copy_lm_eval_ruler(tmp_path)
+    rewrite_samples(folder, "niah_single_1", _other_reference(2, answer))
+    rewrite_results(folder, _printed("niah_single_1", "1024,none", 2 / 3))
+    before = len(journal.read_text().splitlines())
+    run = _replay(folder, output)
+    lines = [json.loads(line) for line in journal.read_text().splitlines()[before:]]
+    answered = {line["key"] for line in lines if line["kind"] == "part"}
+    assert len(answered) == 1 and sorted(line["part"] for line in lines if line["kind"] == "part") == [
+        "0",
+        "1",
+        "2",
+    ]
+    (cell,) = [c for c in run.cells if (c.dataset, c.length) == ("niah_single_1", 1024)]
+    assert cell.detail["samples"][2]["answers"] == [answer]
+    assert round(cell.value, 1) == 33.3
+
+
 @pytest.mark.parametrize(
     ("options", "change", "message"),
     [
