@@ -169,3 +169,15 @@ def test_run_without_output_writes_a_timestamped_file_under_runs(tiny_llama_dir,
     assert f"results written to {Path('runs') / written.name}" in result.stderr
     run = load_run(written)
     assert [(c.task, c.length, c.status) for c in run.cells] == [("ppl", 64, "ok")]
+
+
+def test_a_mistyped_command_is_offered_the_nearest_names(capsys):
+    from coca_eval.cli import main
+
+    with pytest.raises(SystemExit) as raised:
+        main(["rular"])
+    assert raised.value.code == 2
+    assert "Did you mean 'ruler'?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["xyzzy"])
+    assert "Did you mean" not in capsys.readouterr().err  # nothing near: click's own line

@@ -157,3 +157,16 @@ def test_two_methods_of_one_run_are_gated_against_each_other(gate, tmp_path):
     missing = gate(both, both, "--baseline-method", "ALiBi", "--candidate-method", rows[3])
     assert missing.returncode == 2 and "'ALiBi' is not a method" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_the_runs_can_be_given_as_baseline_then_candidate(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    base = write(tmp_path, "base", ppl_run(NLL, TOKENS))
+    worse = write(tmp_path, "worse", ppl_run(NLL + np.log(1.05) + JITTER, TOKENS))
+    assert invoke(capsys, "gate", base, base, "--bootstrap", "500").returncode == 0
+    failed = invoke(capsys, "gate", base, worse, "--bootstrap", "500")
+    assert failed.returncode == 1 and "REGRESSION" in failed.stdout
+    for wrong in ([base], [base, worse, worse], [base, worse, "--baseline", base, "--candidate", worse], []):
+        refused = invoke(capsys, "gate", *wrong)
+        assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused
+        assert "BASELINE CANDIDATE" in refused.stderr

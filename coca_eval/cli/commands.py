@@ -178,9 +178,29 @@ def _side_by_side(runs, out_dir: Path) -> None:
     stderr().print(f"{paired} of {len(frame)} cells pair sample by sample; written to {out_dir}")
 
 
+def gated_runs(runs: tuple, baseline: tuple, candidate: tuple) -> tuple[tuple, tuple]:
+    """The runs to pair: ``--baseline`` / ``--candidate`` (repeated, paired in order), or the two
+    positional paths ``BASELINE CANDIDATE``; one form, never both."""
+    if runs and (baseline or candidate):
+        raise CocaEvalError("give the runs as BASELINE CANDIDATE or with --baseline/--candidate, not both")
+    if runs:
+        if len(runs) != 2:
+            raise CocaEvalError(
+                f"gate takes two runs, BASELINE CANDIDATE (got {len(runs)}); several pairs: repeat "
+                "--baseline B --candidate C"
+            )
+        return runs[:1], runs[1:]
+    if not baseline or len(baseline) != len(candidate):
+        raise CocaEvalError(
+            "give one --candidate for every --baseline (they pair up in order), or BASELINE CANDIDATE"
+        )
+    return baseline, candidate
+
+
 @click.command()
-@click.option("--baseline", multiple=True, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--candidate", multiple=True, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("runs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--baseline", multiple=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--candidate", multiple=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--max-ppl-rise", default="2%", show_default=True, help="Tolerated relative PPL rise.")
 @click.option("--max-acc-drop", default="0.05", show_default=True, help="Tolerated passkey accuracy drop.")
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level (overall).")
@@ -203,6 +223,7 @@ def _side_by_side(runs, out_dir: Path) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON instead of a table.")
 def gate(
+    runs,
     baseline,
     candidate,
     max_ppl_rise,
@@ -220,6 +241,7 @@ def gate(
 
     \b
     coca-eval gate --baseline base/ppl.json --candidate new/ppl.json --max-ppl-rise 2%
+    coca-eval gate base/ppl.json new/ppl.json      # the same: BASELINE CANDIDATE
     coca-eval gate --baseline b/ppl.json --candidate c/ppl.json --baseline b/pk.json --candidate c/pk.json
     coca-eval gate --baseline t1.json --candidate t1.json --baseline-method "RoFormer + dynamic NTK" \\
         --candidate-method "RoFormer + dynamic NTK & CoCA"
@@ -233,8 +255,7 @@ def gate(
     from coca_eval.results import require_complete
     from coca_eval.taskspec import load_checked_run
 
-    if len(baseline) != len(candidate):
-        raise CocaEvalError("give one --candidate for every --baseline (they pair up in order)")
+    baseline, candidate = gated_runs(runs, baseline, candidate)
     options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot)
     start = parse_from_position(from_position)
     pairs = [

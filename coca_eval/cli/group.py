@@ -44,6 +44,17 @@ class RegistryGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(command_entries())
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """Click's, with the nearest command names offered for a mistyped one (``rular``: ``ruler``)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in command_entries():
+            import difflib
+
+            near = difflib.get_close_matches(name, list(command_entries()), n=2, cutoff=0.6)
+            if near:
+                ctx.fail(f"No such command {name!r}. Did you mean {' or '.join(map(repr, near))}?")
+        return super().resolve_command(ctx, args)
+
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         entry = command_entries().get(name)
         return None if entry is None else resolve(entry.target)
