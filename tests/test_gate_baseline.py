@@ -114,7 +114,7 @@ def test_rerun_passes_the_gate_against_the_committed_baseline(tmp_path, capsys, 
     assert [(c["task"], c["length"], c["verdict"]) for c in verdict["cells"]] == [
         ("ppl", 64, "pass"),
         ("ppl", 128, "pass"),
-        ("passkey", 512, "pass"),
+        ("passkey", 512, "inconclusive"),  # 10 samples: an interval too wide to see a 5-point drop
     ]
     assert all(abs(c["effect"]) < 1e-4 for c in verdict["cells"])  # same weights, same numbers
 

@@ -170,3 +170,25 @@ def test_the_runs_can_be_given_as_baseline_then_candidate(capsys, tmp_path, monk
         refused = invoke(capsys, "gate", *wrong)
         assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused
         assert "BASELINE CANDIDATE" in refused.stderr
+
+
+def test_a_gate_that_could_not_see_a_drop_says_inconclusive(gate, tmp_path):
+    """Two runs scoring 0 everywhere, and runs of 10 samples (the paired interval of no change reaches
+    some 30 points, past the 5-point tolerance), rule out nothing: INCONCLUSIVE, exit 0, and exit 1
+    under --require-power. 100 samples of the same answers keep the interval within 4 points: PASS."""
+    zeros = np.zeros((2, 100), dtype=bool)
+    few = np.ones((1, 10), dtype=bool)
+    many = np.ones((1, 100), dtype=bool)
+    cases = {
+        "zeros": (write(tmp_path, "z1", passkey_run(zeros)), write(tmp_path, "z2", passkey_run(zeros))),
+        "few": (write(tmp_path, "f1", passkey_run(few)), write(tmp_path, "f2", passkey_run(few))),
+    }
+    for name, (base, cand) in cases.items():
+        result = gate(base, cand)
+        assert result.returncode == 0, name
+        assert "INCONCLUSIVE" in result.stdout.splitlines()[0], result.stdout
+        assert gate(base, cand, "--require-power").returncode == 1, name
+    assert "baseline scores 0" in gate(*cases["zeros"]).stdout
+    powered = write(tmp_path, "m", passkey_run(many))
+    result = gate(powered, powered, "--require-power")
+    assert result.returncode == 0 and "PASS" in result.stdout.splitlines()[0], result.stdout

@@ -110,7 +110,8 @@ def test_a_task_registered_in_a_test_runs_renders_and_gates(toy_task, tiny_llama
 
     result = run_gate([(load_run(first), load_run(second))], make_options("2%", "0.05", 0.05, 0, 1000))
     verdict = verdict_json(result)
-    assert result.exit_code == 0 and [c["verdict"] for c in verdict["cells"]] == ["pass", "pass"]
+    # 4 texts per cell rule out no drop of the tolerance: nothing regressed, nothing shown either
+    assert result.exit_code == 0 and [c["verdict"] for c in verdict["cells"]] == ["inconclusive"] * 2
     assert {c["effect_kind"] for c in verdict["cells"]} == {"short_text_drop"}
     assert json.dumps(verdict)  # serialisable for CI
 

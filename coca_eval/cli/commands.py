@@ -221,6 +221,12 @@ def gated_runs(runs: tuple, baseline: tuple, candidate: tuple) -> tuple[tuple, t
     help="Compare perplexity only over the positions >= N in the window (trained: each baseline "
     "method's trained context): the loss past the trained length, paired over documents.",
 )
+@click.option(
+    "--require-power",
+    is_flag=True,
+    help="Fail (exit 1) on an inconclusive cell too: one whose 95 % interval is wider than the tolerance, "
+    "or whose baseline scores 0, so a drop of the tolerance could not have been seen.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON instead of a table.")
 def gate(
     runs,
@@ -234,6 +240,7 @@ def gate(
     baseline_method,
     candidate_method,
     from_position,
+    require_power,
     as_json,
 ) -> None:
     """Fail (exit 1) when a candidate run regresses against a baseline run, beyond tolerance and
@@ -256,7 +263,7 @@ def gate(
     from coca_eval.taskspec import load_checked_run
 
     baseline, candidate = gated_runs(runs, baseline, candidate)
-    options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot)
+    options = make_options(max_ppl_rise, max_acc_drop, alpha, seed, n_boot, require_power)
     start = parse_from_position(from_position)
     pairs = [
         (require_complete(load_checked_run(b), b), require_complete(load_checked_run(c), c))

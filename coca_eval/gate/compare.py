@@ -19,6 +19,7 @@ from coca_eval.results import Run
 from coca_eval.tables import STATUS_TEXT
 from coca_eval.taskspec import spec_for
 
+INCONCLUSIVE = "inconclusive"
 WITHIN = "within tolerance"
 NOT_SIGNIFICANT = "beyond tolerance, not significant"
 SIGNIFICANT = "beyond tolerance and significant"
@@ -45,8 +46,17 @@ class GateResult:
     runs: list[RunCheck] = field(default_factory=list)  # the tasks' run-level checks
 
     @property
-    def failed(self) -> bool:
+    def regressed(self) -> bool:
         return any(c.verdict == "regression" for c in self.cells) or any(r.failed for r in self.runs)
+
+    @property
+    def inconclusive(self) -> bool:
+        return any(c.verdict == INCONCLUSIVE for c in self.cells)
+
+    @property
+    def failed(self) -> bool:
+        """A regression; or, with ``--require-power``, a cell that could not have shown one."""
+        return self.regressed or (self.options.require_power and self.inconclusive)
 
     @property
     def exit_code(self) -> int:
@@ -106,6 +116,24 @@ def _decide(verdict: CellVerdict, options: GateOptions) -> None:
     significant = verdict.p_adjusted <= options.alpha
     verdict.verdict = "regression" if above and significant else "pass"
     verdict.reason = (SIGNIFICANT if significant else NOT_SIGNIFICANT) if above else WITHIN
+    if verdict.verdict == "pass" and (why := _powerless(verdict, limit)):
+        verdict.verdict, verdict.reason = INCONCLUSIVE, why
+
+
+def _powerless(verdict: CellVerdict, limit: float) -> str | None:
+    """Why a passing cell says nothing (None when it does): a baseline scoring 0 on a higher-is-better
+    metric has nothing to lose, and a 95 % interval of the change that reaches past the tolerance does
+    not rule out a regression of the tolerance: the protocol had too few units to see one."""
+    spec = spec_for(verdict.pair.base.task, verdict.pair.base.metric)
+    if spec.higher_is_better and verdict.pair.base.value == 0:
+        return "the baseline scores 0: no drop can be seen"
+    if verdict.result.high > limit:
+        shown = "{:.2%}" if spec.gate.effect.percent else "{:.2f}"
+        return (
+            f"its 95 % interval reaches {shown.format(verdict.result.high)}, past the tolerance "
+            f"({shown.format(limit)}): too few units to rule out a regression"
+        )
+    return None
 
 
 def _notes(tested: Sequence[CellVerdict], options: GateOptions) -> list[str]:

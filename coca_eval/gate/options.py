@@ -16,6 +16,7 @@ class GateOptions:
     alpha: float = 0.05
     seed: int = 0
     n_boot: int = 5000
+    require_power: bool = False  # an inconclusive cell (one that could not show a drop) fails the gate
 
 
 def parse_fraction(text: str | float, option: str) -> float:
@@ -30,7 +31,9 @@ def parse_fraction(text: str | float, option: str) -> float:
     return value
 
 
-def make_options(max_ppl_rise: str, max_acc_drop: str, alpha: float, seed: int, n_boot: int) -> GateOptions:
+def make_options(
+    max_ppl_rise: str, max_acc_drop: str, alpha: float, seed: int, n_boot: int, require_power: bool = False
+) -> GateOptions:
     """Validated options from command-line text; every problem is one line, exit code 2."""
     if not 0.0 < alpha < 1.0:
         raise CocaEvalError(f"--alpha must be between 0 and 1 (got {alpha})")
@@ -42,4 +45,5 @@ def make_options(max_ppl_rise: str, max_acc_drop: str, alpha: float, seed: int, 
         alpha,
         seed,
         n_boot,
+        require_power,
     )

@@ -21,9 +21,10 @@ COLUMNS = ("cell", "method", "baseline", "candidate", "change", "95% CI", "p (Ho
 
 def headline(result: GateResult) -> str:
     verdicts = [c.verdict for c in result.cells] + [r.verdict for r in result.runs]
-    counts = {v: verdicts.count(v) for v in ("regression", "pass", "skipped")}
-    word = "REGRESSION" if result.failed else "PASS"
-    return f"coca-eval gate: {word} ({counts['regression']} regressed, {counts['pass']} passed, " + (
+    counts = {v: verdicts.count(v) for v in ("regression", "pass", "inconclusive", "skipped")}
+    word = "REGRESSION" if result.regressed else "INCONCLUSIVE" if result.inconclusive else "PASS"
+    shown = f", {counts['inconclusive']} inconclusive" if counts["inconclusive"] else ""
+    return f"coca-eval gate: {word} ({counts['regression']} regressed, {counts['pass']} passed{shown}, " + (
         f"{counts['skipped']} skipped; alpha {result.options.alpha:g}, max PPL rise "
         f"{result.options.max_ppl_rise:.1%}, max accuracy drop {result.options.max_acc_drop:g})"
     )
@@ -41,7 +42,7 @@ def rich_summary(result: GateResult) -> Table:
         table.add_column(column, justify=justify, overflow="fold")  # never cut a name or a number
     verdicts = [c.verdict for c in result.cells] + [r.verdict for r in result.runs]
     for verdict, row in zip(verdicts, summary_rows(result), strict=True):
-        style = {"regression": "bold red", "pass": "green"}.get(verdict, "dim")
+        style = {"regression": "bold red", "pass": "green", "inconclusive": "yellow"}.get(verdict, "dim")
         table.add_row(*row[:-1], f"[{style}]{row[-1]}[/{style}]")
     return table
 
@@ -66,7 +67,8 @@ def append_step_summary(result: GateResult) -> Path | None:
 def verdict_json(result: GateResult) -> dict[str, Any]:
     options = result.options
     return {
-        "verdict": "regression" if result.failed else "pass",
+        "verdict": "regression" if result.regressed else "inconclusive" if result.inconclusive else "pass",
+        "failed": result.failed,
         "exit_code": result.exit_code,
         "alpha": options.alpha,
         "max_ppl_rise": options.max_ppl_rise,
@@ -155,7 +157,7 @@ def _names_dataset(task: str) -> bool:
 
 def _verdict(verdict: CellVerdict) -> str:
     """``pass``, ``pass (not significant)``, ``REGRESSION``, ``skipped: baseline is OOM``, ..."""
-    word = "REGRESSION" if verdict.verdict == "regression" else verdict.verdict
+    word = verdict.verdict.upper() if verdict.verdict in ("regression", "inconclusive") else verdict.verdict
     if verdict.reason in ("", WITHIN, SIGNIFICANT):
         return word
     if verdict.reason == NOT_SIGNIFICANT:
