@@ -26,7 +26,9 @@ def test_the_regression_recipe_fails_the_fine_tune_and_passes_the_baseline(tmp_p
     cand = json.loads((tmp_path / "cand.json").read_text())
     assert sum(s["correct"] for c in cand["cells"] if c["length"] == 512 for s in c["detail"]["samples"]) == 0
     same = run_cli("gate", "--baseline", "base.json", "--candidate", "base.json", cwd=tmp_path)
-    assert same.returncode == 0, same.stdout
+    assert same.returncode == 0 and "INCONCLUSIVE" in same.stdout, same.stdout
+    strict = run_cli("gate", "base.json", "base.json", "--require-power", cwd=tmp_path)
+    assert strict.returncode == 1
     other = run_cli(
         "passkey", "--model", "zoo-rope", "--lengths", "512", "--output", "short.json", cwd=tmp_path
     )
