@@ -191,64 +191,80 @@ def test_a_bare_passkey_run_retrieves_the_keys_the_readme_counts(bare_run):
     assert len(cells) == 16  # four methods at 512..4k, every cell ok
 
 
-def _quoted_table(name: str, header: str, tail: int) -> tuple[dict[tuple[str, int], float], list[str]]:
-    """A run's printed table as a page quotes it: ``(task, length) -> score`` for each row but the last
-    ``tail`` lines (an average, the effective-length sentence), which come back as text."""
-    block = re.search(rf"```text\n{header}\n(.*?)```", (ROOT / name).read_text(), re.S)
-    assert block, f"{name} no longer shows the table headed {header!r} that this test reads"
-    lines = block.group(1).strip().splitlines()
-    scores = {}
-    for line in lines[: len(lines) - tail]:
-        task, one, two = line.rsplit(maxsplit=2)
-        scores[task, 1024], scores[task, 2048] = float(one), float(two)
-    return scores, lines[len(lines) - tail :]
+def _printed_tables(name: str, heading: str) -> tuple[list[dict[str, list[str]]], list[str]]:
+    """The bare run's output as page ``name`` quotes it, in the ```text block that opens with
+    ``heading``: each box table as ``row label -> its cells`` (a label wrapped over lines joined), and
+    the lines outside the tables (the notes)."""
+    block = re.search(rf"```text\n({re.escape(heading)}.*?)```", (ROOT / name).read_text(), re.S)
+    assert block, f"{name} no longer quotes the run headed {heading!r} that this test reads"
+    tables, notes, rows, last = [], [], None, None
+    for line in block.group(1).splitlines():
+        if line.startswith("┏"):
+            rows, last = {}, None
+            tables.append(rows)
+        elif line.startswith("│") and rows is not None:
+            label, *cells = [part.strip() for part in line.strip("│").split("│")]
+            if label and any(cells):
+                rows[label], last = cells, label
+            elif last is not None:  # a wrapped label's second line
+                rows[last + label] = rows.pop(last)
+                last += label
+        elif not line.startswith(("┃", "┡", "└", "┗")):
+            notes.append(line)
+    return tables, notes
+
+
+def _scores(rows: dict[str, list[str]], skip: tuple[str, ...]) -> dict[tuple[str, int], float]:
+    return {
+        (task, n): float(cells[k])
+        for task, cells in rows.items()
+        if task not in skip
+        for k, n in enumerate((1024, 2048))
+    }
 
 
 @pytest.mark.slow
-def test_a_bare_ruler_run_prints_the_readme_table(bare_run):
-    """README: a bare `coca-eval ruler` (the ruler-quick preset, SmolLM2-135M-Instruct through its chat
-    template, offline) gives every task's score at 1k and 2k as quoted, and the effective-length line.
-    The same command opens docs/ruler.md, whose block this test runs too."""
+def test_a_bare_ruler_run_prints_the_table_its_page_quotes(bare_run):
+    """docs/ruler.md: a bare `coca-eval ruler` (the ruler-quick preset, SmolLM2-135M-Instruct through its
+    chat template, offline) gives every task's score at 1k and 2k as quoted, and the effective-length
+    sentence."""
     done = bare_run("ruler")
     measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in done.ok_cells()}
-    quoted, (_, effective) = _quoted_table("README.md", "Task +1k +2k", tail=2)
-    assert measured == quoted
+    (tasks, _), notes = _printed_tables("docs/ruler.md", "RULER, N = prompt + answer budget")
+    assert measured == _scores(tasks, ("Average", "95 % lower bound"))
+    (effective,) = [n for n in notes if n.startswith("Effective length at")]
     assert effective in re.sub(r"\s+", " ", done.stdout)
 
 
 @pytest.mark.slow
-def test_a_bare_helmet_run_prints_the_readme_table(bare_run):
-    """README: a bare `coca-eval helmet` (the helmet-quick preset, SmolLM2-135M-Instruct, offline)
-    gives every recall task's score at 1k and 2k as quoted, their average, and the effective length.
-    The same command opens docs/helmet.md's worked example."""
+def test_a_bare_helmet_run_prints_the_table_its_page_quotes(bare_run):
+    """docs/helmet.md: a bare `coca-eval helmet` (the helmet-quick preset, SmolLM2-135M-Instruct,
+    offline) gives every recall task's score at 1k and 2k as quoted, their average, and the effective
+    length."""
     run = bare_run("helmet").run
     measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in bare_run("helmet").ok_cells()}
-    quoted, (effective,) = _quoted_table("README.md", "Recall task +1k +2k", tail=1)
-    average = quoted.pop(("Recall average", 1024)), quoted.pop(("Recall average", 2048))
-    assert measured == quoted
-    recorded = run["config"]["effective_length"]["methods"]
-    (reading,) = [m["Recall"] for m in recorded.values()]
+    (tasks, summary), _ = _printed_tables("docs/helmet.md", "HELMET, protocol exact")
+    assert measured == _scores(tasks, ("Recall average",))
+    (reading,) = [m["Recall"] for m in run["config"]["effective_length"]["methods"].values()]
+    average = tuple(float(v) for v in tasks["Recall average"])
     assert tuple(round(reading["average"][n], 1) for n in ("1024", "2048")) == average
-    assert (
-        effective == f"Effective length (Recall, 95 % bound at 85 % of 1k): {_length(reading['effective'])}"
-    )
+    ((method, cells),) = summary.items()
+    assert method.endswith(": Recall") and cells[-1] == _length(reading["effective"])
 
 
 @pytest.mark.slow
-def test_a_bare_babilong_run_prints_the_readme_table(bare_run):
-    """README: a bare `coca-eval babilong` (the babilong-quick preset, SmolLM2-135M-Instruct, offline)
-    gives each task's accuracy at 1k and 2k as quoted, their average, and the effective length.
-    The same command opens docs/babilong.md's worked example."""
+def test_a_bare_babilong_run_prints_the_table_its_page_quotes(bare_run):
+    """docs/babilong.md: a bare `coca-eval babilong` (the babilong-quick preset, SmolLM2-135M-Instruct,
+    offline) gives each task's accuracy at 1k and 2k as quoted, their average, and the effective length."""
     run = bare_run("babilong").run
     measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in bare_run("babilong").ok_cells()}
-    quoted, (effective,) = _quoted_table("README.md", "BABILong task +1k +2k", tail=1)
-    worked, _ = _quoted_table("docs/babilong.md", "Task +1k +2k", tail=1)
-    assert worked == quoted  # the worked example prints the same run
-    average = quoted.pop(("Average", 1024)), quoted.pop(("Average", 2048))
-    assert measured == quoted
+    (tasks, summary), _ = _printed_tables("docs/babilong.md", "BABILong, source generate")
+    assert measured == _scores(tasks, ("Average",))
     (reading,) = run["config"]["effective_length"]["methods"].values()
+    average = tuple(float(v) for v in tasks["Average"])
     assert tuple(round(reading["average"][n], 1) for n in ("1024", "2048")) == average
-    assert effective == f"Effective length (95 % bound at 85 % of 1k): {_length(reading['effective'])}"
+    ((_, cells),) = summary.items()
+    assert cells[-1] == _length(reading["effective"])
 
 
 def _length(tokens: int | None) -> str:
