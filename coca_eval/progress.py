@@ -5,12 +5,18 @@ end, and then every bar at once, so the bars are off there and plain lines are w
 finished cell, and a heartbeat at least every ``PLAIN_INTERVAL_S`` seconds while a cell runs (the cell,
 its units done and the ETA), written by a background thread so that a unit taking minutes (a batch of
 long answers) does not leave the log silent.
+
+Inside a cell, the backend reports the tokens it has run through the model (:func:`work_done`: prompt
+tokens prefilled, rows x steps decoded) against what the runner expects the call to take
+(:meth:`CellProgress.expect_work`), so a cell whose first samples take minutes (a batch decoded
+together, on a loaded machine) shows tokens done and an ETA from their pace instead of "eta unknown".
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from contextvars import ContextVar
 
 from rich.console import Console
 from rich.progress import (
@@ -25,6 +31,15 @@ from rich.text import Text
 
 stderr = Console(stderr=True)
 PLAIN_INTERVAL_S = 30.0
+_ACTIVE: ContextVar[CellProgress | None] = ContextVar("coca_eval_progress", default=None)
+
+
+def work_done(tokens: int) -> None:
+    """A backend ran ``tokens`` more tokens through the model for the current cell (nothing outside a
+    run's progress: a backend used on its own reports to no one)."""
+    progress = _ACTIVE.get()
+    if progress is not None:
+        progress.add_work(tokens)
 
 
 class CellProgress:
@@ -51,8 +66,11 @@ class CellProgress:
         self._last_line = time.monotonic()
         self._stopped = threading.Event()
         self._heart: threading.Thread | None = None
+        self._work = (0, 0, time.monotonic(), "")  # tokens done, expected, since when, what is decoding
+        self._token = None
 
     def __enter__(self) -> CellProgress:
+        self._token = _ACTIVE.set(self)
         self._progress.__enter__()
         if self._plain:
             self._heart = threading.Thread(target=self._heartbeat, name="progress-heartbeat", daemon=True)
@@ -60,6 +78,8 @@ class CellProgress:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._token is not None:
+            _ACTIVE.reset(self._token)
         self._stopped.set()
         if self._heart is not None:
             self._heart.join()
@@ -74,14 +94,32 @@ class CellProgress:
 
     def _cell_status(self, cell: int) -> str:
         """``cell: 3/8 done, eta 412s``: the ETA from this cell's own pace since it started here (units
-        found done in the journal excluded), unknown until one unit is done."""
+        found done in the journal excluded); before its first unit, from the pace of the tokens the
+        backend has run of those it is expected to run (``1,024/9,000 tokens of 3 cells decoding
+        together``); unknown only when neither is known."""
         task = self._progress.tasks[cell]
         done_here = task.completed - self._cell_start[1]
-        eta = "eta unknown"
+        eta, tokens = "eta unknown", ""
+        done, expected, since, what = self._work
+        if expected:
+            tokens = f", {done:,}/{expected:,} tokens{what}"
         if done_here > 0 and task.total is not None:
             pace = (time.monotonic() - self._cell_start[0]) / done_here
             eta = f"eta {pace * (task.total - task.completed):.0f}s"
-        return f"{task.description}: {task.completed:g}/{task.total:g} done, {eta}"
+        elif 0 < done < expected:
+            eta = f"eta {(time.monotonic() - since) / done * (expected - done):.0f}s"
+        return f"{task.description}: {task.completed:g}/{task.total:g} done{tokens}, {eta}"
+
+    def expect_work(self, tokens: int, what: str = "") -> None:
+        """The current call will run about ``tokens`` through the model (prompts plus answer budgets);
+        ``what`` says whose (`` of 3 cells decoding together``)."""
+        self._work = (0, tokens, time.monotonic(), what)
+
+    def add_work(self, tokens: int) -> None:
+        done, expected, since, what = self._work
+        self._work = (done + tokens, expected, since, what)
+        if self._plain and self._cell is not None and time.monotonic() - self._last_line >= PLAIN_INTERVAL_S:
+            self._plain_line(self._cell_status(self._cell))
 
     def set_total(self, total_cells: int) -> None:
         """The run's cell count, once the task that decides it exists."""
@@ -90,6 +128,7 @@ class CellProgress:
     def start_cell(self, description: str, total: int, done: int = 0) -> None:
         self._cell = self._progress.add_task(description, total=total, completed=done)
         self._cell_start = (time.monotonic(), done)
+        self._work = (0, 0, time.monotonic(), "")
 
     def advance(self, units: int = 1) -> None:
         if self._cell is not None:

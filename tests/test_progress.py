@@ -72,3 +72,33 @@ def test_the_eta_comes_from_the_cells_own_pace_however_slow_its_units():
         bar._progress.advance(bar._cell, 2)
         assert bar._cell_status(bar._cell).endswith("4/10 done, eta 360s")  # 60 s a unit, six left
         bar.finish_cell()
+
+
+def test_a_batched_cell_shows_tokens_and_a_finite_eta_before_its_first_sample(monkeypatch, tiny_llama_dir):
+    """A cell whose samples decode together finishes none for a long while: the backend's tokens (each
+    prefilled prompt token, each row's decode step) come in against what the runner expects, so the
+    heartbeat shows them and a finite ETA from the first forward on."""
+    import re
+
+    from coca_eval.backends.hf import load_hf_backend
+    from coca_eval.backends.stopping import StopRule
+    from coca_eval.methods import make_method
+
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL_S", 0.0)
+    monkeypatch.setattr(CellProgress, "_heartbeat", lambda self: None)
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", "tiny", "float32", "hf"))
+    prompts = [[5 + (i * 7 + k) % 200 for k in range(40)] for i in range(3)]
+    seen: list[str] = []
+    sink = io.StringIO()
+    with CellProgress(1, Console(file=sink, force_terminal=False, width=200)) as bar:
+        bar.start_cell("tiny @ 64", total=3)
+        bar.expect_work(3 * (40 + 6), " of 2 cells decoding together")
+
+        def done(i, tokens):
+            seen.append(bar._cell_status(bar._cell))
+
+        backend.generate_greedy(prompts, [0, 0, 0], StopRule(6), done, prefix_reuse=False, batch_size=3)
+        tokens_done = bar._work[0]
+    first = sink.getvalue().splitlines()[0]  # written right after the prefill, before any sample is done
+    assert re.search(r"0/3 done, 120/138 tokens of 2 cells decoding together, eta \d+s", first), first
+    assert 120 + 3 <= tokens_done <= 120 + 3 * 5  # the prompts, then one token per row still decoding

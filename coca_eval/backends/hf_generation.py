@@ -52,6 +52,7 @@ from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, rows_reusin
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.models.layer_cache import cache_keyword, returned_cache
+from coca_eval.progress import work_done
 
 PREFILL_TOKENS = 8192
 """Prompt tokens prefilled in one forward when rows are prefilled together (at least one row)."""
@@ -87,6 +88,7 @@ class GreedyDecoder:
         input_ids = torch.tensor([list(row) for row in rows], device=self.backend.device)  # (b, n)
         cached = {self._cache_keyword: cache if cache is not None else buffered_cache(self.model)}
         out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1, **cached)
+        work_done(input_ids.numel())  # the run's progress counts tokens, not only finished samples
         return out.logits[:, -1], returned_cache(out)  # (b, vocab), cache
 
     def _continue(self, logits: torch.Tensor, cache, prompts: Sequence[int], on_done: OnDone) -> None:

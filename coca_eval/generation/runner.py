@@ -243,6 +243,9 @@ class GenerationRunner(GenerationTask):
         rows = [(cell, i) for cell in cells for i in cell.todo]
         if not rows:  # every sample journaled (a resumed cell, or a companion's call answered them)
             return
+        budget = self.stop_rule(own.task).max_new_tokens
+        together = f" of {len(cells)} cells decoding together" if len(cells) > 1 else ""
+        self.progress.expect_work(sum(len(cell.samples[i].ids) + budget for cell, i in rows), together)
         try:
             reused = backend.generate_greedy(
                 [cell.samples[i].ids for cell, i in rows],

@@ -110,6 +110,7 @@ class PasskeyTask(GenerationTask):
                 self.journal.record_part(key, str(i), entry)
                 self.progress.advance()
 
+            self.progress.expect_work(sum(len(prompts[i].ids) + self.params.max_new_tokens for i in todo))
             try:
                 reused.append(
                     backend.generate_greedy(
