@@ -51,7 +51,7 @@ class HelmetTask:
     source: str
     units: dict[int, int] = field(default_factory=dict)  # HELMET's k (or shots) per input_max_length
     shots: int = 0  # demonstrations before the question (RAG, re-rank, json_kv)
-    stop_newline: bool = False  # decoding stops at the first newline (HELMET's stop_new_line)
+    stop_newline: bool = False  # HELMET's config sets stop_new_line (its code ignores it: see helmet/task.py)
     ruler_task: str = ""
 
     def helmet_units(self, length: int) -> int | None:
