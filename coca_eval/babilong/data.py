@@ -90,6 +90,26 @@ def split_name(length: int) -> str:
     return f"{length // 1024}k"
 
 
+def label_tokens(name: str) -> int:
+    """What BABILong's length name means: ``Nk`` is N x 1000 GPT-2 tokens, ``NM`` N x 1,000,000
+    (``data/create_tasks.py`` l. 27-28, the prompt's 300 kept inside, l. 32); ``0k`` is facts alone."""
+    number, unit = name[:-1], name[-1]
+    return int(number) * (1000 if unit == "k" else 1_000_000)
+
+
+def check_row_length(row: BabilongRow, name: str, where: str) -> None:
+    """Refuse a row far longer than its length name says (more than twice): it would be read as a
+    ``name`` sample. Counted in words, which no subword tokenizer makes fewer tokens of, so the check
+    needs no tokenizer; a ``0k`` row (facts alone, no budget) is not checked."""
+    limit = label_tokens(name)
+    words = len(row.input.split())
+    if limit and words > 2 * limit:
+        raise CocaEvalError(
+            f"{where}: its input holds {words} words (at least as many tokens), over twice BABILong's "
+            f"{name} ({limit} tokens): not a {name} sample"
+        )
+
+
 def hub_dataset(data: str | None) -> str | None:
     """The hub dataset ``--data`` names (``None``: BABILong's 1000-sample sets; an ``owner/name`` that
     is not a local path: that dataset, e.g. ``RMT-team/babilong``), or None for a local folder."""
@@ -120,6 +140,7 @@ def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow
                 except (json.JSONDecodeError, ValidationError) as exc:
                     raise CocaEvalError(f"{path} line {number}: {str(exc).splitlines()[0]}") from None
                 check_references([row.target], f"{path} line {number}")
+                check_row_length(row, name, f"{path} line {number}")
                 rows.append(row)
         return tuple(rows)
     import datasets
@@ -134,4 +155,5 @@ def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow
     rows = tuple(BabilongRow.model_validate(dict(row)) for row in split)
     for number, row in enumerate(rows):
         check_references([row.target], f"{hub_id} {name} {task} row {number}")
+        check_row_length(row, name, f"{hub_id} {name} {task} row {number}")
     return rows

@@ -24,6 +24,7 @@ from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
 from coca_eval.generation.segments import TooShort, take
 
 MIN_SENTENCE_TOKENS = 10  # BABILong's SentenceSampler default
+STORY_TOO_LONG = "fact(s) and one book sentence"  # what a story whose facts overfill N is short of
 
 
 def entities(sample: BabiSample, labels: list[str]) -> set[str]:
@@ -56,7 +57,7 @@ def draw_babilong(
         facts = [kit.pieces.fresh(" " + fact) for fact in sample.facts]
         used = sum(map(len, facts))
         if budget - used < MIN_SENTENCE_TOKENS:
-            raise TooShort(used + MIN_SENTENCE_TOKENS, f"{len(facts)} fact(s) and one book sentence")
+            raise TooShort(used + MIN_SENTENCE_TOKENS, f"{len(facts)} {STORY_TOO_LONG}")
         stream = take(_noise(kit, start, banned), budget - used)
         between = stream.bounds[1:] or [len(stream.ids)]  # after the first sentence (cut: after it)
         places = sorted(fill_rng.choice(between) for _ in facts)  # drawn with repeats, as BABILong's

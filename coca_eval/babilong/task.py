@@ -57,10 +57,18 @@ class BabilongRunner(GenerationRunner):
 
         return score_record(task, output, answers, record)
 
+    def evaluate(
+        self, method: MethodSpec, backend, state: PreparedModel, length: int, key: str, dataset: str
+    ):
+        self._cell = (dataset, length)  # the cell whose context is asked for next (its skipped stories)
+        return super().evaluate(method, backend, state, length, key, dataset)
+
     def cell_context(self, state: PreparedModel, task) -> dict:
         haystack = state.builder.haystack_name(task)
+        skipped = state.builder.skipped.get(getattr(self, "_cell", None), 0)
         return {
             "source": self.params.source,
             "prompt_parts": list(self.params.prompt_parts),
             **({"haystack": haystack} if haystack is not None else {}),
+            **({"skipped_stories": skipped} if skipped else {}),
         }

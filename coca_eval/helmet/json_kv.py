@@ -1,7 +1,7 @@
 """HELMET's JSON key-value retrieval (``json_kv``): one JSON object of random UUID pairs, the value of
 one key asked for.
 
-HELMET reads pre-generated files from the hub (``data/json_kv/test_k{105,220,440,900}_dep6.jsonl``);
+HELMET reads pre-generated files from the hub (``data/json_kv/test_k{105,220,440,900,1800}_dep6.jsonl``);
 the task is synthetic, so it is generated here and runs offline. The object is laid out as the
 lost-in-the-middle key-value task lays it out (HELMET's prompt cites it): ``{"key": "value",`` one pair
 per line, a space before each later pair, ``}`` closing it. The question names the key in quotes.
@@ -10,7 +10,9 @@ so they show the format without giving the answer away.
 
 Exact protocol: the gold pair and the demonstration pairs go in at depths drawn per sample; the rest
 of the object is distractor pairs added while they fit, the last one cut to the token, so the prompt
-is exactly N minus the answer budget. The gold pair's depth is recorded.
+is exactly N minus the answer budget. The gold pair's depth is recorded. HELMET's files fix each row's
+depth on a grid (their ``depth`` field); the grid's values are in its data, not its code, so a depth
+is drawn here instead (docs/helmet.md, differences).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from typing import Any
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.assembly import PromptSample, PromptTask
 from coca_eval.helmet import icl, json_kv, rag, recall_files, rerank
-from coca_eval.helmet.tasks import HELMET_TASKS, HelmetTask
+from coca_eval.helmet.tasks import HELMET_LENGTHS, HELMET_TASKS, HelmetTask
 
 # The text of each family's prompt: HELMET's user template and its answer prefix (system template)
 LAYOUTS = {
@@ -66,8 +66,10 @@ class Sources:
 
 
 def exact_units(task: HelmetTask) -> int:
-    """The HELMET file the exact protocol reads: the one with the most units per question."""
-    return max(task.units.values())
+    """The HELMET file the exact protocol reads: the short configs' with the most units per question
+    (64k's). Its 128k file is left to ``--protocol helmet``: reading it under ``exact`` would change the
+    draws and files of every length (ICL's balanced rounds depend on the shot count)."""
+    return max(k for n, k in task.units.items() if n in HELMET_LENGTHS)
 
 
 def helmet_units(task: HelmetTask, length: int) -> int:

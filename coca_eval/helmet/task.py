@@ -4,9 +4,16 @@ generation base's cell runner (:mod:`coca_eval.generation.runner`).
 Everything a generation cell does a HELMET cell does the same way (companions decoded together, the
 journal and its checks, shards, ``--samples auto``, chat APIs): :class:`HelmetRunner` only replaces the
 tasks, the prompts (:mod:`coca_eval.helmet.prompts`), the scorer (HELMET's, per task), the stop rule
-(HELMET's stop at a newline where its configs set ``stop_new_line``) and what a cell records of how
-its prompts were made. A cell's value is the mean of its task's metric over samples x 100, as HELMET's
-tables print it.
+and what a cell records of how its prompts were made. A cell's value is the mean of its task's metric
+over samples x 100, as HELMET's tables print it.
+
+The stop rule differs by protocol. HELMET's configs set ``stop_new_line`` for RAG, re-rank and ICL, but
+its parser reads ``--stop_newline`` (``arguments.py`` l. 47), and the config's key, set as a default
+under its own name (l. 64-66), never reaches the model (``load_LLM`` passes ``args.stop_newline``,
+``model_utils.py`` l. 1290): HELMET as shipped decodes every answer to its full budget and scores all
+its lines. ``--protocol helmet`` does the same, so its numbers stay comparable with HELMET's tables.
+``--protocol exact`` keeps the stop at the first newline the configs ask for: the prompts ask for one
+short line, and a multi-line answer is not credited for a reference found on a later line.
 """
 
 from __future__ import annotations
@@ -61,8 +68,22 @@ class HelmetRunner(GenerationRunner):
 
         return score_answer(task, output, answers)
 
+    def stops_at_newline(self, task) -> bool:
+        """Whether ``task``'s answers end at their first newline: its config's ``stop_new_line`` under
+        ``exact``, never under ``helmet`` (HELMET's code ignores that key; see the module doc)."""
+        return task.stop_newline and self.params.protocol != "helmet"
+
     def stop_rule(self, task) -> StopRule:
-        return StopRule(task.answer_budget, ends_a_line if task.stop_newline else None)
+        return StopRule(task.answer_budget, ends_a_line if self.stops_at_newline(task) else None)
+
+    def cell_identity(self, method: MethodSpec, weights: str, length: int, dataset: str) -> dict:
+        """The base's key, plus the stop rule where ``--protocol helmet`` stopped at a newline before
+        it decoded full budgets: a journal answered under the old rule is not resumed as this one."""
+        identity = super().cell_identity(method, weights, length, dataset)
+        task = HELMET_TASKS.get(dataset)
+        if self.params.protocol == "helmet" and task is not None and task.stop_newline:
+            identity["newline_stop"] = False
+        return identity
 
     def cell_context(self, state: PreparedModel, task) -> dict:
         haystack = state.builder.haystack_name(task)

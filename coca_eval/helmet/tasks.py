@@ -1,10 +1,11 @@
-"""HELMET's model-development tasks, each with the numbers HELMET's short configurations give it.
+"""HELMET's model-development tasks, each with the numbers HELMET's configurations give it.
 
 The names, categories, metrics, answer budgets, stop rules, sample counts and units per length are
-HELMET's (princeton-nlp/HELMET at 4526dfb: ``configs/recall_short.yaml``, ``rag_short.yaml``,
-``rerank_short.yaml``, ``icl_short.yaml``; the metric per task from ``scripts/collect_results.py``);
-only the code is ours. A task is data: :mod:`coca_eval.helmet.prompts` turns one into prompts and
-:mod:`coca_eval.helmet.scoring` scores it.
+HELMET's (princeton-nlp/HELMET at 4526dfb: the short configs ``configs/recall_short.yaml``,
+``rag_short.yaml``, ``rerank_short.yaml``, ``icl_short.yaml`` for 8k-64k, and its main configs
+``recall.yaml``, ``rag.yaml``, ``rerank.yaml``, ``icl.yaml`` for 128k; the metric per task from
+``scripts/collect_results.py``); only the code is ours. A task is data: :mod:`coca_eval.helmet.prompts`
+turns one into prompts and :mod:`coca_eval.helmet.scoring` scores it.
 
 ``units`` is what HELMET puts in a prompt at each of its lengths: key-value pairs (``json_kv``),
 passages (RAG, re-rank) or demonstrations (ICL). Under ``--protocol exact`` the units are instead
@@ -19,7 +20,8 @@ from dataclasses import dataclass, field
 from coca_eval.errors import CocaEvalError
 from coca_eval.registry import Registry
 
-HELMET_LENGTHS = (8192, 16384, 32768, 65536)  # the short configs' input_max_length
+HELMET_LENGTHS = (8192, 16384, 32768, 65536)  # the short configs' input_max_length (the default lengths)
+HELMET_LONG = 131072  # the main configs' input_max_length, HELMET's headline setting
 
 RECALL, RAG, RERANK, ICL = "Recall", "RAG", "Re-rank", "ICL"
 CATEGORIES = (RECALL, RAG, RERANK, ICL)  # HELMET's order (``custom_avgs`` in collect_results.py)
@@ -51,7 +53,7 @@ class HelmetTask:
     source: str
     units: dict[int, int] = field(default_factory=dict)  # HELMET's k (or shots) per input_max_length
     shots: int = 0  # demonstrations before the question (RAG, re-rank, json_kv)
-    stop_newline: bool = False  # decoding stops at the first newline (HELMET's stop_new_line)
+    stop_newline: bool = False  # HELMET's config sets stop_new_line (its code ignores it: see helmet/task.py)
     ruler_task: str = ""
 
     def helmet_units(self, length: int) -> int | None:
@@ -63,7 +65,8 @@ HELMET_TASKS = Registry[HelmetTask]("HELMET task")
 
 
 def _per_length(*counts: int) -> dict[int, int]:
-    return dict(zip(HELMET_LENGTHS, counts, strict=True))
+    """HELMET's unit counts at 8k, 16k, 32k, 64k (its short configs) and 128k (its main configs)."""
+    return dict(zip((*HELMET_LENGTHS, HELMET_LONG), counts, strict=True))
 
 
 def _ruler(name: str, ruler_task: str, budget: int) -> HelmetTask:
@@ -80,16 +83,16 @@ RAG_SOURCES = {
 
 def _rag(name: str, what: str) -> HelmetTask:
     source = f"{what} with HELMET's retrieved passages (hub archive or --data)"
-    units = _per_length(50, 105, 220, 440)
+    units = _per_length(50, 105, 220, 440, 1000)
     return HelmetTask(name, RAG, "rag", SUBSTRING_EM, 20, 100, source, units, shots=2, stop_newline=True)
 
 
-ICL_SHOTS = {  # HELMET's shots at 8k, 16k, 32k, 64k (its icl_short.yaml)
-    "icl_trec_coarse": ("TREC coarse (CogComp/trec)", (400, 800, 1600, 3300)),
-    "icl_trec_fine": ("TREC fine (CogComp/trec)", (400, 800, 1600, 3200)),
-    "icl_banking77": ("BANKING77 (PolyAI/banking77)", (360, 720, 1450, 2900)),
-    "icl_clinic150": ("CLINC150 (clinc_oos, plus)", (440, 880, 1750, 3525)),
-    "icl_nlu": ("NLU (xingkunliuxtracta/nlu_evaluation_data)", (510, 1020, 2040, 4080)),
+ICL_SHOTS = {  # HELMET's shots at 8k, 16k, 32k, 64k (its icl_short.yaml) and 128k (icl.yaml)
+    "icl_trec_coarse": ("TREC coarse (CogComp/trec)", (400, 800, 1600, 3300, 6600)),
+    "icl_trec_fine": ("TREC fine (CogComp/trec)", (400, 800, 1600, 3200, 6400)),
+    "icl_banking77": ("BANKING77 (PolyAI/banking77)", (360, 720, 1450, 2900, 5900)),
+    "icl_clinic150": ("CLINC150 (clinc_oos, plus)", (440, 880, 1750, 3525, 7050)),
+    "icl_nlu": ("NLU (xingkunliuxtracta/nlu_evaluation_data)", (510, 1020, 2040, 4080, 8296)),
 }
 
 
@@ -100,7 +103,15 @@ def _icl(name: str, what: str, shots: tuple[int, ...]) -> HelmetTask:
 
 for _task in (
     HelmetTask(
-        "json_kv", RECALL, "json_kv", SUBSTRING_EM, 100, 100, SYNTHETIC, _per_length(105, 220, 440, 900), 2
+        "json_kv",
+        RECALL,
+        "json_kv",
+        SUBSTRING_EM,
+        100,
+        100,
+        SYNTHETIC,
+        _per_length(105, 220, 440, 900, 1800),
+        2,
     ),
     _ruler("ruler_niah_mk_2", "niah_multikey_2", 50),
     _ruler("ruler_niah_mk_3", "niah_multikey_3", 100),
@@ -114,7 +125,7 @@ for _task in (
         200,
         100,
         "MS MARCO passages with HELMET's relevance labels (hub archive or --data)",
-        _per_length(50, 130, 285, 600),
+        _per_length(50, 130, 285, 600, 1000),
         shots=2,
         stop_newline=True,
     ),

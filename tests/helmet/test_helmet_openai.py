@@ -1,6 +1,7 @@
 """HELMET on an OpenAI-compatible server: json_kv and a RAG task from HELMET-format files, under both
 protocols, answer as the hf backend answers the same prompts (the server decodes greedily with the same
-model); RAG's stop at a newline holds on the server's text as on hf's steps."""
+model); RAG's stop at a newline (``exact``) holds on the server's text as on hf's steps, and under
+``helmet`` (no stop, as HELMET's code runs) both decode past a newline alike."""
 
 from __future__ import annotations
 
@@ -32,4 +33,7 @@ def test_openai_answers_equal_hf(capsys, served_model, tiny_llama_bos_dir, tmp_p
         assert [c["detail"]["samples"] for c in api] == [c["detail"]["samples"] for c in hf], protocol
         assert all(c["status"] == "ok" for c in api)
         rag = [s["output"] for c in api if c["dataset"] == "kilt_nq" for s in c["detail"]["samples"]]
-        assert all(o.count("\n") <= 1 and (not o.count("\n") or o.endswith("\n")) for o in rag), rag
+        if protocol == "exact":
+            assert all(o.count("\n") <= 1 and (not o.count("\n") or o.endswith("\n")) for o in rag), rag
+        else:  # the tiny model writes a newline inside an answer, and goes on after it
+            assert any("\n" in o.rstrip("\n") for o in rag), rag

@@ -4,8 +4,10 @@
 the prompt builder, so the double never parses a prompt. ``MODE`` says what it answers: ``planted``
 (every reference, space-separated: the zoo's tokenizer spells five of vt's variable names in 28 of its
 30-token budget), ``empty`` (nothing), ``chance`` (the references for about half the prompts, chosen by
-a hash of the prompt, nothing for the rest) or ``fail_after`` (raise after that many answers, to interrupt a
-run). It loads only the tokenizer of a model directory or preset.
+a hash of the prompt, nothing for the rest), ``hedged`` (a first line that names nothing, the first
+reference on the next: decoded under the task's stop rule, as an engine that cuts where the rule
+fires) or ``fail_after`` (raise after that many answers, to interrupt a run). It
+loads only the tokenizer of a model directory or preset.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 PLANTED: dict[tuple[int, ...], tuple[str, ...]] = {}
 MODE: dict[str, Any] = {"answer": "planted", "fail_after": None, "answered": 0}
+HEDGE = " Not sure.\n"  # short: the zoo's tokenizer spells a RAG answer in 9 of its 20 tokens
 
 
 class Interrupted(RuntimeError):
@@ -57,8 +60,12 @@ class ScriptedBackend:
         for i, prompt in enumerate(prompts):
             if MODE["fail_after"] is not None and MODE["answered"] >= MODE["fail_after"]:
                 raise Interrupted("killed")
-            text = " " + " ".join(PLANTED[tuple(prompt)]) if _answers(prompt) else ""
-            on_done(i, self.encode(text)[: stop.max_new_tokens])
+            if MODE["answer"] == "hedged":
+                text = HEDGE + PLANTED[tuple(prompt)][0]
+                on_done(i, stop.cut(self.encode(text), set(), self.tokenizer.decode))
+            else:
+                text = " " + " ".join(PLANTED[tuple(prompt)]) if _answers(prompt) else ""
+                on_done(i, self.encode(text)[: stop.max_new_tokens])
             MODE["answered"] += 1
         return False
 
