@@ -184,6 +184,7 @@ TASKS = Registry[TaskSpec](
         "coca_eval.ruler.spec",  # registry entries: each family's spec, imported on the first look-up
         "coca_eval.helmet.spec",
         "coca_eval.babilong.spec",
+        "coca_eval.graphwalks.spec",
         "coca_eval.opencompass.spec",
         "coca_eval.analyses.spec",
         "coca_eval.imported.spec",

@@ -1,0 +1,128 @@
+"""OpenAI's published GraphWalks rows (``--source openai``): ``openai/graphwalks`` from the hub
+(``--data hub``) or a folder of its files (``--data DIR``: ``*.parquet`` and ``*.jsonl``, read in name
+order), each row ``prompt``, ``answer_nodes``, ``problem_type`` (``bfs`` or ``parents``) and
+``prompt_chars``.
+
+Every row is checked when the rows are read, before any model loads: a missing column, a value of the
+wrong type, or a line of the prompt's edge list that is not an edge stops the run with one line naming
+the file, the row and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.graphwalks.graphs import BadEdge, parse_edges
+from coca_eval.graphwalks.prompts import EDGES_HEADER
+
+HUB, HUB_ID = "hub", "openai/graphwalks"
+COLUMNS = ("prompt", "answer_nodes", "problem_type", "prompt_chars")
+PROBLEMS = ("bfs", "parents")
+
+
+@dataclass(frozen=True)
+class GraphRow:
+    prompt: str
+    answer_nodes: tuple[str, ...]
+    problem_type: str
+    prompt_chars: int
+    where: str  # "FILE row I", as messages name it
+
+
+def edge_section(prompt: str) -> str | None:
+    """The edge list of the graph to operate on: after the prompt's last edges header, up to the
+    operation (the examples before it have their own, smaller graph)."""
+    at = prompt.rfind(EDGES_HEADER)
+    if at < 0:
+        return None
+    rest = prompt[at + len(EDGES_HEADER) :]
+    end = rest.find("Operation:")
+    return rest if end < 0 else rest[:end]
+
+
+def check_row(raw: Any, where: str) -> GraphRow:
+    """A row as read, or one line naming the row and the field that is wrong."""
+    if not isinstance(raw, dict):
+        raise CocaEvalError(f"{where}: not a mapping of {', '.join(COLUMNS)}")
+    missing = [c for c in COLUMNS if c not in raw]
+    if missing:
+        raise CocaEvalError(f"{where}: missing column {missing[0]}")
+    prompt, nodes, problem, chars = (raw[c] for c in COLUMNS)
+    if not isinstance(prompt, str):
+        raise CocaEvalError(f"{where}: prompt: not text")
+    if hasattr(nodes, "tolist"):  # a numpy array, as some parquet readers give lists
+        nodes = nodes.tolist()
+    if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+        raise CocaEvalError(f"{where}: answer_nodes: not a list of node names")
+    if not isinstance(problem, str) or problem.lower() not in PROBLEMS:
+        raise CocaEvalError(f"{where}: problem_type: {problem!r} is not bfs or parents")
+    if isinstance(chars, bool) or not isinstance(chars, int):
+        raise CocaEvalError(f"{where}: prompt_chars: not an integer")
+    section = edge_section(prompt)
+    if section is None:
+        raise CocaEvalError(f"{where}: prompt: no {EDGES_HEADER!r} edge list")
+    try:
+        parse_edges(section)
+    except BadEdge as exc:
+        raise CocaEvalError(f"{where}: prompt: {exc}") from None
+    return GraphRow(prompt, tuple(nodes), problem.lower(), chars, where)
+
+
+def _file_rows(path: Path) -> list[Any]:
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_table(path).to_pylist()
+        except Exception as exc:  # noqa: BLE001 (pyarrow raises many kinds for a bad file)
+            raise CocaEvalError(f"{path}: not a readable parquet file ({exc})") from None
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise CocaEvalError(f"{path} row {number}: not JSON ({exc.msg})") from None
+    return rows
+
+
+def _hub_rows() -> list[tuple[str, Any]]:
+    try:
+        from datasets import load_dataset
+
+        table = load_dataset(HUB_ID, split="train")
+    except Exception as exc:  # noqa: BLE001 (offline, missing, gated: one line whatever the cause)
+        raise CocaEvalError(
+            f"--data hub: {HUB_ID} could not be loaded ({str(exc).splitlines()[0][:120]}); download its "
+            "parquet files and pass --data with their folder"
+        ) from None
+    return [(f"{HUB_ID} row {i}", row) for i, row in enumerate(table)]
+
+
+@cache
+def graph_rows(data: str) -> tuple[GraphRow, ...]:
+    """Every row of ``data`` (``hub`` or a folder or file), checked."""
+    if data == HUB:
+        return tuple(check_row(row, where) for where, row in _hub_rows())
+    root = Path(data).expanduser()
+    files = [root] if root.is_file() else sorted([*root.glob("*.parquet"), *root.glob("*.jsonl")])
+    if not files:
+        raise CocaEvalError(f"--data {data}: no *.parquet or *.jsonl files of GraphWalks rows")
+    return tuple(
+        check_row(row, f"{path} row {i}") for path in files for i, row in enumerate(_file_rows(path))
+    )
+
+
+def folder_fingerprint(data: str) -> str:
+    """What identifies local rows in a run's identity: each file's name, size and modification time."""
+    import hashlib
+
+    root = Path(data).expanduser()
+    files = [root] if root.is_file() else sorted([*root.glob("*.parquet"), *root.glob("*.jsonl")])
+    text = ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files)
+    return "files:" + hashlib.sha256(text.encode()).hexdigest()[:16]
