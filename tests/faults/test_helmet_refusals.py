@@ -2,7 +2,9 @@
 model loads: an ICL label outside the task's label list (past its end the prompt builder failed with
 an ``IndexError`` traceback; a negative one was read from the end of the question's label mapping and
 the run went on, the row silently given the last label's meaning), and a RAG row or an imported HELMET
-answer with no reference at all (``answers: []``: ``best_f1`` would take the max of nothing)."""
+answer with no reference at all (``answers: []``: ``best_f1`` would take the max of nothing). A RAG
+question no passage answers is not refused (HELMET keeps those its retriever missed): the run records
+how many it holds and prints it once."""
 
 from __future__ import annotations
 
@@ -86,3 +88,54 @@ def test_import_ruler_of_outputs_holding_nothing_is_one_line(tmp_path, capsys):
     result = invoke(capsys, "import", "ruler", pred, "--output", tmp_path / "out.json")
     assert_one_line_error(result, 2, f"{pred / 'vt.jsonl'} index {lines[1]['index']}", "no reference")
     assert not (tmp_path / "out.json").exists()
+
+
+def _unanswer(row: dict, how: str) -> None:
+    """No passage of ``row`` answers: every passage marked not gold, or every passage's text emptied."""
+    for passage in row["ctxs"]:
+        if how == "none gold":
+            passage["has_answer"] = False
+        else:
+            passage["text"] = ""
+
+
+@pytest.mark.parametrize("how", ["none gold", "all empty"])
+def test_a_row_no_passage_answers_is_answerless(how):
+    from coca_eval.helmet.data import QaRow
+    from coca_eval.helmet.rag import answerless
+
+    passages = [{"title": "A", "text": "The keeper of Lo is Mi Ka.", "has_answer": True}, {"text": "Su ta."}]
+    row = {"question": "who keeps Lo?", "answers": ["Mi Ka"], "ctxs": passages}
+    assert not answerless(QaRow.model_validate(row))
+    _unanswer(row, how)
+    assert answerless(QaRow.model_validate(row))
+
+
+def test_a_run_says_how_many_rag_questions_no_passage_answers(tmp_path, capsys, scripted):  # noqa: F811
+    """Two of the file's eight questions lose every gold passage: the run (all eight asked) records 2 of
+    8 in its config and prints it once, under the summary."""
+    data = write_data_dir(tmp_path / "data")
+    path = data / "kilt" / "nq-dev-multikilt_1000_k440_dep6.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for row in (rows[1], rows[4]):
+        _unanswer(row, "none gold")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "out.json"
+    args = ("--tasks", "kilt_nq", "--samples", "8", "--data", data, "--output", out)
+    result = invoke(capsys, *RUN[:5], "--lengths", "1500", *args)
+    assert result.returncode == 0, result.stderr[-2000:]
+    saved = json.loads(out.read_text())
+    assert saved["config"]["rag_answerless"] == {
+        "kilt_nq": [{"passages": 440, "questions": 8, "answerless": 2}]
+    }
+    said = "kilt_nq: 2 of 8 (k = 440) questions have no passage holding an answer"
+    assert result.stdout.count(said) == 1, result.stdout
+
+
+def test_a_run_whose_passages_all_answer_prints_no_such_note(tmp_path, capsys, scripted):  # noqa: F811
+    out = tmp_path / "out.json"
+    args = ("--tasks", "kilt_nq", "--data", write_data_dir(tmp_path / "data"), "--output", out)
+    result = invoke(capsys, *RUN, *args)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(out.read_text())["config"]["rag_answerless"]["kilt_nq"][0]["answerless"] == 0
+    assert "no passage holding an answer" not in result.stdout
