@@ -4,6 +4,9 @@ Every whole file coca-eval writes for another reader (a results file the CI gate
 OpenCompass config, a cached book) goes through :func:`write_atomic`, so one implementation decides
 the file's mode, its durability and what a failed write looks like to the user. Journals are the
 exception: they are appended line by line (:mod:`coca_eval.journal`).
+
+Text files the user hands in (predictions, samples, prepared rows) are read through
+:func:`read_user_text`, so a file that is not UTF-8 is one line naming it, never a decoder's traceback.
 """
 
 from __future__ import annotations
@@ -45,6 +48,20 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_user_text(path: Path) -> str:
+    """A text file the user named, as UTF-8. One saved in another encoding (Latin-1, UTF-16, a binary
+    file under a text name) is one line naming the file and the offset of its first undecodable byte, so
+    the user knows which file to convert; a file that cannot be read at all is one line too."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CocaEvalError(
+            f"{path} is not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x}); save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise CocaEvalError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _umask() -> int:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coca_eval.babilong.babi import BabiSample, generate_babi, parse_babi, read_babi
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import read_user_text
 from coca_eval.references import check_references
 
 HUB_ID = "RMT-team/babilong-1k-samples"
@@ -133,7 +134,7 @@ def babilong_rows(task: str, length: int, data: str | None) -> tuple[BabilongRow
                 f"--data {data} has no {name}/{task}.jsonl (rows with input, question, target)"
             )
         rows = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for number, line in enumerate(read_user_text(path).splitlines(), 1):
             if line.strip():
                 try:
                     row = BabilongRow.model_validate(json.loads(line))

@@ -41,6 +41,7 @@ def wandb_command(
     \b
     coca-eval export wandb runs/ruler.json --project long-context --offline --dir wandb-runs/
     """
+    from coca_eval.errors import CocaEvalError
     from coca_eval.exports.run_tables import read_export
     from coca_eval.exports.trackers import check_wandb, import_tracker, keep_wandb_under, log_run
 
@@ -49,7 +50,15 @@ def wandb_command(
     if directory is not None:
         keep_wandb_under(directory)
     options = {"entity": entity, "dir": directory, "mode": "offline" if offline else None}
-    logged = log_run(tracker, export, project, name or export.name, **options)
+    try:
+        logged = log_run(tracker, export, project, name or export.name, **options)
+    except CocaEvalError as error:  # W&B's own words for a missing key name no remedy this command has
+        if offline or "api key" not in str(error).lower():
+            raise
+        raise CocaEvalError(
+            f"{error} (log in with `wandb login` or WANDB_API_KEY, or pass --offline to write the run "
+            "locally and `wandb sync` it later)"
+        ) from None
     check_wandb(logged)
     where = "offline, `wandb sync` sends it" if offline else "sent"
     _said(f"W&B run {name or export.name!r} in project {project!r} ({where}): {logged.location}", logged)

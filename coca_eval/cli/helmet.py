@@ -117,7 +117,7 @@ def helmet(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
 def print_helmet_tables(run, params, written) -> None:
     """Each method's tasks x lengths with category averages, then the category summary."""
     from coca_eval.cli.generation import print_run_tables
-    from coca_eval.helmet.report import samples_text, summary_table, task_table
+    from coca_eval.helmet.report import answerless_notes, samples_text, summary_table, task_table
 
     heading = (
         f"[bold]HELMET[/bold], protocol {params.protocol}, N = prompt + answer budget, "
@@ -128,5 +128,11 @@ def print_helmet_tables(run, params, written) -> None:
         written,
         heading,
         lambda method: task_table(run.cells, method, params.share),
-        lambda: summary_table(run.cells, params.share),
+        lambda: _with_notes(summary_table(run.cells, params.share), answerless_notes(run)),
     )
+
+
+def _with_notes(table, notes: list[str]):
+    """The summary with the run's own notes after the table's (printed once, under it)."""
+    table.notes = [*table.notes, *notes]
+    return table

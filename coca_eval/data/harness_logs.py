@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import read_user_text
 from coca_eval.registry import Registry
 from coca_eval.results import unique_units
 
@@ -104,7 +105,7 @@ def read_samples(results_path: Path, task: str) -> list[HarnessSample]:
             "are read from it, never from the aggregate)"
         )
     samples = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_user_text(path).splitlines(), 1):
         if line.strip():
             try:
                 samples.append(HarnessSample.model_validate(json.loads(line)))

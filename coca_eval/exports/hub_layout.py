@@ -75,11 +75,41 @@ def push_layout(folder: Path, repo_id: str, private: bool, token: str | None) ->
         )
         listed = api.list_repo_tree(repo_id, repo_type="dataset", recursive=True)
         stored = {entry.path: entry.size for entry in listed if isinstance(entry, RepoFile)}
-    except (HfHubHTTPError, OSError, ValueError) as error:  # the Hub's refusal, or no route to it
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise CocaEvalError(f"the Hub refused the upload to {repo_id}: {first}") from None
+    except unreachable() as error:  # no route to the Hub (offline, no DNS, a refused connection)
+        raise CocaEvalError(
+            f"the Hub could not be reached to upload to {repo_id} ({type(error).__name__}: {_first(error)}); "
+            "the upload is not done; run it again once the Hub can be reached (--out keeps the files)"
+        ) from None
+    except (HfHubHTTPError, OSError, ValueError) as error:  # the Hub's refusal
+        raise CocaEvalError(f"the Hub refused the upload to {repo_id}: {_first(error)}") from None
     _check_stored(folder, repo_id, stored)
     return str(url)
+
+
+def unreachable() -> tuple[type[BaseException], ...]:
+    """The errors of not reaching the Hub at all: offline mode, and the transport errors of the HTTP
+    client ``huggingface_hub`` calls through (``httpx2`` or ``httpx`` in newer releases, ``requests`` in
+    older ones), which are not ``OSError``s and would otherwise end the command in a traceback."""
+    import importlib
+
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    found: list[type[BaseException]] = [OfflineModeIsEnabled]
+    for module, name in (
+        ("httpx2", "TransportError"),
+        ("httpx", "TransportError"),
+        ("requests", "ConnectionError"),
+    ):
+        try:
+            found.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
+def _first(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _check_stored(folder: Path, repo_id: str, stored: dict[str, int]) -> None:

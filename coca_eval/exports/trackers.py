@@ -133,18 +133,28 @@ def check_wandb(logged: Logged) -> None:
 def keep_wandb_under(directory: Path) -> None:
     """With ``--dir``, everything W&B writes stays there: its run folder, and (unless set already) the
     staging area of the tables it syncs later, its logs and its settings, which it would otherwise put
-    under the home directory."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise CocaEvalError(f"--dir {directory}: cannot make the folder ({error.strerror})") from None
+    under the home directory. Each folder must take a file before W&B starts: W&B itself goes on when
+    one cannot (its logs then pour onto the terminal, or it stops in its own traceback)."""
     base = Path(directory).resolve() / "wandb"
-    for variable, name in (
-        ("WANDB_DATA_DIR", "data"),
-        ("WANDB_CACHE_DIR", "cache"),
-        ("WANDB_CONFIG_DIR", "config"),
-    ):
+    for variable, name in _WANDB_FOLDERS.items():
         os.environ.setdefault(variable, str(base / name))
+    for folder in (Path(directory), base, *(Path(os.environ[v]) for v in _WANDB_FOLDERS)):
+        _writable(folder, directory)
+
+
+_WANDB_FOLDERS = {"WANDB_DATA_DIR": "data", "WANDB_CACHE_DIR": "cache", "WANDB_CONFIG_DIR": "config"}
+
+
+def _writable(folder: Path, directory: Path) -> None:
+    """Make ``folder`` and write a file in it (and remove it), or one line saying why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise CocaEvalError(
+            f"--dir {directory}: W&B cannot write {folder} ({error.strerror or error}); name a folder it can"
+        ) from None
 
 
 def trackio_dir(directory: Path | None) -> Path:

@@ -54,24 +54,45 @@ def depth_heatmaps(cells: Sequence[Cell], out_dir, bins: int, task: str = "ruler
         tasks = needles_by_task(cells, method, task)
         if not tasks:
             continue
-        lengths = sorted({n for rows in tasks.values() for n, _, _ in rows})
-        columns = min(4, len(tasks))
-        grid = (math.ceil(len(tasks) / columns), columns)
-        fig = Figure(figsize=(1.5 + 0.9 * len(lengths) * columns, 3.2 * grid[0]), layout="constrained")
-        axes = fig.subplots(*grid, squeeze=False).ravel()
-        for ax, (dataset, needles) in zip(axes, tasks.items(), strict=False):
-            image = ax.imshow(
-                depth_matrix(needles, lengths, bins), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto"
-            )
-            ax.set_xticks(range(len(lengths)), [format_length(n) for n in lengths], fontsize="x-small")
-            ax.set_yticks(range(bins), [f"{(t + 0.5) / bins:.2f}" for t in range(bins)], fontsize="xx-small")
-            ax.set_title(dataset, fontsize="small")
-        for ax in axes[len(tasks) :]:
-            ax.set_axis_off()
-        fig.colorbar(image, ax=list(axes), label="needles found")
-        fig.suptitle(f"{method}: needle depth (rows, fraction of the prompt) x prompt length")
         stem = f"{task}_depth_heatmap_{safe_stem(method)}"
-        save(fig, out_dir, stem)
+        save(depth_figure(method, tasks, bins), out_dir, stem)
         what = {"ruler": "RULER needles"}.get(task, f"{task.upper()} needles and answering units")
         plots.append((stem, f"{method}: {what} found by depth ({bins} bins) and prompt length"))
     return plots
+
+
+def depth_figure(method: str, tasks: dict[str, Needles], bins: int) -> Figure:
+    """``method``'s heat maps, a panel per dataset, sized from the lengths and then widened until every
+    title and label lies inside the figure (one length alone makes panels too narrow for the title)."""
+    lengths = sorted({n for rows in tasks.values() for n, _, _ in rows})
+    columns = min(4, len(tasks))
+    grid = (math.ceil(len(tasks) / columns), columns)
+    fig = Figure(figsize=(1.5 + 0.9 * len(lengths) * columns, 3.2 * grid[0]), layout="constrained")
+    axes = fig.subplots(*grid, squeeze=False).ravel()
+    for ax, (dataset, needles) in zip(axes, tasks.items(), strict=False):
+        image = ax.imshow(depth_matrix(needles, lengths, bins), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+        ax.set_xticks(range(len(lengths)), [format_length(n) for n in lengths], fontsize="x-small")
+        ax.set_yticks(range(bins), [f"{(t + 0.5) / bins:.2f}" for t in range(bins)], fontsize="xx-small")
+        ax.set_title(dataset, fontsize="small")
+    for ax in axes[len(tasks) :]:
+        ax.set_axis_off()
+    fig.colorbar(image, ax=list(axes), label="needles found")
+    fig.suptitle(f"{method}: needle depth (rows, fraction of the prompt) x prompt length")
+    fit_width(fig)
+    return fig
+
+
+def fit_width(fig: Figure, margin: float = 0.15) -> None:
+    """Widen ``fig`` (inches) until everything drawn lies inside it: the constrained layout fits the
+    panels to the figure, but a title wider than the figure is cut at both edges, whatever the layout."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    for _ in range(4):  # the layout moves text as the width changes; two rounds settle it
+        fig.draw_without_rendering()
+        drawn = fig.get_tightbbox(renderer)  # inches
+        overflow = max(0.0, -drawn.x0) + max(0.0, drawn.x1 - fig.get_figwidth())
+        if overflow <= 0:
+            return
+        fig.set_figwidth(fig.get_figwidth() + overflow + margin)
+        renderer = fig.canvas.get_renderer()

@@ -126,8 +126,30 @@ class IclSet:
         return texts, example.text, str(mapping[example.label])
 
 
-def _examples(rows, source: IclSource) -> list[Example]:
-    return [Example(str(r[source.text_field]), int(r[source.label_field])) for r in rows]
+def _examples(rows, source: IclSource, where: str) -> list[Example]:
+    """The rows as examples. A label outside ``0 .. labels - 1`` is refused, naming the row: a label past
+    the list has no place in the question's mapping, and a negative one would index it from the end,
+    silently taking the last label's meaning."""
+    examples = []
+    for number, row in enumerate(rows, 1):
+        example = Example(str(row[source.text_field]), int(row[source.label_field]))
+        if not 0 <= example.label < source.labels:
+            raise CocaEvalError(
+                f"{where} row {number}: {source.label_field} {example.label} is not one of the task's "
+                f"{source.labels} labels (0 to {source.labels - 1})"
+            )
+        examples.append(example)
+    return examples
+
+
+def split_names(source: IclSource, data: str | None, task: str) -> dict[str, str]:
+    """How a split is named in a message: its file under ``--data``, else the hub id and split."""
+    if data is not None and data != "hub":
+        folder = Path(data).expanduser() / "icl" / task
+        return {"train": str(folder / "train.jsonl"), "test": str(folder / "test.jsonl")}
+    return {
+        split: f"{source.hub_id} {name}" for split, name in (("train", source.train), ("test", source.test))
+    }
 
 
 def load_split_rows(source: IclSource, data: str | None, task: str):
@@ -199,9 +221,10 @@ def choose_questions(test: list[Example], samples: int, seed: int) -> list[Examp
 def load_icl_set(task: str, data: str | None, samples: int, seed: int) -> IclSet:
     source = SOURCES[task]
     train_rows, test_rows = load_split_rows(source, data, task)
+    names = split_names(source, data, task)
     try:
-        train = _examples(train_rows, source)
-        test = _examples(test_rows, source) if test_rows is not None else None
+        train = _examples(train_rows, source, names["train"])
+        test = _examples(test_rows, source, names["test"]) if test_rows is not None else None
     except (KeyError, TypeError, ValueError) as exc:
         raise CocaEvalError(
             f"{task}: a row lacks {source.text_field!r} or an integer {source.label_field!r} ({exc})"

@@ -109,6 +109,21 @@ def helmet_data(task: HelmetTask, sources: Sources, length: int):
     return load_family_data(task, sources, k)
 
 
+def answerless_rows(tasks, protocol: str, lengths, sources: Sources) -> dict[str, list[dict]]:
+    """Per RAG task, per file a run read (the exact protocol's one file; HELMET's file per length), how
+    many of its chosen questions no passage answers (:func:`coca_eval.helmet.rag.answerless`)."""
+    found: dict[str, list[dict]] = {}
+    for task in tasks:
+        if task.family != "rag":
+            continue
+        ks = [exact_units(task)] if protocol == "exact" else sorted({helmet_units(task, n) for n in lengths})
+        for k in ks:
+            rows = load_family_data(task, sources, k).rows
+            entry = {"passages": k, "questions": len(rows), "answerless": sum(map(rag.answerless, rows))}
+            found.setdefault(task.name, []).append(entry)
+    return found
+
+
 def helmet_layout(task: HelmetTask) -> tuple[str, str]:
     """HELMET's user template and answer prefix for ``task`` (a RULER task's in HELMET's wording)."""
     if task.family == "ruler":

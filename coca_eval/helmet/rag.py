@@ -157,6 +157,13 @@ def is_gold(passage, answers) -> bool:
     return any(normalize(a) and normalize(a) in text for a in answers)
 
 
+def answerless(row: QaRow) -> bool:
+    """Whether no passage of ``row`` holds an answer: every passage is empty, or none is gold. Such a
+    question is answered only from what the model knows, whatever its context length; HELMET keeps
+    them (its retriever missed), so a run says how many it holds rather than refusing them."""
+    return not any(p.text.strip() and is_gold(p, row.answers) for p in row.ctxs)
+
+
 def draw_rag(task, rng: random.Random, kit: Kit, key: SampleKey, data: QaSet) -> Draw:
     """Exact protocol: the gold passages at depths drawn here, the rest in the retriever's order."""
     row, texts = fields(data, key.index)

@@ -26,9 +26,19 @@ class EffectiveLengthRecord(BaseModel):
     methods: dict[str, dict] | None = None
 
 
+class AnswerlessRecord(BaseModel):
+    """``config.rag_answerless[task]``: one HELMET file a RAG task read (``passages`` per question), its
+    chosen questions, and how many of them no passage answers."""
+
+    passages: StrictInt = Field(gt=0)
+    questions: StrictInt = Field(ge=0)
+    answerless: StrictInt = Field(ge=0)
+
+
 class HelmetConfig(BaseModel):
     """The keys a HELMET run adds to its config, typed (the rest are the results schema's)."""
 
     model_config = ConfigDict(extra="allow")
 
     effective_length: EffectiveLengthRecord | None = None
+    rag_answerless: dict[str, list[AnswerlessRecord]] | None = None

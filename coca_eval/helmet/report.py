@@ -151,8 +151,32 @@ def samples_text(samples) -> str:
 
 
 def finish_hook(run: Run, runner, methods, params, **_) -> None:
-    """The run's ``--share`` and each method's effective length per category go in its config."""
+    """The run's ``--share`` and each method's effective length per category go in its config, and so
+    does, per RAG task, how many of its questions no passage answers (``rag_answerless``)."""
+    from coca_eval.helmet.prompts import Sources, answerless_rows
+
     record_relative(run, "helmet", params.share, category_groups)
+    sources = Sources(params.data, params.seed, params.task_samples)
+    tasks = [HELMET_TASKS.get(t) for t in params.tasks]
+    found = answerless_rows(tasks, params.protocol, params.lengths, sources)
+    if found:
+        run.config["rag_answerless"] = found
+
+
+def answerless_notes(run: Run) -> list[str]:
+    """One sentence per RAG task whose questions include some no passage answers (the run's
+    ``rag_answerless``); none where every question has its answer in a passage."""
+    notes = []
+    for task, files in (run.config.get("rag_answerless") or {}).items():
+        counts = [
+            f"{f['answerless']} of {f['questions']} (k = {f['passages']})" for f in files if f["answerless"]
+        ]
+        if counts:
+            notes.append(
+                f"{task}: {', '.join(counts)} questions have no passage holding an answer (every passage "
+                "empty, or none gold); the model can answer those only from what it knows."
+            )
+    return notes
 
 
 def merged_hook(run: Run) -> None:

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import read_user_text
 from coca_eval.references import check_references
 from coca_eval.results import Cell, Run, unique_units
 
@@ -41,7 +42,7 @@ def read_summary(folder: Path) -> dict[str, float]:
         raise CocaEvalError(f"{folder} has no summary*.csv: run RULER's eval/evaluate.py on it first")
     scores: dict[str, float] = {}
     for path in found:
-        rows = {row[0]: row[1:] for row in csv.reader(path.read_text(encoding="utf-8").splitlines()) if row}
+        rows = {row[0]: row[1:] for row in csv.reader(read_user_text(path).splitlines()) if row}
         if "Tasks" not in rows or "Score" not in rows:
             raise CocaEvalError(f"{path}: no Tasks and Score rows (not RULER's summary)")
         for task, score in zip(rows["Tasks"], rows["Score"], strict=False):
@@ -55,7 +56,7 @@ def read_summary(folder: Path) -> dict[str, float]:
 def read_predictions(path: Path) -> list[dict]:
     """A ``<task>.jsonl``: every line must hold index, input, outputs and pred."""
     lines = []
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, text in enumerate(read_user_text(path).splitlines(), 1):
         if not text.strip():
             continue
         try:

@@ -54,8 +54,43 @@ def test_facts_are_whole_in_order_and_the_noise_names_nothing_of_the_sample(task
         banned = entities(story, task_labels(task))
         assert not {w.lower() for w in re.findall(r"[A-Za-z]+", noise)} & banned
         assert sample.answers == (story.answer,) and text.endswith(f"Question: {story.question}")
-        depths = sample.detail["depths"]
-        assert depths == sorted(depths) and len(depths) == len(story.facts)
+        assert len(sample.detail["depths"]) == len(story.facts)
+
+
+def _find(ids: list[int], tokens: list[int], start: int) -> int:
+    """Where ``tokens`` first occur in ``ids`` at or after ``start``."""
+    for at in range(start, len(ids) - len(tokens) + 1):
+        if ids[at : at + len(tokens)] == tokens:
+            return at
+    raise AssertionError(f"{tokens} not in the context after token {start}")
+
+
+@pytest.mark.parametrize("task", ["qa1", "qa2", "qa3"])
+def test_each_facts_depth_is_where_its_tokens_start_in_the_context(task, ruler_tokenizer):
+    """A fact's recorded depth is the share of the context's tokens before it: each fact's own tokens
+    are found in the drawn context and their offset, over the budget, must be the depth recorded. The
+    first fact comes after at least one book sentence."""
+    import random
+
+    from coca_eval.babilong.noise import draw_babilong
+    from coca_eval.generation.draws import SampleKey
+
+    tokenizer = ruler_tokenizer("zoo")
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+    samples = parse_babi(generate_babi(task, 20, 1))
+    kit, budget = ExactPromptBuilder(encode, None, None), 3000
+    for index in range(6):
+        key = SampleKey(42, 4000, index)
+        draw = draw_babilong(None, random.Random(index), kit, key, samples, task_labels(task))
+        context = draw.fill(budget)
+        assert len(context.ids) == budget
+        at, end = [], 0
+        for fact in samples[index].facts:
+            tokens = encode(" " + fact)
+            at.append(_find(context.ids, tokens, end))
+            end = at[-1] + len(tokens)
+        assert at[0] >= 10  # a whole book sentence (ten tokens at least) before the first fact
+        assert context.detail["depths"] == [round(place / budget, 4) for place in at]
 
 
 def test_the_text_around_the_context_is_babilongs_formatted_input(ruler_tokenizer):

@@ -56,6 +56,24 @@ def test_the_layout_is_lm_evals_and_holds_the_runs_numbers(ruler_run, tmp_path):
     ]  # lm-eval's own
 
 
+def test_each_sample_line_holds_its_index_as_doc_id(passkey_run, tmp_path):
+    """A run of this project's own (its records carry no ``doc_id`` of their own, unlike lm-eval's): each
+    samples line's ``doc_id`` is the sample's index as the results file holds it, so the exporter's
+    own field is what is read, not a ``doc_id`` the record brought along."""
+    raw = json.loads(passkey_run.read_text())
+    records = [s for c in raw["cells"] for s in c["detail"]["samples"]]
+    assert records and all("doc_id" not in s for s in records)
+    files = write_layout(read_export(passkey_run), tmp_path / "repo")
+    lines = [
+        json.loads(x) for p in files if p.name.startswith("samples_") for x in p.read_text().splitlines()
+    ]
+    by_method = {}
+    for cell in raw["cells"]:
+        by_method.setdefault(cell["method"], []).extend(s["index"] for s in cell["detail"]["samples"])
+    assert [line["doc_id"] for line in lines] == [i for indices in by_method.values() for i in indices]
+    assert all(isinstance(line["doc_id"], int) for line in lines)
+
+
 def test_datasets_reads_each_config_the_card_names(ruler_run, tmp_path):
     datasets = pytest.importorskip("datasets")
     folder = tmp_path / "repo"

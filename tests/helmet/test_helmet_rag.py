@@ -5,16 +5,17 @@ read as HELMET picks from them; missing or malformed data is one line before any
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from coca_eval.chat import chat_frame
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.assembly import ExactPromptBuilder
-from coca_eval.helmet.data import QaRow, read_rows
+from coca_eval.helmet.data import Passage, QaRow, read_rows
 from coca_eval.helmet.params import check_methods, make_helmet_params
 from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
-from coca_eval.helmet.rag import PASSAGE, choose_rows, is_gold
+from coca_eval.helmet.rag import choose_rows, is_gold
 from tests.helmet.helmet_files import write_data_dir
 
 
@@ -54,15 +55,38 @@ def test_gold_depths_are_drawn_per_sample(data_dir, ruler_tokenizer):
     assert len(set(depths)) == 8 and min(depths) < 0.3 and max(depths) > 0.7
 
 
-def test_helmets_questions_are_sampled_from_sorted_keys_and_kept_in_file_order(data_dir):
-    rows = read_rows(str(data_dir / "kilt/nq-dev-multikilt_1000_k50_dep6.jsonl"), QaRow)
-    chosen = choose_rows(rows, 4, 42, by_id=True)
-    assert len(chosen) == 4 and [r.id for r in chosen] == sorted(r.id for r in chosen)  # file order
-    assert choose_rows(rows, 4, 42, by_id=True) == chosen and choose_rows(rows, 4, 7, by_id=True) != chosen
-    assert all(sum(is_gold(p, r.answers) for p in r.ctxs) == 1 for r in rows)
-    unmarked = rows[0].ctxs[0].model_copy(update={"has_answer": None})
-    assert is_gold(unmarked, rows[0].answers) == (rows[0].answers[0] in unmarked.text)
-    assert PASSAGE.format(title="T", text="x") == "Document (Title: T): x"
+def _helmets_pick(keys: list[str], samples: int, seed: int) -> set[str]:
+    """HELMET's call sequence: the module-level generator seeded, then ``random.sample`` of the sorted
+    keys (its state put back afterwards)."""
+    state = random.getstate()
+    try:
+        random.seed(seed)
+        return set(random.sample(sorted(keys), samples))
+    finally:
+        random.setstate(state)
+
+
+@pytest.mark.parametrize("seed", [42, 7])
+def test_helmets_questions_are_sampled_from_sorted_keys_and_kept_in_file_order(data_dir, tmp_path, seed):
+    """The file's rows shuffled first, so file order, sorted order and the sampled order all differ:
+    the chosen rows are those whose keys HELMET's sample of the sorted keys names, in the file's order."""
+    lines = (data_dir / "kilt/nq-dev-multikilt_1000_k50_dep6.jsonl").read_text(encoding="utf-8").splitlines()
+    random.Random(5).shuffle(lines)
+    path = tmp_path / "shuffled.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    in_file = [json.loads(line)["id"] for line in lines]
+    assert in_file != sorted(in_file)
+    picked = _helmets_pick(in_file, 4, seed)
+    chosen = choose_rows(read_rows(str(path), QaRow), 4, seed, by_id=True)
+    assert [r.id for r in chosen] == [key for key in in_file if key in picked]
+
+
+def test_a_gold_passage_is_the_files_mark_else_an_answer_found_after_normalisation():
+    passage = Passage(title="T", text="The keeper of Lo is MI KA, they say.")
+    assert is_gold(passage, ["Mi Ka!"])  # unmarked: found after normalisation (case, punctuation)
+    assert not is_gold(passage, ["su ta"])
+    assert not is_gold(passage.model_copy(update={"has_answer": False}), ["mi ka"])  # the mark wins
+    assert is_gold(passage.model_copy(update={"has_answer": True}), ["su ta"])
 
 
 def test_popqa_leaves_out_popular_subjects_and_the_question_from_its_demonstrations(
