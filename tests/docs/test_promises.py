@@ -321,3 +321,19 @@ def test_the_docs_lists_name_every_page():
         assert f"]({name})" in index, f"docs/index.md does not link {name}"
         assert f"](docs/{name})" in readme, f"the README's documentation list does not link {name}"
         assert f'"{name}"' in nav, f"mkdocs.yml's nav does not list {name}"
+
+
+@pytest.mark.slow
+def test_a_bare_graphwalks_run_prints_the_table_its_page_quotes(bare_run):
+    """docs/graphwalks.md: a bare `coca-eval graphwalks` (graphwalks-quick) gives each task's score at 1k
+    and 2k as quoted, and the effective length as the summary prints it."""
+    run = bare_run("graphwalks").run
+    measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in bare_run("graphwalks").ok_cells()}
+    (tasks, summary), _ = _printed_tables("docs/graphwalks.md", "GraphWalks, source generate")
+    assert measured == _scores(tasks, ("Average",))
+    (reading,) = run["config"]["effective_length"]["methods"].values()
+    ((_, cells),) = summary.items()
+    expected = (
+        f"undefined ({reading['undefined']})" if reading.get("undefined") else _length(reading["effective"])
+    )
+    assert cells[-1] == expected
