@@ -192,3 +192,34 @@ def test_a_gate_that_could_not_see_a_drop_says_inconclusive(gate, tmp_path):
     powered = write(tmp_path, "m", passkey_run(many))
     result = gate(powered, powered, "--require-power")
     assert result.returncode == 0 and "PASS" in result.stdout.splitlines()[0], result.stdout
+
+
+def test_at_80_columns_no_number_or_verdict_is_split(tmp_path):
+    """A standard terminal (or a piped log) is 80 columns: the gate's table then stacks the method under
+    its cell and the interval under the change, so every value and verdict stays whole on one line."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    from coca_eval.gate import make_options, rich_summary, run_gate, verdict_json
+
+    hits = np.ones((2, 40), dtype=bool)
+    worse = hits.copy()
+    worse[0, :20] = False
+    label = "RoFormer + dynamic NTK & CoCA (a long label)"
+    pair = (passkey_run(hits, method=label), passkey_run(worse, method=label + " fine-tuned"))
+    result = run_gate([pair], make_options("2%", "0.05", 0.05, 0, 500))
+    sink = io.StringIO()
+    Console(file=sink, width=80).print(rich_summary(result, 80))
+    lines = sink.getvalue().splitlines()
+    assert all(len(line) <= 80 for line in lines), sink.getvalue()
+    verdict = verdict_json(result)
+    pieces = [f"{c['p_adjusted']:.3g}" for c in verdict["cells"]] + ["REGRESSION", "INCONCLUSIVE"]
+    for piece in pieces:
+        assert any(re.search(rf"(^|[\s│]){re.escape(piece)}($|[\s│])", line) for line in lines), piece
+    intervals = re.findall(r"\[[-+]\d\.\d\d, [-+]\d\.\d\d\]", sink.getvalue())
+    assert len(intervals) == len(verdict["cells"])  # each interval whole, on one line
+    wide = io.StringIO()
+    Console(file=wide, width=300).print(rich_summary(result, 300))
+    assert "95% CI" in wide.getvalue() and "method" in wide.getvalue()  # the full table where it fits

@@ -278,7 +278,7 @@ def gate(
     if as_json:
         click.echo(json.dumps(verdict_json(result), indent=2))
     else:
-        stdout().print(rich_summary(result))
+        stdout().print(rich_summary(result, stdout().width))
         for note in result.notes:
             stdout().print(f"note: {note}", markup=False)
     append_step_summary(result)

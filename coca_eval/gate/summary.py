@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from rich.console import Console
 from rich.table import Table
 
 from coca_eval.gate.compare import NOT_SIGNIFICANT, SIGNIFICANT, WITHIN, CellVerdict, GateResult
@@ -35,15 +36,50 @@ def summary_rows(result: GateResult) -> list[list[str]]:
     return [_row(verdict) for verdict in result.cells] + [_run_row(check) for check in result.runs]
 
 
-def rich_summary(result: GateResult) -> Table:
+def rich_summary(result: GateResult, width: int | None = None) -> Table:
+    """The terminal's table. Where the full table is wider than ``width`` (an 80-column terminal, a CI
+    log), the narrow layout: the method under its cell, the change over its interval, each reason
+    below the table, so no number or verdict is ever split across lines."""
+    wide = _wide_table(result)
+    if width is None or Console(width=1000).measure(wide).maximum <= width:
+        return wide
+    return _narrow_table(result)
+
+
+def _styled_verdict(verdict: str, text: str) -> str:
+    style = {"regression": "bold red", "pass": "green", "inconclusive": "yellow"}.get(verdict, "dim")
+    return f"[{style}]{text}[/{style}]"
+
+
+def _verdicts(result: GateResult) -> list[str]:
+    return [c.verdict for c in result.cells] + [r.verdict for r in result.runs]
+
+
+def _wide_table(result: GateResult) -> Table:
     table = Table(title=headline(result), title_justify="left")
     for column in COLUMNS:
         justify = "left" if column in ("cell", "method", "verdict") else "right"
         table.add_column(column, justify=justify, overflow="fold")  # never cut a name or a number
-    verdicts = [c.verdict for c in result.cells] + [r.verdict for r in result.runs]
-    for verdict, row in zip(verdicts, summary_rows(result), strict=True):
-        style = {"regression": "bold red", "pass": "green", "inconclusive": "yellow"}.get(verdict, "dim")
-        table.add_row(*row[:-1], f"[{style}]{row[-1]}[/{style}]")
+    for verdict, row in zip(_verdicts(result), summary_rows(result), strict=True):
+        table.add_row(*row[:-1], _styled_verdict(verdict, row[-1]))
+    return table
+
+
+def _narrow_table(result: GateResult) -> Table:
+    table = Table(title=headline(result), title_justify="left", caption_justify="left")
+    table.add_column("cell / method", overflow="fold", ratio=1)
+    for column in ("base -> cand", "change, 95% CI", "p (Holm)", "verdict"):
+        table.add_column(column, justify="left" if column == "verdict" else "right", no_wrap=True)
+    reasons = []
+    for verdict, row in zip(_verdicts(result), summary_rows(result), strict=True):
+        cell, method, base, cand, change, interval, p_text, text = row
+        word, _, reason = text.partition(": ")
+        if reason:
+            reasons.append(f"{cell} ({method}): {reason}")
+        values = f"{base} -> {cand}" if base or cand else ""
+        table.add_row(f"{cell}\n{method}", values, "\n".join(filter(None, (change, interval))), p_text,
+                      _styled_verdict(verdict, word))  # fmt: skip
+    table.caption = "\n".join(reasons) or None
     return table
 
 
