@@ -8,6 +8,8 @@ values; without it (or with it after ``--help``) the help shows the command's de
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from coca_eval.errors import CocaEvalError
@@ -42,10 +44,14 @@ class PresetValuedOption(click.Option):
         self.preset, self.task, self.key = preset, task, key
 
     def get_help_record(self, ctx: click.Context):
+        """One default shown: the preset's where it sets the option, else the task's own, which a help
+        text may state as ``[default: X]`` (never both: two defaults for one option read as a conflict)."""
         preset = ctx.params.get("preset") or self.preset
         self.show_default = preset_default(preset, self.task, self.key) or False
-        if callable(self.help_text):
-            self.help = self.help_text()
+        text = self.help_text() if callable(self.help_text) else self.help_text
+        if self.show_default and text:
+            text = re.sub(r"\s*\[default: [^\]]*\]\s*$", "", text)
+        self.help = text
         return super().get_help_record(ctx)
 
 

@@ -51,3 +51,19 @@ def test_dataset_help_lists_the_data_sources_registered_after_the_command_was_ma
         assert "later:NAME" in shown(["ppl", "--help"])
     finally:
         DATA_SOURCES.remove("later:")
+
+
+def test_no_option_shows_two_defaults():
+    """An option's help names one default: the preset's where it sets the option, else the task's own
+    (``--protocol``'s help stated ``[default: exact]`` beside the preset's ``exact``)."""
+    import click
+
+    from coca_eval.cli import cli
+
+    for name in ("ppl", "passkey", "ruler", "helmet", "babilong"):
+        command = cli.get_command(click.Context(cli), name)
+        ctx = click.Context(command, info_name=name)
+        for param in command.params:
+            record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
+            if record is not None:
+                assert record[1].count("[default:") <= 1, (name, record)
