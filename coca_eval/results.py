@@ -300,7 +300,7 @@ def _same_rows(held: list, ours: list[dict[str, Any]]) -> bool:
 
 
 def _names(methods: list) -> str:
-    """``RoFormer (zoo-rope), ...``: each method's label with its model."""
+    """``RoFormer (checkpoints/rope), ...``: each method's label with its model."""
 
     def name(m: Any) -> str:
         if not isinstance(m, dict):

@@ -20,7 +20,8 @@ def _planes(seed: int = 0) -> torch.Tensor:
 
 
 def _angles(analyse, model) -> tuple[float, AngleDetail]:
-    cell = analyse("angles", model, pairs=512).cells[0]
+    # each model's own results file: one file holds one set of methods
+    cell = analyse("angles", model, pairs=512, output=model.parent / f"angles-{model.name}.json").cells[0]
     return cell.value, AngleDetail.model_validate(cell.detail)
 
 

@@ -136,7 +136,8 @@ def test_the_gate_pairs_two_imports_of_the_same_samples(capsys, tmp_path):
     assert invoke(capsys, "import", "lm-eval", folder, "--output", cand).returncode == 0
     verdicts = json.loads(invoke(capsys, "gate", "--baseline", base, "--candidate", cand, "--json").stdout)
     niah = [c for c in verdicts["cells"] if c["dataset"] == "niah_single_1"]
-    assert len(niah) == 2 and all(c["reason"] == "beyond tolerance, not significant" for c in niah), niah
+    # beyond tolerance, not significant: with three samples no drop is ruled out either (inconclusive)
+    assert len(niah) == 2 and all(c["verdict"] == "inconclusive" for c in niah), niah
     # three samples per cell cannot make a drop significant at 0.05; at 0.6 the same pairs are a regression
     worse = invoke(capsys, "gate", "--baseline", base, "--candidate", cand, "--alpha", "0.6")
     assert worse.returncode == 1, worse.stdout + worse.stderr

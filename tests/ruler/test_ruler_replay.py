@@ -124,7 +124,7 @@ def test_the_gate_pairs_the_replay_with_the_import_and_reads_each_sample(capsys,
     save_run(import_harness_dir(folder), planted)
     _, verdict = _gate(capsys, planted, replayed, "--alpha", "0.6")
     cells = _verdicts(verdict)
-    assert cells["niah_single_1", 1024]["verdict"] == "pass"
+    assert cells["niah_single_1", 1024]["verdict"] == "inconclusive"  # one of three: no regression shown
     assert cells["niah_single_1", 2048]["verdict"] == "regression"
 
 
@@ -277,7 +277,8 @@ def test_the_interop_pages_replay_example_runs_as_written(capsys, tmp_path, monk
         args = shlex.split(line.replace(" tests/", f" {ROOT}/tests/"))[1:]
         result = invoke(capsys, *args)
         assert result.returncode == 0, (line, result.stderr)
-    assert "PASS" in result.stdout and load_run(tmp_path / "runs" / "replay.json").config["replay_of"]
+    assert "REGRESSION" not in result.stdout.splitlines()[0]
+    assert load_run(tmp_path / "runs" / "replay.json").config["replay_of"]
 
 
 def test_a_chat_templated_lm_eval_run_is_replayed_as_logged_and_pairs(capsys, tmp_path):
