@@ -20,13 +20,16 @@ def answer_ids(tokenizer, prompt) -> list[int]:
     return tokenizer(f" {digest[:16]} {quoted}", add_special_tokens=False).input_ids
 
 
-class DigestBackend:
+class AnsweringBackend:
+    """A backend double over a tokenizer alone: each prompt's answer is :meth:`answer`'s, cut to the
+    budget; a subclass says how it answers."""
+
     position_limit = None
     trained_context = None
+    fingerprint = "answering"
 
     def __init__(self, tokenizer) -> None:
         self.tokenizer = tokenizer
-        self.fingerprint = "digest"
 
     @property
     def bos_token_id(self):
@@ -39,17 +42,29 @@ class DigestBackend:
     def encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False).input_ids
 
+    def answer(self, prompt) -> list[int]:
+        raise NotImplementedError
+
     def generate_greedy(self, prompts, prefix_lengths, stop, on_done, prefix_reuse=True, **_) -> bool:
         budget = stop if isinstance(stop, int) else stop.max_new_tokens
         for i, prompt in enumerate(prompts):
-            on_done(i, answer_ids(self.tokenizer, prompt)[:budget])
+            on_done(i, self.answer(prompt)[:budget])
         return False
 
+    @classmethod
+    def load(cls, method, request) -> AnsweringBackend:
+        from transformers import AutoTokenizer
 
-def load(method, request) -> DigestBackend:
-    from transformers import AutoTokenizer
+        from coca_eval.models.presets import resolve_model
 
-    from coca_eval.models.presets import resolve_model
+        return cls(AutoTokenizer.from_pretrained(resolve_model(method.model)[0]))
 
-    path, _ = resolve_model(method.model)
-    return DigestBackend(AutoTokenizer.from_pretrained(path))
+
+class DigestBackend(AnsweringBackend):
+    fingerprint = "digest"
+
+    def answer(self, prompt) -> list[int]:
+        return answer_ids(self.tokenizer, prompt)
+
+
+load = DigestBackend.load

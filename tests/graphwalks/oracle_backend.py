@@ -9,6 +9,8 @@ import re
 
 import networkx as nx
 
+from tests.generation.digest_backend import AnsweringBackend
+
 WRONG: set[str] = set()
 HEADER = "The graph has the following edges:"
 
@@ -33,42 +35,18 @@ def walk(prompt: str) -> tuple[str, list[str]]:
     return "parents", sorted(p for p in graph.predecessors(node) if p != node)
 
 
-class OracleBackend:
-    position_limit = None
-    trained_context = None
+class OracleBackend(AnsweringBackend):
+    fingerprint = "oracle"
 
-    def __init__(self, tokenizer) -> None:
-        self.tokenizer = tokenizer
-        self.fingerprint = "oracle"
-
-    @property
-    def bos_token_id(self):
-        return self.tokenizer.bos_token_id
-
-    @property
-    def adds_bos(self) -> bool:
-        return False
-
-    def encode(self, text: str) -> list[int]:
+    def answer(self, prompt) -> list[int]:
+        kind, nodes = walk(self.tokenizer.decode(list(prompt), skip_special_tokens=True))
+        if kind in WRONG:
+            nodes = ["0000000000"]
+        text = f"Walking the graph.\nFinal Answer: [{', '.join(nodes)}]"
         return self.tokenizer(text, add_special_tokens=False).input_ids
 
-    def generate_greedy(self, prompts, prefix_lengths, stop, on_done, prefix_reuse=True, **_) -> bool:
-        for i, prompt in enumerate(prompts):
-            kind, nodes = walk(self.tokenizer.decode(list(prompt), skip_special_tokens=True))
-            if kind in WRONG:
-                nodes = ["0000000000"]
-            text = f"Walking the graph.\nFinal Answer: [{', '.join(nodes)}]"
-            on_done(i, self.tokenizer(text, add_special_tokens=False).input_ids)
-        return False
 
-
-def load(method, request) -> OracleBackend:
-    from transformers import AutoTokenizer
-
-    from coca_eval.models.presets import resolve_model
-
-    path, _ = resolve_model(method.model)
-    return OracleBackend(AutoTokenizer.from_pretrained(path))
+load = OracleBackend.load
 
 
 def register() -> None:
