@@ -15,6 +15,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from tests.generation.digest_backend import AnsweringBackend
+
 PLANTED: dict[tuple[int, ...], tuple[str, ...]] = {}
 MODE: dict[str, Any] = {"answer": "planted", "fail_after": None, "answered": 0}
 HEDGE = " Not sure.\n"  # short: the zoo's tokenizer spells a RAG answer in 9 of its 20 tokens
@@ -37,24 +39,8 @@ def record_planted(monkeypatch) -> None:
     monkeypatch.setattr(ExactPromptBuilder, "build_one", recording)
 
 
-class ScriptedBackend:
-    position_limit = None
-
-    def __init__(self, tokenizer) -> None:
-        self.tokenizer = tokenizer
-        self.fingerprint = "scripted"
-        self.trained_context = None
-
-    @property
-    def bos_token_id(self):
-        return self.tokenizer.bos_token_id
-
-    @property
-    def adds_bos(self) -> bool:
-        return False
-
-    def encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=False).input_ids
+class ScriptedBackend(AnsweringBackend):
+    fingerprint = "scripted"
 
     def generate_greedy(self, prompts, prefix_lengths, stop, on_done, prefix_reuse=True, **_) -> bool:
         for i, prompt in enumerate(prompts):
@@ -77,10 +63,4 @@ def _answers(prompt) -> bool:
     return MODE["answer"] == "planted"
 
 
-def load(method, request) -> ScriptedBackend:
-    from transformers import AutoTokenizer
-
-    from coca_eval.models.presets import resolve_model
-
-    path, _ = resolve_model(method.model)
-    return ScriptedBackend(AutoTokenizer.from_pretrained(path))
+load = ScriptedBackend.load
