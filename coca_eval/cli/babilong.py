@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 
 from coca_eval.babilong.params import SOURCES
-from coca_eval.cli.options import SampleCount, batch_size_option, dump_prompts_option, method_options
+from coca_eval.cli.options import (
+    SampleCount,
+    auto_sampling_options,
+    batch_size_option,
+    dump_prompts_option,
+    method_options,
+)
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.params import PROMPT_BOS_CHOICES
 
@@ -26,13 +32,7 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="Samples per task and length, or auto: rounds until each cell's 95 % interval is narrower "
     "than --target-width.",
 )
-@_preset_option("--max-samples", key="max_samples", type=int, help="With --samples auto: the most per cell.")
-@_preset_option(
-    "--target-width",
-    key="target_width",
-    type=float,
-    help="With --samples auto: the interval width to stop at.",
-)
+@auto_sampling_options(_preset_option)
 @_preset_option("--seed", key="seed", type=int, help="Seed of every sample (same prompts for every method).")
 @_preset_option(
     "--source",
