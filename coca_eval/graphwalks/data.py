@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import read_user_text
 from coca_eval.graphwalks.graphs import BadEdge, parse_edges
 from coca_eval.graphwalks.prompts import EDGES_HEADER
 
@@ -59,6 +60,10 @@ def check_row(raw: Any, where: str) -> GraphRow:
         nodes = nodes.tolist()
     if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
         raise CocaEvalError(f"{where}: answer_nodes: not a list of node names")
+    if not any(n.strip() for n in nodes):  # an empty answer would score full marks on nothing
+        raise CocaEvalError(
+            f"{where}: answer_nodes: no node name (an empty gold set earns full marks for nothing)"
+        )
     if not isinstance(problem, str) or problem.lower() not in PROBLEMS:
         raise CocaEvalError(f"{where}: problem_type: {problem!r} is not bfs or parents")
     if isinstance(chars, bool) or not isinstance(chars, int):
@@ -82,7 +87,7 @@ def _file_rows(path: Path) -> list[Any]:
         except Exception as exc:  # noqa: BLE001 (pyarrow raises many kinds for a bad file)
             raise CocaEvalError(f"{path}: not a readable parquet file ({exc})") from None
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+    for number, line in enumerate(read_user_text(path).splitlines()):
         if line.strip():
             try:
                 rows.append(json.loads(line))
@@ -104,18 +109,29 @@ def _hub_rows() -> list[tuple[str, Any]]:
     return [(f"{HUB_ID} row {i}", row) for i, row in enumerate(table)]
 
 
+def refuse_repeats(rows: tuple[GraphRow, ...]) -> tuple[GraphRow, ...]:
+    """The rows, each prompt once: a question held twice would count twice in its cell."""
+    first: dict[str, str] = {}
+    for row in rows:
+        seen = first.setdefault(row.prompt, row.where)
+        if seen != row.where:
+            raise CocaEvalError(f"{row.where}: the same prompt as {seen} (each question counts once)")
+    return rows
+
+
 @cache
 def graph_rows(data: str) -> tuple[GraphRow, ...]:
     """Every row of ``data`` (``hub`` or a folder or file), checked."""
     if data == HUB:
-        return tuple(check_row(row, where) for where, row in _hub_rows())
+        return refuse_repeats(tuple(check_row(row, where) for where, row in _hub_rows()))
     root = Path(data).expanduser()
     files = [root] if root.is_file() else sorted([*root.glob("*.parquet"), *root.glob("*.jsonl")])
     if not files:
         raise CocaEvalError(f"--data {data}: no *.parquet or *.jsonl files of GraphWalks rows")
-    return tuple(
+    rows = tuple(
         check_row(row, f"{path} row {i}") for path in files for i, row in enumerate(_file_rows(path))
     )
+    return refuse_repeats(rows)
 
 
 def folder_fingerprint(data: str) -> str:

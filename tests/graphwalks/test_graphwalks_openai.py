@@ -77,6 +77,8 @@ def test_rows_are_binned_by_length_scored_and_the_long_ones_counted(tmp_path, ca
         (lambda r: r.update(prompt=r["prompt"].replace("a1 -> b2", "a1 => b2")), "row 1: prompt: line"),
         (lambda r: r.update(problem_type="dfs"), "row 1: problem_type: 'dfs' is not bfs or parents"),
         (lambda r: r.update(answer_nodes="a1"), "row 1: answer_nodes: not a list"),
+        (lambda r: r.update(answer_nodes=[]), "row 1: answer_nodes: no node name"),
+        (lambda r: r.update(answer_nodes=[" "]), "row 1: answer_nodes: no node name"),
     ],
 )
 def test_a_malformed_row_is_one_line_before_any_model_loads(tmp_path, capsys, change, message):
@@ -88,3 +90,22 @@ def test_a_malformed_row_is_one_line_before_any_model_loads(tmp_path, capsys, ch
     code, err = _run(capsys, data, tmp_path, "--lengths", "1k", "--model", str(tmp_path / "absent"))
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "bad.jsonl " + message in err
+
+
+def test_a_question_held_twice_is_one_line(tmp_path, capsys):
+    """The same prompt in two rows would count one question twice in its cell."""
+    rows = _rows()[:2]
+    data = tmp_path / "rows"
+    data.mkdir()
+    (data / "twice.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [*rows, rows[0]]))
+    code, err = _run(capsys, data, tmp_path, "--lengths", "1k", "--model", str(tmp_path / "absent"))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "twice.jsonl row 2: the same prompt as" in err and "twice.jsonl row 0" in err
+
+
+def test_a_file_not_in_utf8_is_one_line(tmp_path, capsys):
+    data = tmp_path / "rows"
+    data.mkdir()
+    (data / "latin.jsonl").write_bytes(json.dumps(_rows()[0]).encode() + b"\n\xe9\n")
+    code, err = _run(capsys, data, tmp_path, "--lengths", "1k", "--model", str(tmp_path / "absent"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "is not UTF-8 text" in err
