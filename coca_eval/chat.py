@@ -87,8 +87,10 @@ def _render(template: str, tokenizer, name: str) -> str:
 class ChatPrompt:
     """A framed prompt as a chat API takes it: the user's message, the text the assistant's turn opens
     with (RULER's answer prefix; empty for none), and the prompt's tokens through the local frame,
-    which the server's own rendering of the two must reproduce."""
+    which the server's own rendering of the two must reproduce. ``history`` holds the turns before the
+    user's message when the prompt is a whole conversation (MRCR)."""
 
     user: str
     prefill: str
     ids: tuple[int, ...]
+    history: tuple[dict, ...] = ()

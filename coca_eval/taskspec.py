@@ -185,6 +185,7 @@ TASKS = Registry[TaskSpec](
         "coca_eval.helmet.spec",
         "coca_eval.babilong.spec",
         "coca_eval.graphwalks.spec",
+        "coca_eval.mrcr.spec",
         "coca_eval.opencompass.spec",
         "coca_eval.analyses.spec",
         "coca_eval.imported.spec",

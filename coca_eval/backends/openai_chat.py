@@ -4,7 +4,8 @@ A chat API takes text and renders the chat template on the server, so the prompt
 no longer be guaranteed by sending token ids. What is sent instead:
 
 * the user's message as one ``user`` turn, without a system turn: the local frame was rendered from a
-  lone user message too, so a template that adds a default system prompt adds it on both sides;
+  lone user message too, so a template that adds a default system prompt adds it on both sides (a
+  family whose prompt is a whole conversation, MRCR, sends its turns before it, as rendered locally);
 * the answer prefix (RULER's chat setting opens the assistant's turn with it) as a final ``assistant``
   message the server continues (``continue_final_message``, ``add_generation_prompt: false``: vLLM's
   chat parameters), so the answer follows the prefix as it does in the completions prompt.
@@ -24,7 +25,7 @@ from coca_eval.errors import CocaEvalError
 
 def chat_payload(model: str, prompt: ChatPrompt, max_tokens: int) -> dict:
     """One greedy chat request for ``prompt``."""
-    messages = [{"role": "user", "content": prompt.user}]
+    messages = [*prompt.history, {"role": "user", "content": prompt.user}]
     if prompt.prefill:
         messages.append({"role": "assistant", "content": prompt.prefill})
     return {

@@ -45,6 +45,9 @@ class PromptSample:
     # assistant turn opens with it).
     text_span: tuple[int, int] = (0, 0)
     answer_prefix: str = ""
+    # For chat APIs, a family whose prompt is a whole conversation (MRCR): its messages as text, the
+    # last one the user's; empty for the families whose prompt is one user message (``text_span``).
+    messages: tuple[dict, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,13 @@ the file, the row and the field.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from coca_eval.data.published_rows import file_rows, files_fingerprint, refuse_repeats
 from coca_eval.errors import CocaEvalError
-from coca_eval.files import read_user_text
 from coca_eval.graphwalks.graphs import BadEdge, parse_edges
 from coca_eval.graphwalks.prompts import EDGES_HEADER
 
@@ -78,24 +77,6 @@ def check_row(raw: Any, where: str) -> GraphRow:
     return GraphRow(prompt, tuple(nodes), problem.lower(), chars, where)
 
 
-def _file_rows(path: Path) -> list[Any]:
-    if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        try:
-            return pq.read_table(path).to_pylist()
-        except Exception as exc:  # noqa: BLE001 (pyarrow raises many kinds for a bad file)
-            raise CocaEvalError(f"{path}: not a readable parquet file ({exc})") from None
-    rows = []
-    for number, line in enumerate(read_user_text(path).splitlines()):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise CocaEvalError(f"{path} row {number}: not JSON ({exc.msg})") from None
-    return rows
-
-
 def _hub_rows() -> list[tuple[str, Any]]:
     try:
         from datasets import load_dataset
@@ -109,36 +90,27 @@ def _hub_rows() -> list[tuple[str, Any]]:
     return [(f"{HUB_ID} row {i}", row) for i, row in enumerate(table)]
 
 
-def refuse_repeats(rows: tuple[GraphRow, ...]) -> tuple[GraphRow, ...]:
-    """The rows, each prompt once: a question held twice would count twice in its cell."""
-    first: dict[str, str] = {}
-    for row in rows:
-        seen = first.setdefault(row.prompt, row.where)
-        if seen != row.where:
-            raise CocaEvalError(f"{row.where}: the same prompt as {seen} (each question counts once)")
-    return rows
+def _folder_files(root: Path) -> list[Path]:
+    return sorted([*root.glob("*.parquet"), *root.glob("*.jsonl")])
 
 
 @cache
 def graph_rows(data: str) -> tuple[GraphRow, ...]:
     """Every row of ``data`` (``hub`` or a folder or file), checked."""
     if data == HUB:
-        return refuse_repeats(tuple(check_row(row, where) for where, row in _hub_rows()))
+        rows = tuple(check_row(row, where) for where, row in _hub_rows())
+        return refuse_repeats(rows, lambda r: r.prompt, "prompt")
     root = Path(data).expanduser()
-    files = [root] if root.is_file() else sorted([*root.glob("*.parquet"), *root.glob("*.jsonl")])
+    files = [root] if root.is_file() else _folder_files(root)
     if not files:
         raise CocaEvalError(f"--data {data}: no *.parquet or *.jsonl files of GraphWalks rows")
     rows = tuple(
-        check_row(row, f"{path} row {i}") for path in files for i, row in enumerate(_file_rows(path))
+        check_row(row, f"{path} row {i}") for path in files for i, row in enumerate(file_rows(path))
     )
-    return refuse_repeats(rows)
+    return refuse_repeats(rows, lambda r: r.prompt, "prompt")
 
 
 def folder_fingerprint(data: str) -> str:
-    """What identifies local rows in a run's identity: each file's name, size and modification time."""
-    import hashlib
-
+    """What identifies local rows in a run's identity (see :func:`files_fingerprint`)."""
     root = Path(data).expanduser()
-    files = [root] if root.is_file() else sorted([*root.glob("*.parquet"), *root.glob("*.jsonl")])
-    text = ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files)
-    return "files:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    return files_fingerprint([root] if root.is_file() else _folder_files(root))

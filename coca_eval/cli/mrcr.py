@@ -1,0 +1,90 @@
+"""``coca-eval mrcr``: reproduce the i-th of several identical requests' answers from a long
+conversation, at exact lengths or on OpenAI's published conversations."""
+
+from __future__ import annotations
+
+import click
+
+from coca_eval.cli.options import (
+    SampleCount,
+    auto_sampling_options,
+    batch_size_option,
+    dump_prompts_option,
+    method_options,
+)
+from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.params import PROMPT_BOS_CHOICES
+
+PRESET = "mrcr-quick"
+TASK = "mrcr"
+SOURCES = ("generate", "openai")
+
+_preset_option = preset_option_factory(PRESET, TASK)
+
+
+@click.command()
+@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@_preset_option("--tasks", key="tasks", help="2needle, 4needle, 8needle, comma-separated.")
+@click.option("--needles", help="Needle counts, the same as --tasks: 2,4,8.")
+@_preset_option("--lengths", key="lengths", help="Lengths N in tokens (prompt + answer budget): 1k..128k.")
+@_preset_option("--samples", key="samples", type=SampleCount(), help="Samples per task and length, or auto.")
+@auto_sampling_options(_preset_option)
+@_preset_option("--seed", key="seed", type=int, help="Seed of every conversation (same for every method).")
+@_preset_option(
+    "--source",
+    key="source",
+    type=click.Choice(SOURCES),
+    help="generate: conversations built here, exactly N tokens (offline); openai: OpenAI's published "
+    "conversations, each in the shortest N that holds it (longer ones skipped and counted).",
+)
+@_preset_option(
+    "--data", key="data", help="OpenAI's rows (--source openai): hub, or a folder holding 2needle/ ..."
+)
+@_preset_option(
+    "--chat-template",
+    key="chat_template",
+    help="auto (the tokenizer's), none (a plain User:/Assistant: transcript), or a Jinja file.",
+)
+@_preset_option("--bos", key="bos", type=click.Choice(PROMPT_BOS_CHOICES), help="BOS: auto, always, never.")
+@_preset_option(
+    "--share", key="share", type=float, help="Effective length: % of the shortest length's average."
+)
+@click.option("--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (same outputs).")
+@batch_size_option
+@dump_prompts_option
+@method_options(
+    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
+    "Default: runs/mrcr-TIMESTAMP.json.",
+    journaled=True,
+    splits=True,
+)
+def mrcr(preset, needles, no_prefix_reuse, batch_size, dump_prompts, **overrides):
+    """MRCR: a long conversation of requests for writing holds 2, 4 or 8 identical requests; the model
+    must repeat the i-th one's answer behind a random string. Scored as OpenAI's card scores it
+    (SequenceMatcher ratio, 0 without the string), per needle count and length, with the effective
+    length.
+
+    \b
+    coca-eval mrcr                    # mrcr-quick: SmolLM2-135M-Instruct, 2 and 4 needles, 1k, 2k
+    coca-eval mrcr --model DIR --needles 2,4,8 --lengths 4k..64k
+    coca-eval mrcr --preset mrcr --model DIR --data hub
+    """
+    from coca_eval.cli.evaluation import MethodOptions
+    from coca_eval.cli.generation import evaluate_generation, print_run_tables
+    from coca_eval.cli.preset_options import preset_values
+    from coca_eval.mrcr.params import make_mrcr_params
+    from coca_eval.taskspec import TASKS
+
+    chosen = MethodOptions.take(overrides)
+    values = preset_values(preset, TASK, overrides)
+    if needles is not None:
+        values["needles"] = needles
+    params = make_mrcr_params(values)
+    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
+    saved = evaluate_generation(TASK, params, chosen, preset, **options)
+    if saved is None:
+        return
+    run, written = saved
+    console = TASKS.get(TASK).console(run, params)
+    heading = console.heading.replace("[/bold],", f"[/bold], source {params.source},", 1)
+    print_run_tables(run, written, heading, console.method_table, console.summary)

@@ -1,0 +1,52 @@
+"""Reading a peer's published rows from local files, for the families that run a published set as it
+is (GraphWalks, MRCR): parquet or JSON-lines files, each row a mapping, with one-line refusals that
+name the file and the row, and a fingerprint of the files for a run's identity."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.files import read_user_text
+
+Row = TypeVar("Row")
+
+
+def file_rows(path: Path) -> list[Any]:
+    """The rows of a ``.parquet`` file, or of a JSON-lines file (blank lines skipped)."""
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_table(path).to_pylist()
+        except Exception as exc:  # noqa: BLE001 (pyarrow raises many kinds for a bad file)
+            raise CocaEvalError(f"{path}: not a readable parquet file ({exc})") from None
+    rows = []
+    for number, line in enumerate(read_user_text(path).splitlines()):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise CocaEvalError(f"{path} row {number}: not JSON ({exc.msg})") from None
+    return rows
+
+
+def refuse_repeats(rows: Sequence[Row], key: Callable[[Row], str], what: str) -> tuple[Row, ...]:
+    """The rows, each ``key`` once: a question held twice would count twice in its cell. Rows name
+    themselves by their ``where``."""
+    first: dict[str, str] = {}
+    for row in rows:
+        seen = first.setdefault(key(row), row.where)
+        if seen != row.where:
+            raise CocaEvalError(f"{row.where}: the same {what} as {seen} (each question counts once)")
+    return tuple(rows)
+
+
+def files_fingerprint(files: Sequence[Path]) -> str:
+    """What identifies local rows in a run's identity: each file's name, size and modification time."""
+    text = ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files)
+    return "files:" + hashlib.sha256(text.encode()).hexdigest()[:16]

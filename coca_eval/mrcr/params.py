@@ -1,0 +1,111 @@
+"""Parameters of the ``mrcr`` task, checked before any model loads: the base's
+(:class:`~coca_eval.generation.params.FamilyParams`) and where the conversations come from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import StrictFloat, StrictInt, StrictStr
+
+from coca_eval.errors import CocaEvalError
+from coca_eval.generation.params import FamilyParams, make_family_params, refuse_vllm_dynamic
+from coca_eval.mrcr.tasks import NAMES, OPENAI, SOURCES, task_of
+from coca_eval.params import PROMPT_BOS_CHOICES, PositiveCount, PresetParams
+
+
+@dataclass(frozen=True)
+class MrcrParams(FamilyParams):
+    """Everything that changes an MRCR number. ``data`` is read with ``--source openai`` only (None
+    there: the hub)."""
+
+    tasks: tuple[str, ...] = NAMES
+    source: str = "generate"
+    data: str | None = None
+
+    FILES = ("chat_template",)
+
+    def answer_budget(self, task: str) -> int:
+        return task_of(task, self.source).answer_budget
+
+    def names_the_hub(self, option: str, value: str) -> bool:
+        return (option, value) == ("data", "hub")
+
+    def identity(self) -> dict[str, Any]:
+        from coca_eval.data.published_rows import files_fingerprint
+        from coca_eval.mrcr.data import row_files
+
+        values = super().identity()
+        if self.data not in (None, "hub"):
+            values["data"] = files_fingerprint(row_files(self.data))
+        return values
+
+    @property
+    def rows(self) -> str:
+        return self.data or "hub"
+
+    @property
+    def needles(self) -> tuple[int, ...]:
+        return tuple(task_of(t).needles for t in self.tasks)
+
+
+class MrcrPresetParams(PresetParams):
+    """What an mrcr preset file may set, in YAML's types."""
+
+    tasks: StrictStr | list[StrictStr] = None
+    lengths: StrictStr | list[StrictInt] = None
+    samples: PositiveCount | Literal["auto"] = None
+    max_samples: PositiveCount = None
+    target_width: StrictFloat | StrictInt = None
+    seed: StrictInt = None
+    source: Literal[SOURCES] = None
+    data: StrictStr | None = None
+    chat_template: StrictStr = None
+    bos: Literal[PROMPT_BOS_CHOICES] = None
+    share: StrictFloat | StrictInt = None
+
+
+def needles_to_tasks(values: dict[str, Any]) -> dict[str, Any]:
+    """``--needles 2,4`` names the tasks ``2needle,4needle``."""
+    needles = values.pop("needles", None)
+    if needles is None:
+        return values
+    counts = [part.strip() for part in str(needles).split(",") if part.strip()]
+    wrong = [c for c in counts if f"{c}needle" not in NAMES]
+    if wrong or not counts:
+        raise CocaEvalError(f"--needles takes 2, 4 and 8, comma-separated (got {needles!r})")
+    return {**values, "tasks": ",".join(f"{c}needle" for c in counts)}
+
+
+def make_mrcr_params(values: dict[str, Any]) -> MrcrParams:
+    params = make_family_params(MrcrParams, needles_to_tasks(dict(values)), "mrcr", NAMES)
+    if params.source not in SOURCES:
+        raise CocaEvalError(f"--source must be one of {', '.join(SOURCES)}")
+    if params.data is not None and params.source != OPENAI:
+        raise CocaEvalError("--data names OpenAI's conversations: it needs --source openai")
+    if params.data not in (None, "hub") and not Path(params.data).expanduser().exists():
+        raise CocaEvalError(f"--data {params.data}: no such file or directory")
+    return params
+
+
+def check_methods(params: MrcrParams, methods) -> None:
+    """Read and check every published row before a model loads (``--source openai``)."""
+    if params.source == OPENAI:
+        from coca_eval.mrcr.data import conversation_rows
+
+        rows = conversation_rows(params.rows, params.needles)
+        missing = [t for t in params.tasks if not any(r.needles == task_of(t).needles for r in rows)]
+        if missing:
+            raise CocaEvalError(f"--data {params.rows}: no {missing[0]} rows")
+    refuse_vllm_dynamic(methods)
+
+
+def shortest_length(params: MrcrParams) -> tuple[int, str]:
+    """The shortest N worth asking for: a generated conversation needs its needles' turns, the final
+    request and the answer budget (the builder refuses a length they do not fit, per cell); OpenAI's
+    rows are as long as they are, and binned."""
+    if params.source == OPENAI:
+        return 1, "one token"
+    budget = max(params.answer_budget(t) for t in params.tasks)
+    return budget + 1, "the answer budget"
