@@ -104,6 +104,9 @@ def check_row(raw: Any, where: str) -> ConversationRow:
     missing = [c for c in COLUMNS if c not in raw]
     if missing:
         raise CocaEvalError(f"{where}: missing column {missing[0]}")
+    empty = [c for c in COLUMNS if raw[c] is None]  # a parquet file's null
+    if empty:
+        raise CocaEvalError(f"{where}: {empty[0]}: no value")
     messages = _messages(raw["prompt"], where)
     answer, prefix = raw["answer"], raw["random_string_to_prepend"]
     if not isinstance(answer, str) or not isinstance(prefix, str):

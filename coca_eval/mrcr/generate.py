@@ -42,7 +42,8 @@ FINAL_ASK = (
 PASSAGE_TOKENS = (24, 64)  # a passage's length in the model's tokens: whole sentences within these
 ANSWER_BUDGET = 96  # the random string, the longest passage, the end of turn, and room to spare
 PREFIX_CHARS = 10
-SLACK = 16  # tokens the cut turn holds beyond its share, for a template that frames turns unevenly
+SLACK = 256  # tokens the cut turn holds beyond its share, for a template that frames turns unevenly
+UNEVEN_TRIES = 16
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ class GeneratedConversations:
                 f"{task.name}: {task.needles} needles, a distractor and the final request need "
                 f"{prompt + 1 - keep} prompt tokens, {1 - keep} more than N leaves; give a longer length"
             )
-        longer = draw.turn(turn.ask, low=keep + 2 * SLACK, high=None)
+        longer = draw.turn(turn.ask, low=keep + SLACK, high=None)
         return [*whole, Turn(turn.ask, "", turn.ask_ids, longer.answer_ids)], keep
 
     def _distractor(self, draw: Drawer, form: str, topic: str) -> Turn:
@@ -162,24 +163,33 @@ class GeneratedConversations:
                 return draw.turn(draw.ask(other_form, other_topic))
 
     def _exact(self, turns: list[Turn], keep: int, final: str, target: int):
-        """The conversation rendered whole with the cut turn keeping ``keep`` tokens, then as many more
-        or fewer as a template that frames turns unevenly needs for exactly ``target`` tokens."""
-        cut_at = max(i for i, t in enumerate(turns) if not t.needle)
-        full = turns[cut_at]
+        """The conversation rendered whole with the cut turn keeping ``keep`` tokens, then corrected
+        for a template whose frames grow as turns go on (numbered turns): the cut turn keeps more or
+        fewer, and where it cannot give enough the last whole distractor is left out."""
         roles = ["user", "assistant"] * len(turns) + ["user"]
         final_ids = self.encode(final)
-        for _ in range(2):
+        cut_at = max(i for i, t in enumerate(turns) if not t.needle)
+        full = turns[cut_at]
+        for _ in range(UNEVEN_TRIES):
             turns[cut_at] = Turn(full.ask, "", full.ask_ids, full.answer_ids[:keep])
             contents = [ids for t in turns for ids in (t.ask_ids, t.answer_ids)] + [final_ids]
-            rendered = self.frame.render(roles, contents)
+            rendered = self.frame.render(roles[: 2 * len(turns) + 1], contents)
             gap = target - len(rendered.ids)
             if gap == 0:
-                cut = turns[cut_at]
-                turns[cut_at] = Turn(cut.ask, self.decode(cut.answer_ids), cut.ask_ids, cut.answer_ids)
+                turns[cut_at] = Turn(
+                    full.ask, self.decode(full.answer_ids[:keep]), full.ask_ids, full.answer_ids[:keep]
+                )
                 return rendered, turns
-            keep += gap
-            if not 1 <= keep <= len(full.answer_ids):
+            if keep + gap > len(full.answer_ids):
                 break
+            if keep + gap >= 1:
+                keep += gap
+                continue
+            spare = [i for i, t in enumerate(turns) if not t.needle and i != cut_at]
+            if not spare:
+                break
+            del turns[spare[-1]]
+            cut_at -= spare[-1] < cut_at
         raise CocaEvalError(f"the {self.frame.name} frames this conversation's turns too unevenly to fill")
 
     def _sample(self, task, index, rendered, turns, final, prefix, wanted, form, topic) -> PromptSample:
