@@ -20,8 +20,8 @@ def scored_as_its_output(task, part: dict, score) -> bool:
 
 def chat_prompt(sample, tokenizer):
     """``sample`` as a chat API takes it: its user message as text (decoded as it is, nothing cleaned
-    up) after the conversation's earlier turns if it has them, its answer prefix opening the assistant's turn, and its tokens to check the server's
-    rendering against."""
+    up) after the conversation's earlier turns if it has them, its answer prefix opening the
+    assistant's turn, and its tokens to check the server's rendering against."""
     from coca_eval.chat import ChatPrompt
 
     if sample.messages:  # a whole conversation: its turns as they are, the last one the user's

@@ -36,7 +36,8 @@ def _row(needles: int, wanted: int, filler: int, prefix: str) -> dict:
             answers.append((2 * i + 1, reply))
     index, reply = answers[wanted - 1]
     ordinal = {1: "1st", 2: "2nd", 3: "3rd"}.get(wanted, f"{wanted}th")
-    final = f"Prepend {prefix} to the {ordinal} (1 indexed) poem about tapirs. Do not include any other text in your response."
+    final = f"Prepend {prefix} to the {ordinal} (1 indexed) poem about tapirs. Do not include any other text"
+    final += " in your response."
     messages.append({"role": "user", "content": final})
     prompt = json.dumps(messages)
     return {"prompt": prompt, "answer": prefix + reply, "random_string_to_prepend": prefix,
@@ -60,8 +61,9 @@ def _invoke(tmp_path, data, *extra):
     mrcr_oracle_backend.register()
     template = tmp_path / "chat.jinja"
     template.write_text(TEMPLATE)
-    args = ["mrcr", "--model", "zoo-rope", "--backend", "mrcr-oracle", "--source", "openai", "--data", str(data),
-            "--chat-template", str(template), "--output", str(tmp_path / "run.json"), *extra]  # fmt: skip
+    args = ["mrcr", "--model", "zoo-rope", "--backend", "mrcr-oracle", "--source", "openai",
+            "--data", str(data), "--chat-template", str(template), "--output", str(tmp_path / "run.json"),
+            *extra]  # fmt: skip
     return CliRunner().invoke(cli, args)
 
 
