@@ -1,9 +1,9 @@
 """A backend double that answers MRCR prompts right, worked out from the prompt's own text: it splits
 the rendered conversation on its role lines (the test template's, or the plain transcript's), reads
 the final request (this project's wording or OpenAI's), finds the requests for that form and topic
-and repeats the wanted one's answer behind the random string, none of the family's code involved. A run on it scores 100 exactly when
-every reference is the wanted turn's text. ``WRONG`` holds the tasks it answers with the next needle's
-answer instead (the first's when the last is wanted)."""
+and repeats the wanted one's answer behind the random string, none of the family's code involved. A
+run on it scores 100 exactly when every reference is the wanted turn's text. ``WRONG`` holds the
+tasks it answers with the next needle's answer instead (the first's when the last is wanted)."""
 
 from __future__ import annotations
 
