@@ -104,9 +104,7 @@ def graph_rows(data: str) -> tuple[GraphRow, ...]:
     files = [root] if root.is_file() else _folder_files(root)
     if not files:
         raise CocaEvalError(f"--data {data}: no *.parquet or *.jsonl files of GraphWalks rows")
-    rows = tuple(
-        check_row(row, f"{path} row {i}") for path in files for i, row in enumerate(file_rows(path))
-    )
+    rows = tuple(check_row(row, f"{path} row {i}") for path in files for i, row in enumerate(file_rows(path)))
     return refuse_repeats(rows, lambda r: r.prompt, "prompt")
 
 
