@@ -1,12 +1,14 @@
-"""Grade tests/mrcr/data/responses.json with the ``grade`` function of OpenAI's MRCR dataset card and
-print the scores as JSON.
+"""Grade tests/mrcr/data/responses.json with the published graders and print the scores as JSON: the
+``grade`` function of OpenAI's MRCR dataset card (the ``cases``) and ``mrcr_v2_metric`` of Google
+DeepMind's ``eval_hub/mrcr_v2/run_evaluation.py`` (the ``v2_cases``).
 
 Run outside this project, with any Python 3.9+, on the card's README.md (``openai/mrcr`` on the hub,
-``huggingface-cli download openai/mrcr README.md --repo-type dataset``): the script takes the card's
-code block, keeps the ``grade`` function alone (the rest calls OpenAI's API) and calls it on each
-frozen case. Nothing of this project is imported.
+``huggingface-cli download openai/mrcr README.md --repo-type dataset``) and a checkout of
+google-deepmind/eval_hub: the script takes each grader's function alone (the rest of each file calls
+a model's API) and calls it on each frozen case. Nothing of this project is imported.
 
-    python scripts/mrcr_grader_values.py README.md > tests/mrcr/data/published_values.json
+    python scripts/mrcr_grader_values.py README.md EVAL_HUB/eval_hub/mrcr_v2/run_evaluation.py \
+        > tests/mrcr/data/published_values.json
 """
 
 from __future__ import annotations
@@ -31,11 +33,24 @@ def card_grade(readme: Path):
     return namespace["grade"]
 
 
+def deepmind_metric(source: Path):
+    """``mrcr_v2_metric`` from DeepMind's file: its definition alone, found with ``ast``."""
+    import ast
+
+    text = source.read_text(encoding="utf-8")
+    (node,) = [n for n in ast.parse(text).body if getattr(n, "name", None) == "mrcr_v2_metric"]
+    namespace: dict = {}
+    exec("import difflib\n" + ast.get_source_segment(text, node), namespace)  # noqa: S102
+    return namespace["mrcr_v2_metric"]
+
+
 def main() -> None:
-    grade = card_grade(Path(sys.argv[1]))
+    grade, metric = card_grade(Path(sys.argv[1])), deepmind_metric(Path(sys.argv[2]))
     cases = json.loads((Path(__file__).parent.parent / "tests/mrcr/data/responses.json").read_text())
     scores = [float(grade(c["response"], c["answer"], c["prefix"])) for c in cases["cases"]]
-    print(json.dumps({"grader": "openai/mrcr README.md grade()", "scores": scores}, indent=1))
+    v2 = [float(metric(c["response"], c["answer"])) for c in cases["v2_cases"]]
+    graders = "openai/mrcr README.md grade(); google-deepmind/eval_hub mrcr_v2/run_evaluation.py"
+    print(json.dumps({"graders": graders, "scores": scores, "v2_scores": v2}, indent=1))
 
 
 if __name__ == "__main__":

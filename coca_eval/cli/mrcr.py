@@ -17,7 +17,7 @@ from coca_eval.params import PROMPT_BOS_CHOICES
 
 PRESET = "mrcr-quick"
 TASK = "mrcr"
-SOURCES = ("generate", "openai")
+SOURCES = ("generate", "openai", "deepmind")
 
 _preset_option = preset_option_factory(PRESET, TASK)
 
@@ -35,10 +35,14 @@ _preset_option = preset_option_factory(PRESET, TASK)
     key="source",
     type=click.Choice(SOURCES),
     help="generate: conversations built here, exactly N tokens (offline); openai: OpenAI's published "
-    "conversations, each in the shortest N that holds it (longer ones skipped and counted).",
+    "conversations; deepmind: DeepMind's MRCR v2 CSVs (each published row in the shortest N that holds "
+    "it, longer ones skipped and counted).",
 )
 @_preset_option(
-    "--data", key="data", help="OpenAI's rows (--source openai): hub, or a folder holding 2needle/ ..."
+    "--data",
+    key="data",
+    help="Published rows: hub or a folder holding 2needle/ ... (openai); a folder of mrcr_v2p1_*.csv "
+    "(deepmind).",
 )
 @_preset_option(
     "--chat-template",

@@ -59,6 +59,27 @@ class ConversationRow:
     def key(self) -> str:
         return json.dumps(self.messages)
 
+    @property
+    def wanted_message(self) -> int:
+        return self.desired
+
+    def detail(self) -> dict:
+        """What a sample of this row records of it: where it is, its random string and wanted turn,
+        OpenAI's count and bin of it (or why they cannot be had), its chance floor."""
+        from coca_eval.mrcr.scoring import chance_floor
+
+        tokens, why = openai_tokens(self.messages)
+        return {
+            "row": self.where,
+            "prefix": self.prefix,
+            "desired_msg_index": self.desired,
+            "n_chars": self.n_chars,
+            "openai_tokens": tokens,
+            "openai_bin": openai_bin(tokens),
+            **({"openai_bins": why} if why else {}),
+            "chance": chance_floor(self.answer, self.prefix, self.needle_answers()),
+        }
+
     def needle_answers(self) -> list[str]:
         """The answers of the requests identical to the wanted one (the wanted answer among them)."""
         ask = self.messages[self.desired - 1]["content"] if self.desired > 0 else None
@@ -158,9 +179,12 @@ def conversation_rows(data: str, needles: tuple[int, ...] = NEEDLES) -> tuple[Co
     return refuse_repeats([r for r in rows if r.needles in needles], lambda r: r.key, "conversation")
 
 
-def row_files(data: str) -> list[Path]:
-    """The local files ``--data`` names (for the run's identity)."""
-    return _row_files(Path(data).expanduser())
+def row_files(data: str, source: str = "openai") -> list[Path]:
+    """The local files ``--data`` names (for the run's identity): OpenAI's layout, or MRCR v2's CSVs."""
+    root = Path(data).expanduser()
+    if source == "deepmind" and not root.is_file():
+        return sorted(root.glob("mrcr_v2p1_*.csv"))
+    return _row_files(root)
 
 
 @cache

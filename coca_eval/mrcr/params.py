@@ -11,7 +11,7 @@ from pydantic import StrictFloat, StrictInt, StrictStr
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.params import FamilyParams, make_family_params, refuse_vllm_dynamic
-from coca_eval.mrcr.tasks import NAMES, OPENAI, SOURCES, task_of
+from coca_eval.mrcr.tasks import DEEPMIND, GENERATE, NAMES, OPENAI, SOURCES, task_of
 from coca_eval.params import PROMPT_BOS_CHOICES, PositiveCount, PresetParams
 
 
@@ -38,7 +38,7 @@ class MrcrParams(FamilyParams):
 
         values = super().identity()
         if self.data not in (None, "hub"):
-            values["data"] = files_fingerprint(row_files(self.data))
+            values["data"] = files_fingerprint(row_files(self.data, self.source))
         return values
 
     @property
@@ -82,19 +82,24 @@ def make_mrcr_params(values: dict[str, Any]) -> MrcrParams:
     params = make_family_params(MrcrParams, needles_to_tasks(dict(values)), "mrcr", NAMES)
     if params.source not in SOURCES:
         raise CocaEvalError(f"--source must be one of {', '.join(SOURCES)}")
-    if params.data is not None and params.source != OPENAI:
-        raise CocaEvalError("--data names OpenAI's conversations: it needs --source openai")
+    if params.data is not None and params.source == GENERATE:
+        raise CocaEvalError("--data names published conversations: it needs --source openai or deepmind")
+    if params.source == DEEPMIND and params.data in (None, "hub"):
+        raise CocaEvalError(
+            "--source deepmind reads MRCR v2's CSV files, which are not on the hub: fetch them with "
+            "eval_hub's mrcr_v2/download.sh and pass --data with their folder"
+        )
     if params.data not in (None, "hub") and not Path(params.data).expanduser().exists():
         raise CocaEvalError(f"--data {params.data}: no such file or directory")
     return params
 
 
 def check_methods(params: MrcrParams, methods) -> None:
-    """Read and check every published row before a model loads (``--source openai``)."""
-    if params.source == OPENAI:
-        from coca_eval.mrcr.data import conversation_rows
+    """Read and check every published row before a model loads (``--source openai``/``deepmind``)."""
+    if params.source in (OPENAI, DEEPMIND):
+        from coca_eval.mrcr.task import PUBLISHED
 
-        rows = conversation_rows(params.rows, params.needles)
+        rows = PUBLISHED[params.source](params)(params.needles)
         missing = [t for t in params.tasks if not any(r.needles == task_of(t).needles for r in rows)]
         if missing:
             raise CocaEvalError(f"--data {params.rows}: no {missing[0]} rows")
@@ -105,7 +110,7 @@ def shortest_length(params: MrcrParams) -> tuple[int, str]:
     """The shortest N worth asking for: a generated conversation needs its needles' turns, the final
     request and the answer budget (the builder refuses a length they do not fit, per cell); OpenAI's
     rows are as long as they are, and binned."""
-    if params.source == OPENAI:
+    if params.source != GENERATE:
         return 1, "one token"
     budget = max(params.answer_budget(t) for t in params.tasks)
     return budget + 1, "the answer budget"

@@ -34,9 +34,15 @@ def chance_floor(answer: str, prefix: str, needles: Sequence[str]) -> float:
 
 
 def score_answer(task, output: str, answers: Sequence[str], record: dict | None = None) -> dict:
-    """One sample's record: ``score`` (the card's ratio) and whether the reply opened with the random
-    string. ``answers`` holds the answer (random string included); ``record`` the sample's ``prefix``."""
-    prefix = (record or {}).get("prefix", "")
+    """One sample's record: ``score`` (the card's ratio, or MRCR v2's metric for DeepMind's rows,
+    whose samples record ``grading``) and whether the reply opened with the random string.
+    ``answers`` holds the answer (random string included); ``record`` the sample's ``prefix``."""
+    record = record or {}
+    prefix = record.get("prefix", "")
+    if record.get("grading") == "mrcr_v2":
+        from coca_eval.mrcr.deepmind import v2_score
+
+        return {"score": v2_score(output, answers[0]), "prefixed": output.startswith(prefix)}
     return {"score": grade(output, answers[0], prefix), "prefixed": output.startswith(prefix)}
 
 

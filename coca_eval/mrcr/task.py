@@ -15,48 +15,58 @@ from coca_eval.generation.assembly import PromptSample
 from coca_eval.generation.runner import GenerationRunner, PreparedModel, prepare_model
 from coca_eval.methods import MethodSpec
 from coca_eval.mrcr.conversation import ConversationFrame
-from coca_eval.mrcr.tasks import OPENAI, task_of
+from coca_eval.mrcr.tasks import DEEPMIND, OPENAI, task_of
+
+
+def _openai_rows(params):
+    from coca_eval.mrcr.data import conversation_rows
+
+    return lambda needles: conversation_rows(params.rows, needles)
+
+
+def _deepmind_rows(params):
+    from coca_eval.mrcr.deepmind import v2_rows
+
+    return lambda needles: v2_rows(params.data, needles)
+
+
+PUBLISHED = {OPENAI: _openai_rows, DEEPMIND: _deepmind_rows}
 
 VERSION = 1
 
 
 class PublishedConversations:
-    """OpenAI's rows as prompts for one tokenizer and frame, binned by the run's lengths."""
+    """Published rows (OpenAI's, DeepMind's) as prompts for one tokenizer and frame, binned by the
+    run's lengths; ``rows(needles)`` reads them."""
 
     kind = "MRCR task"
 
-    def __init__(self, frame: ConversationFrame, params) -> None:
-        self.frame, self.params = frame, params
+    def __init__(self, frame: ConversationFrame, params, rows) -> None:
+        self.frame, self.params, self.rows = frame, params, rows
         self._rendered: dict[str, object] = {}  # row -> its rendering
         self.bins_unavailable: str | None = None
 
     def haystack_name(self, task) -> str:
-        return "openai"
+        return self.params.source
 
     def _rows(self, task) -> list:
-        from coca_eval.mrcr.data import conversation_rows
+        return [r for r in self.rows(self.params.needles) if r.needles == task.needles]
 
-        return [
-            r for r in conversation_rows(self.params.rows, self.params.needles) if r.needles == task.needles
-        ]
-
-    def _render(self, row):
+    def _tokens(self, row) -> int:
         if row.where not in self._rendered:
             self._rendered[row.where] = self.frame.render_messages(row.messages)
-        return self._rendered[row.where]
+        return len(self._rendered[row.where].ids)
 
     def _bin(self, tokens: int, budget: int) -> int | None:
         return next((n for n in self.params.lengths if tokens + budget <= n), None)
 
     def skipped(self, task) -> int:
         """How many of the task's rows no asked length holds."""
-        return sum(self._bin(len(self._render(r).ids), task.answer_budget) is None for r in self._rows(task))
+        return sum(self._bin(self._tokens(r), task.answer_budget) is None for r in self._rows(task))
 
     def build(self, task_name: str, length: int, samples: int, seed: int, prompt_length: int) -> list:
-        task = task_of(task_name, OPENAI)
-        rows = [
-            r for r in self._rows(task) if self._bin(len(self._render(r).ids), task.answer_budget) == length
-        ]
+        task = task_of(task_name, self.params.source)
+        rows = [r for r in self._rows(task) if self._bin(self._tokens(r), task.answer_budget) == length]
         if not rows:
             lower = max([n for n in self.params.lengths if n < length], default=0)
             raise CocaEvalError(
@@ -66,23 +76,12 @@ class PublishedConversations:
         return [self._sample(task, index, row) for index, row in enumerate(rows[:samples])]
 
     def _sample(self, task, index: int, row) -> PromptSample:
-        from coca_eval.mrcr.data import openai_bin, openai_tokens
-        from coca_eval.mrcr.scoring import chance_floor
-
-        rendered = self._render(row)
-        tokens, why = openai_tokens(row.messages)
-        self.bins_unavailable = why
-        detail = {
-            "row": row.where,
-            "prefix": row.prefix,
-            "desired_msg_index": row.desired,
-            "n_chars": row.n_chars,
-            "prompt_tokens": len(rendered.ids),
-            "openai_tokens": tokens,
-            "openai_bin": openai_bin(tokens),
-            "depths": [rendered.spans[row.desired][0] / len(rendered.ids)],
-            "chance": chance_floor(row.answer, row.prefix, row.needle_answers()),
-        }
+        self._tokens(row)
+        rendered = self._rendered[row.where]
+        detail = {**row.detail(), "prompt_tokens": len(rendered.ids)}
+        self.bins_unavailable = detail.pop("openai_bins", None)
+        if row.wanted_message is not None:
+            detail["depths"] = [rendered.spans[row.wanted_message][0] / len(rendered.ids)]
         shared = rendered.spans[0][0]
         return PromptSample(
             task.name, index, rendered.ids, (row.answer,), shared, detail, messages=row.messages
@@ -101,8 +100,8 @@ class MrcrRunner(GenerationRunner):
 
         def make(encode, bos, chat, haystack):
             frame = ConversationFrame(template, backend.tokenizer, encode, bos)
-            if self.params.source == OPENAI:
-                return PublishedConversations(frame, self.params)
+            if self.params.source in PUBLISHED:
+                return PublishedConversations(frame, self.params, PUBLISHED[self.params.source](self.params))
             decode = lambda ids: backend.tokenizer.decode(  # noqa: E731
                 ids, skip_special_tokens=False, clean_up_tokenization_spaces=False
             )
@@ -127,7 +126,7 @@ class MrcrRunner(GenerationRunner):
     def cell_context(self, state: PreparedModel, task) -> dict:
         builder = state.builder
         context = {"source": self.params.source, "conversation": builder.frame.name}
-        if self.params.source == OPENAI:
+        if self.params.source in PUBLISHED:
             context["skipped_too_long"] = builder.skipped(task)
             if builder.bins_unavailable:
                 context["openai_bins"] = builder.bins_unavailable

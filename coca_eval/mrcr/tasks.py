@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from coca_eval.mrcr.generate import ANSWER_BUDGET
 
 PUBLISHED_ANSWER_BUDGET = 2048
-"""OpenAI's answers were written by a model and run to several hundred tokens (a blog post, a story):
-the published rows get room for the longest of them. A generated answer is one book passage."""
+"""OpenAI's and DeepMind's answers were written by a model and run to several hundred tokens (a blog
+post, a story): the published rows get room for the longest of them. A generated answer is one book
+passage."""
 
-GENERATE, OPENAI = "generate", "openai"
-SOURCES = (GENERATE, OPENAI)
+GENERATE, OPENAI, DEEPMIND = "generate", "openai", "deepmind"
+SOURCES = (GENERATE, OPENAI, DEEPMIND)
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,8 @@ class MrcrTask:
 
 NAMES = ("2needle", "4needle", "8needle")
 TASKS = {GENERATE: {n: MrcrTask(n, int(n[0])) for n in NAMES}}
-TASKS[OPENAI] = {n: MrcrTask(n, int(n[0]), PUBLISHED_ANSWER_BUDGET, "openai") for n in NAMES}
+for source in (OPENAI, DEEPMIND):
+    TASKS[source] = {n: MrcrTask(n, int(n[0]), PUBLISHED_ANSWER_BUDGET, source) for n in NAMES}
 
 
 def task_of(name: str, source: str = GENERATE) -> MrcrTask:

@@ -291,3 +291,36 @@ def test_babilong_outputs_and_scores_equal_hf(model_dirs, tmp_path):
             assert hf.status == vl.status == "ok", (source, key)
             assert hf.detail["samples"] == vl.detail["samples"] and hf.value == vl.value, (source, key)
             assert any(s["output"] for s in hf.detail["samples"]), (source, key)
+
+
+def _backend_pairs(out) -> dict:
+    pairs: dict = {}
+    for cell in load_run(out).cells:
+        name, backend = cell.method.rsplit(" ", 1)
+        pairs.setdefault((name, cell.dataset, cell.length), {})[backend] = cell
+    return pairs
+
+
+@pytest.mark.parametrize(
+    ("family", "args"),
+    [
+        ("mrcr", ["--needles", "2,4", "--lengths", "1k,2k"]),
+        ("graphwalks", ["--tasks", "bfs,parents", "--lengths", "1k,2k"]),
+    ],
+)
+def test_mrcr_and_graphwalks_outputs_and_scores_equal_hf(model_dirs, tmp_path, family, args):
+    """MRCR's conversations and GraphWalks' graphs at exact N: vLLM answers every sample as hf does,
+    token for token, and scores it the same."""
+    entries = [(name, model_dirs[name], "none") for name in ("llama", "coca-slack")]
+    methods = _methods_file(tmp_path / "m.yaml", entries)
+    out = tmp_path / f"{family}.json"
+    result = run_cli(family, "--methods", methods, *args, "--samples", "2", "--chat-template", "none",
+                     "--output", out)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    pairs = _backend_pairs(out)
+    assert len(pairs) == 2 * 4
+    for key, cells in pairs.items():
+        hf, vl = cells["hf"], cells["vllm"]
+        assert hf.status == vl.status == "ok", key
+        assert hf.detail["samples"] == vl.detail["samples"] and hf.value == vl.value, key
+        assert any(s["output"] for s in hf.detail["samples"]), key

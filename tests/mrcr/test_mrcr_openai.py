@@ -160,3 +160,62 @@ def test_the_hub_unreachable_is_one_line_naming_what_to_fetch(tmp_path, capsys, 
     code, err = _refusal(capsys, "hub", tmp_path)
     assert code == 2 and "openai/mrcr could not be downloaded (the hub is not reachable)" in err
     assert "2needle/, 4needle/, 8needle/" in err
+
+
+def _v2_file(folder, needles: int, window: str, rows: list[tuple[str, str]]) -> None:
+    import pandas as pd
+
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"mrcr_v2p1_{needles}needle_{window}_dynamic_fewshot_text_style_fast.csv"
+    pd.DataFrame({"queries": [q for q, _ in rows], "answer": [a for _, a in rows]}).to_csv(folder / name)
+
+
+def _v2_row(wanted: int, key: str) -> tuple[str, str]:
+    """A queries text in MRCR v2's transcript shape and its answer (the key, a space, the response)."""
+    parts, poems = [], []
+    for i in range(6):
+        ask = (
+            "Write a poem about tapirs in a pirate style." if i % 3 == 0 else f"Write a tweet about owls {i}."
+        )
+        reply = f"Verse {i}: " + " ".join(["the tide rolls in"] * (2 + i))
+        parts.append(f"User: {ask}\n\nAssistant: {reply}")
+        if i % 3 == 0:
+            poems.append(reply)
+    final = (
+        f"User: Prepend {key} to the {('first', 'second')[wanted - 1]} poem about tapirs in a pirate style."
+    )
+    return "\n\n".join(
+        [*parts, final + " Do not include any other text in your response."]
+    ), f"{key} {poems[wanted - 1]}"
+
+
+def test_deepminds_v2_rows_are_read_binned_and_graded_by_their_metric(tmp_path, monkeypatch):
+    from coca_eval.mrcr.deepmind import v2_score
+
+    rows = [_v2_row(2, "b6Yath1qpbUa"), _v2_row(1, "GIJBqhDo2IpT")]
+    _v2_file(tmp_path / "v2", 2, "in_(4096,8192)", rows)
+    # a chatty opening, then the key and the right response: full marks under MRCR v2's metric only
+    replies = {answer.split(" ", 1)[0]: "Sure! " + answer for _, answer in rows}
+
+    def reply(self, prompt) -> list[int]:
+        final = self.tokenizer.decode(list(prompt), skip_special_tokens=True).rsplit("Prepend ", 1)[-1]
+        return self.tokenizer(replies[final.split(" ", 1)[0]], add_special_tokens=False).input_ids
+
+    monkeypatch.setattr(mrcr_oracle_backend.MrcrOracle, "answer", reply)
+    result = _invoke(tmp_path, tmp_path / "v2", "--source", "deepmind", "--needles", "2", "--lengths", "4k")
+    assert result.exit_code == 0, result.output
+    cell = json.loads((tmp_path / "run.json").read_text())["cells"][0]
+    assert cell["n"] == 2 and cell["value"] == 100.0 and cell["detail"]["source"] == "deepmind"
+    for sample in cell["detail"]["samples"]:
+        assert sample["grading"] == "mrcr_v2" and sample["deepmind_bin"] == 8192
+        assert (
+            sample["output"].startswith("Sure! ") and v2_score(sample["output"], sample["answers"][0]) == 1.0
+        )
+
+
+def test_deepmind_without_a_folder_is_one_line(tmp_path, capsys):
+    args = ["mrcr", "--model", str(tmp_path / "absent"), "--source", "deepmind", "--lengths", "4k"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "MRCR v2's CSV files, which are not on the hub" in err
