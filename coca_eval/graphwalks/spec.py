@@ -32,6 +32,10 @@ register_task(
         _spec,
         preset_params="coca_eval.graphwalks.params:GraphwalksPresetParams",
         shortest=lazy("coca_eval.graphwalks.params:shortest_length"),
-        gate=replace(_spec.gate, protocol_keys=("source", "chat_template", "answer_budget")),
+        gate=replace(
+            _spec.gate,
+            test=lazy("coca_eval.generation.gate:paired_mean_test"),  # an F1 per sample, not right/wrong
+            protocol_keys=("source", "chat_template", "answer_budget"),
+        ),
     )
 )

@@ -29,6 +29,10 @@ register_task(
         preset_params="coca_eval.mrcr.params:MrcrPresetParams",
         shortest=lazy("coca_eval.mrcr.params:shortest_length"),
         report=replace(_spec.report, plots=lazy("coca_eval.mrcr.plots:plot_hook")),
-        gate=replace(_spec.gate, protocol_keys=("source", "conversation", "chat_template", "answer_budget")),
+        gate=replace(
+            _spec.gate,
+            test=lazy("coca_eval.generation.gate:paired_mean_test"),
+            protocol_keys=("source", "conversation", "chat_template", "answer_budget"),
+        ),
     )
 )

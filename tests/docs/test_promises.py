@@ -337,3 +337,23 @@ def test_a_bare_graphwalks_run_prints_the_table_its_page_quotes(bare_run):
         f"undefined ({reading['undefined']})" if reading.get("undefined") else _length(reading["effective"])
     )
     assert cells[-1] == expected
+
+
+@pytest.mark.slow
+def test_a_bare_mrcr_run_prints_the_table_its_page_quotes(bare_run):
+    """docs/mrcr.md: a bare `coca-eval mrcr` (mrcr-quick) gives each needle count's score at 1k and 2k
+    as quoted, each row's area as the mean of its two points (one octave apart on the log2 axis), and
+    the effective length as the summary prints it."""
+    done = bare_run("mrcr")
+    measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in done.ok_cells()}
+    (tasks, summary), _ = _printed_tables("docs/mrcr.md", "MRCR, source generate")
+    assert measured == _scores(tasks, ("Average",))
+    for task in ("2needle", "4needle"):
+        values = [c["value"] for c in done.ok_cells() if c["dataset"] == task]
+        assert float(tasks[task][2]) == round(sum(values) / 2, 1)
+    (reading,) = done.run["config"]["effective_length"]["methods"].values()
+    ((_, cells),) = summary.items()
+    expected = (
+        f"undefined ({reading['undefined']})" if reading.get("undefined") else _length(reading["effective"])
+    )
+    assert cells[-1] == expected
