@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -50,3 +51,16 @@ def files_fingerprint(files: Sequence[Path]) -> str:
     """What identifies local rows in a run's identity: each file's name, size and modification time."""
     text = ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files)
     return "files:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@contextmanager
+def from_the_hub(hub_id: str, advice: str) -> Iterator[None]:
+    """Whatever fails while the hub set ``hub_id`` is fetched (offline, missing, gated) is one line:
+    the first line of the reason, then ``advice`` (what to download and pass instead)."""
+    try:
+        yield
+    except CocaEvalError:
+        raise
+    except Exception as exc:  # noqa: BLE001 (any library's error: one line whatever the cause)
+        reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        raise CocaEvalError(f"--data hub: {hub_id} could not be downloaded ({reason}); {advice}") from None

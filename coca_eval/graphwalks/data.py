@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from coca_eval.data.published_rows import file_rows, files_fingerprint, refuse_repeats
+from coca_eval.data.published_rows import file_rows, files_fingerprint, from_the_hub, refuse_repeats
 from coca_eval.errors import CocaEvalError
 from coca_eval.graphwalks.graphs import BadEdge, parse_edges
 from coca_eval.graphwalks.prompts import EDGES_HEADER
@@ -78,15 +78,10 @@ def check_row(raw: Any, where: str) -> GraphRow:
 
 
 def _hub_rows() -> list[tuple[str, Any]]:
-    try:
+    with from_the_hub(HUB_ID, "download its parquet files and pass --data with their folder"):
         from datasets import load_dataset
 
         table = load_dataset(HUB_ID, split="train")
-    except Exception as exc:  # noqa: BLE001 (offline, missing, gated: one line whatever the cause)
-        raise CocaEvalError(
-            f"--data hub: {HUB_ID} could not be loaded ({str(exc).splitlines()[0][:120]}); download its "
-            "parquet files and pass --data with their folder"
-        ) from None
     return [(f"{HUB_ID} row {i}", row) for i, row in enumerate(table)]
 
 

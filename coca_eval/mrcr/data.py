@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from coca_eval.data.published_rows import file_rows, refuse_repeats
+from coca_eval.data.published_rows import file_rows, from_the_hub, refuse_repeats
 from coca_eval.errors import CocaEvalError
 
 HUB, HUB_ID = "hub", "openai/mrcr"
@@ -156,16 +156,12 @@ def _row_files(root: Path) -> list[Path]:
 
 
 def _hub_folder(needles: tuple[int, ...]) -> Path:
-    try:
+    advice = "download its 2needle/, 4needle/, 8needle/ folders and pass --data with the folder holding them"
+    with from_the_hub(HUB_ID, advice):
         from huggingface_hub import snapshot_download
 
         patterns = [f"{n}needle*" for n in needles] + [f"{n}needle/*" for n in needles]
         return Path(snapshot_download(HUB_ID, repo_type="dataset", allow_patterns=patterns))
-    except Exception as exc:  # noqa: BLE001 (offline, missing, gated: one line whatever the cause)
-        raise CocaEvalError(
-            f"--data hub: {HUB_ID} could not be downloaded ({str(exc).splitlines()[0][:120]}); download "
-            "its 2needle/, 4needle/, 8needle/ folders and pass --data with the folder holding them"
-        ) from None
 
 
 @cache
