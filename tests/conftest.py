@@ -96,6 +96,23 @@ def tiny_llama_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_chat_dir(tiny_llama_dir, tmp_path_factory) -> Path:
+    """The tiny model (no BOS) with a chat template of its own: ``### role:`` lines (SIMPLE_TEMPLATE)."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    from tests.ruler.conftest import SIMPLE_TEMPLATE
+
+    folder = tmp_path_factory.mktemp("chat-model") / "tiny-chat"
+    shutil.copytree(tiny_llama_dir, folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.chat_template = SIMPLE_TEMPLATE
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
 def tiny_llama_bos_dir(tmp_path_factory) -> Path:
     """LLaMA-style model whose tokenizer adds BOS (like LLaMA and Gemma)."""
     return make_tiny_llama(tmp_path_factory.mktemp("tiny-llama-bos"), add_bos=True)

@@ -7,27 +7,17 @@ turn, read from the conversation it rendered."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from transformers import AutoTokenizer
 
 from coca_eval.cli import main
 from tests.backends.fake_chat import FakeChatServer
-from tests.mrcr.mrcr_oracle_backend import TEMPLATE, wanted
+from tests.mrcr.mrcr_oracle_backend import wanted
 
 
-@pytest.fixture(scope="module")
-def chat_model(tiny_llama_dir, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("mrcr-chat-model") / "tiny-chat"
-    shutil.copytree(tiny_llama_dir, folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    tokenizer.chat_template = TEMPLATE
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
-def test_conversations_go_as_messages_and_render_to_the_prompts_tokens(capsys, chat_model, tmp_path):
+def test_conversations_go_as_messages_and_render_to_the_prompts_tokens(capsys, tiny_chat_dir, tmp_path):
+    chat_model = tiny_chat_dir  # its template is the one the oracle reads (``### role:`` lines)
     tokenizer = AutoTokenizer.from_pretrained(chat_model)
 
     def repeat(ids: list[int]) -> str:

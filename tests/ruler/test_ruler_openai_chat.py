@@ -4,7 +4,6 @@ of them must be the prompt's own tokens. The loopback server (``tests/backends/f
 chats as vLLM does and answers the values planted in the prompt it rendered."""
 
 import json
-import shutil
 
 import pytest
 from transformers import AutoTokenizer
@@ -16,15 +15,10 @@ from tests.ruler.conftest import SIMPLE_TEMPLATE
 TASKS = "niah_single_1,vt"
 
 
-@pytest.fixture(scope="module")
-def chat_model(tiny_llama_dir, tmp_path_factory):
+@pytest.fixture
+def chat_model(tiny_chat_dir):
     """The tiny model (its tokenizer adds no BOS) with a chat template of its own."""
-    folder = tmp_path_factory.mktemp("chat-model") / "tiny-chat"
-    shutil.copytree(tiny_llama_dir, folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    tokenizer.chat_template = SIMPLE_TEMPLATE
-    tokenizer.save_pretrained(folder)
-    return folder
+    return tiny_chat_dir
 
 
 @pytest.fixture
