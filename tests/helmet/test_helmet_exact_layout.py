@@ -80,3 +80,43 @@ def test_the_helmet_protocol_records_json_kvs_pairs_from_its_file(ruler_tokenize
     )
     samples = builder.build("json_kv", 8192, 2, 42, 8192 - 100)
     assert [s.detail["pairs"] for s in samples] == [rows[0]["num_kvs"]] * 2 == [105, 105]
+
+
+def _rag_samples(ruler_tokenizer, tmp_path, length: int = 3000, samples: int = 4):
+    from tests.helmet.helmet_files import write_data_dir
+
+    tokenizer = ruler_tokenizer("zoo")
+    data = write_data_dir(tmp_path / "data", 3)
+    encode = lambda text: tokenizer(text, add_special_tokens=False).input_ids  # noqa: E731
+    sources = Sources(str(data), 42, samples)
+    builder = HelmetPromptBuilder(ExactPromptBuilder(encode, None, None), "exact", sources, tokenizer, None)
+    rows = {}
+    for path in (data / "kilt").glob("nq-dev-*_k440_*.jsonl"):
+        rows = {r["question"]: r for r in map(json.loads, path.read_text().splitlines())}
+    for sample in builder.build("kilt_nq", length, samples, 7, length - 20):
+        text = tokenizer.decode(sample.ids, skip_special_tokens=True)
+        question = text.rsplit("\n\nQuestion: ", 1)[1].removesuffix("\nAnswer:")
+        yield sample, text.rsplit("\n\nQuestion: ", 1)[0], rows[question]
+
+
+def test_rag_passages_are_laid_out_as_helmets_each_once_the_others_in_the_retrievers_order(
+    ruler_tokenizer, tmp_path
+):
+    """HELMET joins a question's passages with a blank line (``"\\n\\n".join`` in its ``load_qa``): the
+    context here is that rendering of the gold passage and the retriever's first others, the last
+    of them cut to the token."""
+    passage = "Document (Title: {title}): {text}"
+    for sample, head, row in _rag_samples(ruler_tokenizer, tmp_path):
+        rendered = [passage.format(**p) for p in row["ctxs"]]
+        start = min(head.find(r) for r in rendered if r in head)
+        assert head[start - 2 : start] == "\n\n" and head[start - 3] != "\n"  # one blank line before it
+        pieces = re.split(r"\n\n(?=Document \(Title: )", head[start:])
+        whole = [p for p in pieces if p in rendered]
+        cut = [p for p in pieces if p not in rendered]
+        assert len(cut) <= 1 and all(any(r.startswith(c) for r in rendered) for c in cut)
+        gold = [r for r, p in zip(rendered, row["ctxs"], strict=True) if p["has_answer"]]
+        assert [p for p in whole if p in gold] == gold  # the gold passage, once
+        others = [p for p in whole if p not in gold]
+        retriever = [r for r in rendered if r not in gold]
+        assert others == retriever[: len(others)]
+        assert sample.detail["passages"] == len(whole)
