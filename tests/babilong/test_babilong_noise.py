@@ -104,3 +104,42 @@ def test_the_text_around_the_context_is_babilongs_formatted_input(ruler_tokenize
         expected = formatted_input("qa2", "CONTEXT", samples[0].question, keep)
         assert head + "<context>\nCONTEXT\n</context>" + tail == expected
     assert layout("qa1", ()).startswith("<context>\n{context}")
+
+
+class _Pieces:
+    """Tokens are whitespace-separated words here, so a sentence's length is its word count."""
+
+    @staticmethod
+    def piece(text: str) -> list[str]:
+        return text.split()
+
+
+class _Kit:
+    def __init__(self, sentences: list[str]):
+        self.pieces, self._sentences = _Pieces(), sentences
+
+    def essay(self):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(sentences=self._sentences)
+
+
+def test_noise_keeps_sentences_of_ten_tokens_and_skips_shorter_ones():
+    """BABILong's SentenceSampler keeps a sentence of at least ``min_sentence_len`` (10) tokens."""
+    from itertools import islice
+
+    from coca_eval.babilong.noise import _noise
+
+    sentences = [" ".join(["word"] * n) + "." for n in (9, 10, 11, 3, 10)]
+    kept = list(islice(_noise(_Kit(sentences), 0, set()), 6))
+    assert [len(p) for p in kept] == [10, 11, 10, 10, 11, 10]
+
+
+def test_each_sample_reads_the_book_on_from_a_place_of_its_own(ruler_tokenizer):
+    tokenizer = ruler_tokenizer("zoo")
+    _, built = _build(tokenizer, "qa1", 1500, 8)
+    openings = set()
+    for sample in built:
+        text = tokenizer.decode(sample.ids, skip_special_tokens=True)
+        openings.add(text.split("<context>\n", 1)[1][:60])
+    assert len(openings) == 8

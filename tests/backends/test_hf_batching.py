@@ -167,3 +167,57 @@ def test_a_preset_answers_at_its_default_batch_as_at_batch_one(bare_run, tmp_pat
     default = sample_answers(bare_run(task).run, tasks, lengths)
     assert sample_answers(one) == default
     assert len(default) == answers
+
+
+def _decoded_batches(monkeypatch) -> list[list[int]]:
+    """The rows of every batch decoded from here on, as :meth:`GreedyDecoder._continue` is given them."""
+    decoded: list[list[int]] = []
+    decode = GreedyDecoder._continue
+
+    def spy(self, logits, cache, rows, on_done):
+        decoded.append(sorted(rows))
+        return decode(self, logits, cache, rows, on_done)
+
+    monkeypatch.setattr(GreedyDecoder, "_continue", spy)
+    return decoded
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+@pytest.mark.usefixtures("prefix_route_always")
+def test_no_batch_holds_more_rows_than_the_batch_size(tiny_llama_dir, monkeypatch, reuse):
+    """Seven prompts of one length at batch 3: batches of 3, 3 and 1, in either route."""
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer))
+    decoded = _decoded_batches(monkeypatch)
+    answers: dict[int, list[int]] = {}
+    decoder = GreedyDecoder(backend, 2, batch_size=3)
+    decode_prompts(decoder, prompts, prefixes, answers.__setitem__, prefix_reuse=reuse)
+    assert sorted(answers) == list(range(7))
+    assert sorted(len(rows) for rows in decoded) == [1, 3, 3]
+
+
+def test_batched_prompts_longer_than_one_prefill_forward_answer_as_batch_one(tiny_llama_dir, monkeypatch):
+    """Two prompts of 8,200 tokens, past the 8,192 prefilled in one forward: each row is prefilled in a
+    forward of its own, then the two decode together."""
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    assert hf_generation.PREFILL_TOKENS < 8200
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer), n=2, length=8200)
+    alone = _one_by_one(backend, prompts, 3)
+    decoded = _decoded_batches(monkeypatch)
+    assert _batched(backend, prompts, prefixes, 3, 2, reuse=False) == alone
+    assert decoded == [[0, 1]]
+
+
+def test_whole_rows_beside_reusing_ones_past_one_prefill_forward_answer_as_batch_one(
+    tiny_llama_dir, monkeypatch
+):
+    """The shared-prefix route's whole rows, each longer than a prefill forward holds (the forward made
+    short here), are prefilled one at a time beside the rows reusing the prefix."""
+    backend = load_hf_backend(make_method(str(tiny_llama_dir), "none", None, "float32", "hf"))
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer), n=5, seed=2)
+    alone = _one_by_one(backend, prompts, 4)
+    monkeypatch.setattr(hf_generation, "PREFILL_TOKENS", LENGTH - 1)
+    monkeypatch.setattr(hf_generation, "rows_reusing", lambda *args: [True, False, True, False, False])
+    decoded = _decoded_batches(monkeypatch)
+    assert _batched(backend, prompts, prefixes, 4, 5, reuse=True) == alone
+    assert decoded == [list(range(5))]

@@ -90,6 +90,19 @@ def test_each_group_pays_for_its_own_prefix():
     assert rows_reusing(cost, lengths, prefixes, [0, 0, 0, 1, 1, 1]) == [True] * 3 + [False] * 3
 
 
+@pytest.mark.parametrize(("prefix", "reuse"), [(65, False), (70, True)])
+def test_a_group_reuses_its_prefix_only_where_its_rows_save_more_than_the_prefix_costs(
+    monkeypatch, prefix, reuse
+):
+    """Attention alone (one FLOP a pair), two rows of 100 tokens sharing ``prefix``, rests of one chunk:
+    prefilling a row whole costs 100 * 101 / 2 = 5050, its rest 1.2 * (100 - prefix) * 100, so each row
+    saves 120 * prefix - 6950. At 65 the two save 1700, less than the prefix's 65 * 66 / 2 = 2145; at
+    70 they save 2900, more than its 2485."""
+    monkeypatch.setattr(prefix_route, "MASKED_PAIR_COST", 1.2)
+    cost = PrefillCost(per_token=0.0, per_pair=1.0)
+    assert rows_reusing(cost, [100, 100], [prefix, prefix], [0, 0]) == [reuse, reuse]
+
+
 @pytest.mark.parametrize(("rope", "hold"), [("none", False), ("dynamic:2", False), ("dynamic:2", True)])
 def test_rows_split_between_the_routes_decode_in_one_batch_as_batch_one(
     sharp_llama_dir, monkeypatch, rope, hold

@@ -146,3 +146,34 @@ def test_a_dry_run_writes_the_files_and_sends_nothing(ruler_run, tmp_path, fake_
     )
     assert done.returncode == 0, done.stderr
     assert fake_hub.requests == [] and len(list((tmp_path / "o").rglob("*.json*"))) == 3
+
+
+def _results_file(files) -> dict:
+    (path,) = [p for p in files if p.name.startswith("results_")]
+    return json.loads(path.read_text())
+
+
+def test_a_failed_cell_is_written_as_its_status_not_as_a_number(ruler_run, tmp_path):
+    raw = json.loads(ruler_run.read_text())
+    failed = raw["cells"][0]
+    failed.update(status="oom", value=None)
+    path = tmp_path / "failed.json"
+    path.write_text(json.dumps(raw))
+    results = _results_file(write_layout(read_export(path), tmp_path / "repo"))["results"]
+    assert results[failed["dataset"]][f"{failed['length']},none"] == "oom"
+    ok = [c for c in raw["cells"] if c is not failed]
+    assert all(results[c["dataset"]][f"{c['length']},none"] == c["value"] for c in ok)
+
+
+def test_several_metrics_of_one_row_keep_each_its_own_number(ruler_run, tmp_path):
+    """Two metrics at each length of one row: every (metric, length) number is in the row, once."""
+    raw = json.loads(ruler_run.read_text())
+    vt = [c for c in raw["cells"] if c["dataset"] == "vt"]
+    extra = [{**c, "metric": "partial_match", "value": c["value"] / 2 + 1.0, "detail": {}} for c in vt]
+    raw["cells"] += extra
+    path = tmp_path / "two_metrics.json"
+    path.write_text(json.dumps(raw))
+    row = _results_file(write_layout(read_export(path), tmp_path / "repo"))["results"]["vt"]
+    numbers = sorted(v for k, v in row.items() if k != "alias")
+    assert numbers == sorted(c["value"] for c in vt + extra)
+    assert len(row) - 1 == len(vt + extra) == 2 * len(vt)

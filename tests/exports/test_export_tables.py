@@ -23,6 +23,14 @@ def test_a_task_table_holds_each_cell_under_its_length(passkey_run):
     assert len(table) == 2  # one row per method
 
 
+def test_length_columns_ascend_whatever_order_the_cells_are_stored_in(passkey_run):
+    run = json.loads(passkey_run.read_text())
+    run["cells"].reverse()  # 2k first
+    passkey_run.write_text(json.dumps(run))
+    (table,) = read_export(passkey_run).task_tables().values()
+    assert list(table.columns)[3:] == ["512", "1k", "2k"]
+
+
 def test_a_failed_cell_shows_its_status_never_a_number(passkey_run):
     run = json.loads(passkey_run.read_text())
     run["cells"][1] |= {"status": "oom", "value": None}
