@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from coca_eval.generation.spec import generation_gate, generation_report, generation_spec
 from coca_eval.registry import lazy
-from coca_eval.taskspec import ConsoleTables, EffectKind, GateHooks, ReportHooks, TaskSpec
+from coca_eval.taskspec import ConsoleTables, TaskSpec
 
 DIGITS = 1  # scores print with one decimal, as RULER's, HELMET's and BABILong's tables do
 
@@ -135,41 +136,27 @@ def family_spec(
     command: str | None = None,
     check: Callable | None = None,
 ) -> TaskSpec:
-    """The spec of a family read as ``reading`` says: scores 0-100 (higher is better), per-sample
-    records, splits and merges, the paired full-credit gate with the relative effective-length
-    check. ``make_params``, ``make_runner`` and ``command`` are lazy ``"module:attr"`` references."""
-    return TaskSpec(
-        name=reading.name,
+    """The spec of a family read as ``reading`` says: a generation spec
+    (:func:`~coca_eval.generation.spec.generation_spec`) whose records, splits and merges, tables,
+    console and relative effective-length check all come from ``reading``. ``make_params``,
+    ``make_runner`` and ``command`` are lazy ``"module:attr"`` references."""
+    title = reading.title
+    return generation_spec(
+        reading.name,
         version=version,
-        metric="score",
-        lower_is_better=False,
         description=description,
         make_params=lazy(make_params),
         make_runner=lazy(make_runner),
         finish=reading.finish,
         check=check,
-        combine=lazy("coca_eval.generation.cells:combine_cell"),
         contradiction=reading.contradiction,
         merged=reading.merged,
         command=command,
         console=reading.console,
-        report=ReportHooks(
-            table_title=f"{reading.title} score by task and length",
-            protocol=lambda run: f"{reading.title}: scores x 100, N = prompt + answer budget.",
-            interval=lazy("coca_eval.generation.report:interval"),
-            interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
-            units_note=f"samples for {reading.title}",
+        report=generation_report(
+            title,
+            protocol=lambda run: f"{title}: scores x 100, N = prompt + answer budget.",
             tables=reading.tables,
         ),
-        gate=GateHooks(
-            test=lazy("coca_eval.generation.gate:paired_test"),
-            tolerance=lambda options: 100 * options.max_acc_drop,
-            effect=EffectKind("score_drop", sign=-1),
-            protocol_keys=("chat_template", "answer_budget"),
-            units=lazy("coca_eval.generation.report:unit_ids"),
-            units_name="samples",
-            units_differ=f"{reading.title} samples (their references)",
-            run_checks=reading.run_checks,
-            dataset_names_row=True,
-        ),
+        gate=generation_gate(title, run_checks=reading.run_checks),
     )
