@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from coca_eval.babilong.params import SHORTEST_SHARE
 from coca_eval.generation.effective import length_scores
+from coca_eval.generation.family import run_heading
 from coca_eval.generation.relative import (
     RelativeReading,
     merged_share,
@@ -23,6 +24,7 @@ from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
+from coca_eval.taskspec import ConsoleTables
 
 DIGITS = 1
 
@@ -120,6 +122,16 @@ def effective_length_checks(base: Run, cand: Run, options) -> list:
     baseline's shortest length) must not be shorter than the baseline's."""
     return relative_length_checks(
         base, cand, "babilong", recorded_share([base], SHORTEST_SHARE, "BABILong"), whole
+    )
+
+
+def console(run: Run, params) -> ConsoleTables:
+    """The spec's ``console`` hook: each method's tasks x lengths with the average, then the summary
+    with the effective length."""
+    return ConsoleTables(
+        run_heading("BABILong", params),
+        lambda method: task_table(run.cells, method),
+        lambda: summary_table(run.cells, params.share),
     )
 
 

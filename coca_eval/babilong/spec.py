@@ -28,6 +28,7 @@ register_task(
         check=lazy("coca_eval.babilong.params:check_methods"),
         shortest=lazy("coca_eval.babilong.params:shortest_length"),
         command="coca_eval.cli.babilong:babilong",
+        console=lazy("coca_eval.babilong.report:console"),
         report=generation_report(
             "BABILong",
             table_title="BABILong accuracy by task and length",

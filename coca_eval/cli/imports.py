@@ -34,8 +34,7 @@ def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, f
     coca-eval import lm-eval lmeval-out/ --output runs/lmeval-ruler.json
     coca-eval import lm-eval lmeval-ppl/ --tasks wikitext --output runs/lmeval-wikitext.json
     """
-    from coca_eval.cli.generation import print_run_tables
-    from coca_eval.cli.ruler import ruler_spec
+    from coca_eval.cli.generation import print_console
     from coca_eval.imported.evaluation_harness import import_harness_dir
     from coca_eval.results import check_overwrite, save_run
 
@@ -48,13 +47,7 @@ def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, f
         _print_metrics(run, output, f"lm-eval {source['version']} ({source['results']})")
         return
     heading = f"[bold]RULER[/bold] from lm-eval {source['version']} ({source['results']})"
-    print_run_tables(
-        run,
-        output,
-        heading,
-        ruler_spec().console(run).method_table,
-        ruler_spec().console(run).summary,
-    )
+    print_console("ruler", run, output, heading=heading)  # registry look-up of RULER's tables
 
 
 @import_group.command(name="ruler")
@@ -74,21 +67,15 @@ def ruler(folders: tuple[Path, ...], output: Path, method: str, force: bool) -> 
     \b
     coca-eval import ruler out/synthetic/4096/pred out/synthetic/8192/pred --output runs/ruler.json
     """
-    from coca_eval.cli.generation import print_run_tables
-    from coca_eval.cli.ruler import ruler_spec
+    from coca_eval.cli.generation import print_console
     from coca_eval.imported.ruler_predictions import import_ruler_predictions
     from coca_eval.results import check_overwrite, save_run
 
     run = import_ruler_predictions(list(folders), method)
     check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
     save_run(run, output)
-    print_run_tables(
-        run,
-        output,
-        f"[bold]RULER[/bold] from RULER's predictions ({run.config['source']['results']})",
-        ruler_spec().console(run).method_table,
-        ruler_spec().console(run).summary,
-    )
+    heading = f"[bold]RULER[/bold] from RULER's predictions ({run.config['source']['results']})"
+    print_console("ruler", run, output, heading=heading)  # registry look-up of RULER's tables
 
 
 @import_group.command(name="helmet")
@@ -108,9 +95,7 @@ def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: boo
     \b
     coca-eval import helmet helmet-out/json_kv_*.json helmet-out/kilt_nq_*.json --output runs/helmet.json
     """
-    from coca_eval.cli.generation import print_run_tables
-    from coca_eval.helmet.params import SHORTEST_SHARE
-    from coca_eval.helmet.report import summary_table, task_table
+    from coca_eval.cli.generation import print_console
     from coca_eval.imported.helmet_outputs import import_helmet_outputs
     from coca_eval.results import check_overwrite, save_run
 
@@ -118,13 +103,7 @@ def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: boo
     check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
     save_run(run, output)
     heading = f"[bold]HELMET[/bold] from {len(files)} HELMET output files, protocol helmet"
-    print_run_tables(
-        run,
-        output,
-        heading,
-        lambda name: task_table(run.cells, name, SHORTEST_SHARE),
-        lambda: summary_table(run.cells, SHORTEST_SHARE),
-    )
+    print_console("helmet", run, output, heading=heading)  # registry look-up of HELMET's tables
 
 
 def _print_metrics(run, output: Path, heading: str) -> None:

@@ -111,15 +111,22 @@ class FamilyReading:
         return scored_contradiction(cell, task_of(cell.dataset or ""), resolve(self.score))
 
     def console(self, run, params) -> ConsoleTables:
-        heading = (
-            f"[bold]{self.title}[/bold], N = prompt + answer budget, {params.samples} samples per task and "
-            f"length, seed {params.seed}, chat template {params.chat_template}"
-        )
         return ConsoleTables(
-            heading,
+            run_heading(self.title, params),
             lambda method: self.task_table(run.cells, method),
             lambda: self.summary_table(run.cells, params.share),
         )
+
+
+def run_heading(title: str, params) -> str:
+    """The heading a family's command prints over its tables: N, samples, seed, chat template, and
+    where the samples came from for a family that reads more than one ``source`` (BABILong's, GraphWalks')."""
+    source = getattr(params, "source", None)
+    where = f", source {source}" if source else ""
+    return (
+        f"[bold]{title}[/bold]{where}, N = prompt + answer budget, {params.samples} samples per task and "
+        f"length, seed {params.seed}, chat template {params.chat_template}"
+    )
 
 
 def _text(value: float | None) -> str:

@@ -27,6 +27,7 @@ from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
+from coca_eval.taskspec import ConsoleTables
 
 DIGITS = 1  # HELMET's tables print one decimal
 
@@ -140,6 +141,30 @@ def protocol_line(run: Run) -> str:
         "greedy decoding up to each task's answer budget; scores x 100 (HELMET's metric per task)."
         + imported_note(run)
     )
+
+
+def console(run: Run, params=None) -> ConsoleTables:
+    """The spec's ``console`` hook: each method's tasks x lengths with category averages, then the
+    category summary with the run's notes on answerless RAG questions (an imported run: no heading,
+    the default share)."""
+    share = SHORTEST_SHARE if params is None else params.share
+    heading = None
+    if params is not None:
+        heading = (
+            f"[bold]HELMET[/bold], protocol {params.protocol}, N = prompt + answer budget, "
+            f"{samples_text(params.samples)}, seed {params.seed}, chat template {params.chat_template}"
+        )
+    return ConsoleTables(
+        heading,
+        lambda method: task_table(run.cells, method, share),
+        lambda: _with_notes(summary_table(run.cells, share), answerless_notes(run)),
+    )
+
+
+def _with_notes(table: ReportTable, notes: list[str]) -> ReportTable:
+    """The summary with the run's own notes after the table's (printed once, under it)."""
+    table.notes = [*table.notes, *notes]
+    return table
 
 
 def samples_text(samples) -> str:

@@ -35,6 +35,7 @@ register_task(
         shortest=lazy("coca_eval.lengths:shortest_answered"),
         command="coca_eval.cli.helmet:helmet",
         catalogue=lazy("coca_eval.helmet.tasks:catalogue"),
+        console=lazy("coca_eval.helmet.report:console"),
         report=generation_report(
             "HELMET",
             protocol=lazy("coca_eval.helmet.report:protocol_line"),
