@@ -7,6 +7,11 @@ from pathlib import Path
 
 import click
 
+OUTPUT_OPTION = click.option(
+    "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The results file."
+)
+FORCE_OPTION = click.option("--force", is_flag=True, help="Overwrite an --output that holds another run.")
+
 
 @click.group(name="import")
 def import_group() -> None:
@@ -16,14 +21,12 @@ def import_group() -> None:
 
 @import_group.command(name="lm-eval")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The results file."
-)
+@OUTPUT_OPTION
 @click.option("--method", default=None, help="The method's label (default: lm-eval's model name).")
 @click.option(
     "--tasks", default=None, help="Only these of the folder's tasks, comma-separated (default: all)."
 )
-@click.option("--force", is_flag=True, help="Overwrite an --output that holds another run.")
+@FORCE_OPTION
 def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, force: bool) -> None:
     """An lm-evaluation-harness --output_path folder written with --log_samples: its RULER tasks become
     `ruler` cells per task and length, every per-sample score lm-eval's own and checked against RULER's
@@ -36,12 +39,10 @@ def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, f
     """
     from coca_eval.cli.generation import print_console
     from coca_eval.imported.evaluation_harness import import_harness_dir
-    from coca_eval.results import check_overwrite, save_run
 
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     run = import_harness_dir(folder, method, chosen)
-    check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
-    save_run(run, output)
+    _save(run, output, force)
     source = run.config["source"]
     if run.config["task"] != "ruler":
         _print_metrics(run, output, f"lm-eval {source['version']} ({source['results']})")
@@ -54,11 +55,9 @@ def lm_eval(folder: Path, output: Path, method: str | None, tasks: str | None, f
 @click.argument(
     "folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
 )
-@click.option(
-    "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The results file."
-)
+@OUTPUT_OPTION
 @click.option("--method", default="RULER", show_default=True, help="The method's label.")
-@click.option("--force", is_flag=True, help="Overwrite an --output that holds another run.")
+@FORCE_OPTION
 def ruler(folders: tuple[Path, ...], output: Path, method: str, force: bool) -> None:
     """RULER's prediction folders (<N>/pred: a <task>.jsonl per task and the summary.csv of RULER's
     eval/evaluate.py), one per length: each task becomes a `ruler` cell per length, every answer scored
@@ -69,11 +68,9 @@ def ruler(folders: tuple[Path, ...], output: Path, method: str, force: bool) -> 
     """
     from coca_eval.cli.generation import print_console
     from coca_eval.imported.ruler_predictions import import_ruler_predictions
-    from coca_eval.results import check_overwrite, save_run
 
     run = import_ruler_predictions(list(folders), method)
-    check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
-    save_run(run, output)
+    _save(run, output, force)
     heading = f"[bold]RULER[/bold] from RULER's predictions ({run.config['source']['results']})"
     print_console("ruler", run, output, heading=heading)  # registry look-up of RULER's tables
 
@@ -82,11 +79,9 @@ def ruler(folders: tuple[Path, ...], output: Path, method: str, force: bool) -> 
 @click.argument(
     "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
-@click.option(
-    "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The results file."
-)
+@OUTPUT_OPTION
 @click.option("--method", default=None, help="The method's label (default: HELMET's model name).")
-@click.option("--force", is_flag=True, help="Overwrite an --output that holds another run.")
+@FORCE_OPTION
 def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: bool) -> None:
     """HELMET's eval.py output files (one .json per dataset and length): each becomes a `helmet` cell
     under --protocol helmet, every per-sample metric HELMET's own and checked against HELMET's scoring
@@ -97,13 +92,19 @@ def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: boo
     """
     from coca_eval.cli.generation import print_console
     from coca_eval.imported.helmet_outputs import import_helmet_outputs
-    from coca_eval.results import check_overwrite, save_run
 
     run = import_helmet_outputs(list(files), method)
-    check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
-    save_run(run, output)
+    _save(run, output, force)
     heading = f"[bold]HELMET[/bold] from {len(files)} HELMET output files, protocol helmet"
     print_console("helmet", run, output, heading=heading)  # registry look-up of HELMET's tables
+
+
+def _save(run, output: Path, force: bool) -> None:
+    """The imported run written to ``output``, which may hold another run only with ``--force``."""
+    from coca_eval.results import check_overwrite, save_run
+
+    check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
+    save_run(run, output)
 
 
 def _print_metrics(run, output: Path, heading: str) -> None:

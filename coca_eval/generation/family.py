@@ -52,7 +52,7 @@ class FamilyReading:
             for t in tasks
         ]
         averages = {s.length: s.average for s in length_scores(mine, tasks)}
-        rows.append(Row("Average", [Entry(_text(averages.get(n)), True) for n in lengths]))
+        rows.append(Row("Average", [Entry(average_text(averages.get(n)), True) for n in lengths]))
         title = f"{self.title} scores of {method} by task and length"
         return ReportTable(f"{self.name}_{method}", title, [format_length(n) for n in lengths], rows, "Task")
 
@@ -67,9 +67,8 @@ class FamilyReading:
             mine = [c for c in cells if c.method == method]
             read = read_relative(mine, self.whole(mine)[0][1], share)
             by_length = {s.length: s.average for s in read.scores}
-            rows.append(
-                Row(method, [*(Entry(_text(by_length.get(n))) for n in lengths), Entry(read.effective_text)])
-            )
+            entries = [Entry(average_text(by_length.get(n))) for n in lengths]
+            rows.append(Row(method, [*entries, Entry(read.effective_text)]))
         note = (
             f"Average over tasks. Effective length: the longest length up to which the average's one-sided "
             f"95 % lower bound reaches {share:g} % of the average at the shortest length."
@@ -129,7 +128,8 @@ def run_heading(title: str, params) -> str:
     )
 
 
-def _text(value: float | None) -> str:
+def average_text(value: float | None) -> str:
+    """An average in a family's tables (one decimal), or "-" where a length has none."""
     return "-" if value is None else f"{value:.{DIGITS}f}"
 
 

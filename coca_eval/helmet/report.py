@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from coca_eval.generation.family import DIGITS, average_text
 from coca_eval.generation.relative import (
     RelativeReading,
     merged_share,
@@ -28,8 +29,6 @@ from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
 from coca_eval.taskspec import ConsoleTables
-
-DIGITS = 1  # HELMET's tables print one decimal
 
 
 def helmet_cells(cells: Sequence[Cell]) -> list[Cell]:
@@ -60,10 +59,6 @@ def read_category(cells: Sequence[Cell], category: str, share: float = SHORTEST_
     return read_relative(cells, dict(category_groups(cells)).get(category, []), share)
 
 
-def _text(value: float | None) -> str:
-    return "-" if value is None else f"{value:.{DIGITS}f}"
-
-
 def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> ReportTable:
     """Methods x categories: the category average at each length and the effective length."""
     cells = helmet_cells(cells)
@@ -74,7 +69,7 @@ def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> Repor
         for category in categories_of(mine):
             reading = read_category(mine, category, share)
             by_length = {s.length: s.average for s in reading.scores}
-            texts = [_text(by_length.get(n)) for n in lengths]
+            texts = [average_text(by_length.get(n)) for n in lengths]
             rows.append(Row(f"{method}: {category}", [Entry(t) for t in (*texts, reading.effective_text)]))
     columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
     notes = [effective_note(share)]
@@ -104,7 +99,8 @@ def task_table(cells: Sequence[Cell], method: str, share: float = SHORTEST_SHARE
             rows.append(Row(task, [Entry(t) for t in texts]))
         reading = read_category(mine, category, share)
         by_length = {s.length: s.average for s in reading.scores}
-        rows.append(Row(f"{category} average", [Entry(_text(by_length.get(n)), True) for n in lengths]))
+        averages = [Entry(average_text(by_length.get(n)), True) for n in lengths]
+        rows.append(Row(f"{category} average", averages))
     title = f"HELMET scores of {method} by task and length"
     return ReportTable(f"helmet_{method}", title, [format_length(n) for n in lengths], rows, "Task")
 
