@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from coca_eval.babilong.params import SHORTEST_SHARE
 from coca_eval.generation.effective import length_scores
+from coca_eval.generation.family import DIGITS, average_text, run_heading
 from coca_eval.generation.relative import (
     RelativeReading,
     merged_share,
@@ -23,8 +24,7 @@ from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
-
-DIGITS = 1
+from coca_eval.taskspec import ConsoleTables
 
 
 def babilong_cells(cells: Sequence[Cell]) -> list[Cell]:
@@ -46,10 +46,6 @@ def reading(cells: Sequence[Cell], share: float) -> RelativeReading:
     return read_relative(cells, task_order(cells), share)
 
 
-def _text(value: float | None) -> str:
-    return "-" if value is None else f"{value:.{DIGITS}f}"
-
-
 def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> ReportTable:
     cells = babilong_cells(cells)
     lengths = sorted({c.length for c in cells})
@@ -57,7 +53,7 @@ def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> Repor
     for method in dict.fromkeys(c.method for c in cells):
         read = reading([c for c in cells if c.method == method], share)
         by_length = {s.length: s.average for s in read.scores}
-        entries = [Entry(_text(by_length.get(n))) for n in lengths] + [Entry(read.effective_text)]
+        entries = [Entry(average_text(by_length.get(n))) for n in lengths] + [Entry(read.effective_text)]
         rows.append(Row(method, entries))
     columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
     note = (
@@ -77,7 +73,7 @@ def task_table(cells: Sequence[Cell], method: str) -> ReportTable:
         for task in task_order(mine)
     ]
     averages = {s.length: s.average for s in length_scores(mine, task_order(mine))}
-    rows.append(Row("Average", [Entry(_text(averages.get(n)), True) for n in lengths]))
+    rows.append(Row("Average", [Entry(average_text(averages.get(n)), True) for n in lengths]))
     title = f"BABILong accuracy of {method} by task and length"
     return ReportTable(f"babilong_{method}", title, [format_length(n) for n in lengths], rows, "Task")
 
@@ -120,6 +116,16 @@ def effective_length_checks(base: Run, cand: Run, options) -> list:
     baseline's shortest length) must not be shorter than the baseline's."""
     return relative_length_checks(
         base, cand, "babilong", recorded_share([base], SHORTEST_SHARE, "BABILong"), whole
+    )
+
+
+def console(run: Run, params) -> ConsoleTables:
+    """The spec's ``console`` hook: each method's tasks x lengths with the average, then the summary
+    with the effective length."""
+    return ConsoleTables(
+        run_heading("BABILong", params),
+        lambda method: task_table(run.cells, method),
+        lambda: summary_table(run.cells, params.share),
     )
 
 

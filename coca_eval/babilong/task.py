@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coca_eval.babilong.spec import BABILONG_METRIC, BABILONG_TASK_VERSION
-from coca_eval.errors import CocaEvalError
-from coca_eval.generation.runner import GenerationRunner, PreparedModel, prepare_model
+from coca_eval.generation.runner import GenerationRunner, PreparedModel, prepare_model, rendered_template
 from coca_eval.methods import MethodSpec
 
 
@@ -29,16 +28,17 @@ class BabilongRunner(GenerationRunner):
 
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
         from coca_eval.babilong.builder import BabilongPromptBuilder
-        from coca_eval.chat import template_text
 
         state = prepare_model(self.params, backend, method.model)
         prepared = self.params.source == "babilong"
-        if prepared and state.chat_digest is not None and callable(getattr(backend, "generate_chat", None)):
-            raise CocaEvalError(
-                "--source babilong with a chat template tokenises the rendered text itself; a chat API "
-                "renders its own: use the completions endpoint, or --source generate"
-            )
-        template = template_text(self.params.chat_template, backend.tokenizer) if prepared else None
+        template = rendered_template(
+            self.params,
+            backend,
+            state,
+            prepared,
+            "--source babilong with a chat template tokenises the rendered text itself; a chat API "
+            "renders its own: use the completions endpoint, or --source generate",
+        )
         builder = BabilongPromptBuilder(state.builder, self.params, backend.tokenizer, template)
         reserve = getattr(backend, "reserve", None)  # an engine sized up front (vLLM) learns the real need
         if prepared and callable(reserve):

@@ -5,13 +5,8 @@ from __future__ import annotations
 import click
 
 from coca_eval.babilong.params import SOURCES
-from coca_eval.cli.options import (
-    SampleCount,
-    auto_sampling_options,
-    batch_size_option,
-    dump_prompts_option,
-    method_options,
-)
+from coca_eval.cli.generation import FROM_SCRATCH_SHORT, decoding_options
+from coca_eval.cli.options import SampleCount, auto_sampling_options
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.params import PROMPT_BOS_CHOICES
 
@@ -75,16 +70,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="The effective length is the longest N whose 95 % lower bound reaches this share (%) of the "
     "average at the shortest N.  [default: 85]",
 )
-@click.option("--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (same outputs).")
-@batch_size_option
-@dump_prompts_option
-@method_options(
-    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
-    "Default: runs/babilong-TIMESTAMP.json.",
-    journaled=True,
-    splits=True,
-)
-def babilong(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
+@decoding_options(TASK, FROM_SCRATCH_SHORT)
+def babilong(preset, decoding, **overrides):
     """BABILong: bAbI reasoning tasks with their facts spread through long text, accuracy per task and
     length, and the effective length.
 
@@ -92,34 +79,8 @@ def babilong(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
     coca-eval babilong                      # babilong-quick: SmolLM2-135M-Instruct, qa1-qa3 at 1k, 2k
     coca-eval babilong --tasks babilong --lengths 4k..32k --model DIR --babi-data hub
     """
-    from coca_eval.babilong.params import make_babilong_params
-    from coca_eval.cli.evaluation import MethodOptions
-    from coca_eval.cli.generation import evaluate_generation
-    from coca_eval.cli.preset_options import preset_values
+    from coca_eval.cli.generation import print_console, run_family
 
-    chosen = MethodOptions.take(overrides)
-    params = make_babilong_params(preset_values(preset, TASK, overrides))
-    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
-    saved = evaluate_generation(TASK, params, chosen, preset, **options)
-    if saved is None:
-        return
-    run, written = saved
-    print_tables(run, params, written)
-
-
-def print_tables(run, params, written) -> None:
-    """Each method's tasks x lengths with the average, then the summary with the effective length."""
-    from coca_eval.babilong.report import summary_table, task_table
-    from coca_eval.cli.generation import print_run_tables
-
-    heading = (
-        f"[bold]BABILong[/bold], source {params.source}, N = prompt + answer budget, {params.samples} "
-        f"samples per task and length, seed {params.seed}, chat template {params.chat_template}"
-    )
-    print_run_tables(
-        run,
-        written,
-        heading,
-        lambda method: task_table(run.cells, method),
-        lambda: summary_table(run.cells, params.share),
-    )
+    saved = run_family(TASK, preset, overrides, **decoding)
+    if saved is not None:  # None on a torchrun rank other than 0: rank 0 writes and prints
+        print_console(TASK, *saved)

@@ -3,6 +3,8 @@ not run, and the whole command of a family built on the generation base (:func:`
 
 from __future__ import annotations
 
+import functools
+
 import click
 
 
@@ -26,6 +28,15 @@ def print_run_tables(run, written, heading: str, method_table, summary) -> None:
             stdout().print(note, markup=False, highlight=False, soft_wrap=True)
     stderr().print(f"results written to {written}", markup=False, highlight=False, soft_wrap=True)
     refuse_error_cells(run)
+
+
+def print_console(task: str, run, written, params=None, heading: str | None = None) -> None:
+    """:func:`print_run_tables` with the tables the family's spec gives (its ``console`` hook);
+    ``heading`` replaces the spec's (an imported run has none of its own)."""
+    from coca_eval.taskspec import TASKS
+
+    console = TASKS.get(task).console(run, params)
+    print_run_tables(run, written, heading or console.heading, console.method_table, console.summary)
 
 
 def refuse_error_cells(run) -> None:
@@ -53,25 +64,76 @@ def evaluate_generation(task: str, params, chosen, preset: str | None, **options
     return evaluate_and_save(task, params, chosen, preset, **options)
 
 
+def run_family(task: str, preset: str, overrides: dict, **options):
+    """A generation command's run: the rows its method options in ``overrides`` choose, its spec's
+    parameters from ``preset`` with the rest of ``overrides`` laid over it, decoded with ``options``
+    (see :func:`evaluate_generation`); ``(run, written, params)``, or None on a torchrun rank other
+    than 0 (rank 0 writes and prints)."""
+    from coca_eval.cli.evaluation import MethodOptions
+    from coca_eval.cli.preset_options import preset_values
+    from coca_eval.taskspec import TASKS
+
+    chosen = MethodOptions.take(overrides)
+    params = TASKS.get(task).make_params(preset_values(preset, task, overrides))
+    saved = evaluate_generation(task, params, chosen, preset, **options)
+    return None if saved is None else (*saved, params)
+
+
+FROM_SCRATCH = "Decode every sample from scratch (slower, same outputs)."
+FROM_SCRATCH_SHORT = "Decode every sample from scratch (same outputs)."
+
+
+def decoding_options(
+    task: str, prefix_reuse_help: str = FROM_SCRATCH, output_help: str | None = None, how: tuple = ()
+):
+    """The options every generation command takes after its own: ``--no-prefix-reuse``, then ``how``
+    (the command's own options on how it decodes: RULER's ``--replay``), ``--batch-size``,
+    ``--dump-prompts`` and the method options (models, backends, the journal and resume, shards). The
+    three decoding options reach the command as one ``decoding`` dict, which it hands to
+    :func:`evaluate_generation` as they are."""
+    from coca_eval.cli.options import batch_size_option, dump_prompts_option, method_options
+
+    output_help = output_help or (
+        "Write the results JSON here (its journal beside it: rerun the same command to resume). "
+        f"Default: runs/{task}-TIMESTAMP.json."
+    )
+    decorators = [
+        click.option("--no-prefix-reuse", is_flag=True, help=prefix_reuse_help),
+        *how,
+        batch_size_option,
+        dump_prompts_option,
+        method_options(output_help=output_help, journaled=True, splits=True),
+    ]
+
+    def decorate(func):
+        @functools.wraps(func)
+        def command(no_prefix_reuse, batch_size, dump_prompts, **kwargs):
+            decoding = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
+            return func(decoding=decoding, **kwargs)
+
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+
+    return decorate
+
+
 def family_command(task: str, summary: str):
     """A generation family's command with every option the base gives (tasks, exact lengths, sampling,
     seed, haystack, chat template, BOS, share, batch size, ``--dump-prompts``, methods, backends,
     shards, resume): the family's spec makes the parameters and prints the tables (its ``console``)."""
-    from coca_eval.cli.options import SampleCount, batch_size_option, dump_prompts_option, method_options
+    from coca_eval.cli.options import SampleCount
     from coca_eval.params import PROMPT_BOS_CHOICES
 
-    def command(no_prefix_reuse, batch_size, dump_prompts, **overrides):
+    def command(decoding, **overrides):
         from coca_eval.cli.evaluation import MethodOptions
         from coca_eval.taskspec import TASKS
 
         spec, chosen = TASKS.get(task), MethodOptions.take(overrides)
         params = spec.make_params({k: v for k, v in overrides.items() if v is not None})
-        options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
-        saved = evaluate_generation(task, params, chosen, None, **options)
+        saved = evaluate_generation(task, params, chosen, None, **decoding)
         if saved is not None:
-            run, written = saved
-            console = spec.console(run, params)
-            print_run_tables(run, written, console.heading, console.method_table, console.summary)
+            print_console(task, *saved, params)
 
     decorators = [
         click.option("--tasks", help="The family's tasks, comma-separated (default: all)."),
@@ -86,16 +148,11 @@ def family_command(task: str, summary: str):
         click.option("--chat-template", help="auto (the tokenizer's), none, or a Jinja file."),
         click.option("--bos", type=click.Choice(PROMPT_BOS_CHOICES), help="BOS: auto, always, never."),
         click.option("--share", type=float, help="Effective length: % of the shortest length's average."),
-        click.option(
-            "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (same outputs)."
-        ),
-        batch_size_option,
-        dump_prompts_option,
-        method_options(
-            output_help=f"Write the results JSON here (its journal beside it: rerun to resume). Default: "
+        decoding_options(
+            task,
+            FROM_SCRATCH_SHORT,
+            f"Write the results JSON here (its journal beside it: rerun to resume). Default: "
             f"runs/{task}-TIMESTAMP.json.",
-            journaled=True,
-            splits=True,
         ),
     ]
     command.__doc__ = summary

@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import (
-    SampleCount,
-    auto_sampling_options,
-    batch_size_option,
-    dump_prompts_option,
-    method_options,
-)
+from coca_eval.cli.generation import FROM_SCRATCH_SHORT, decoding_options
+from coca_eval.cli.options import SampleCount, auto_sampling_options
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.params import PROMPT_BOS_CHOICES
 
@@ -44,16 +39,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @_preset_option(
     "--share", key="share", type=float, help="Effective length: % of the shortest length's average."
 )
-@click.option("--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (same outputs).")
-@batch_size_option
-@dump_prompts_option
-@method_options(
-    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
-    "Default: runs/graphwalks-TIMESTAMP.json.",
-    journaled=True,
-    splits=True,
-)
-def graphwalks(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
+@decoding_options(TASK, FROM_SCRATCH_SHORT)
+def graphwalks(preset, decoding, **overrides):
     """GraphWalks: the nodes a BFS reaches at a depth, or a node's parents, in a directed graph given
     as its edge list; F1 of the answer's node set per task and length, and the effective length.
 
@@ -62,19 +49,8 @@ def graphwalks(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
     coca-eval graphwalks --model DIR --lengths 4k..64k
     coca-eval graphwalks --preset graphwalks --model DIR --data hub
     """
-    from coca_eval.cli.evaluation import MethodOptions
-    from coca_eval.cli.generation import evaluate_generation, print_run_tables
-    from coca_eval.cli.preset_options import preset_values
-    from coca_eval.graphwalks.params import make_graphwalks_params
-    from coca_eval.taskspec import TASKS
+    from coca_eval.cli.generation import print_console, run_family
 
-    chosen = MethodOptions.take(overrides)
-    params = make_graphwalks_params(preset_values(preset, TASK, overrides))
-    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
-    saved = evaluate_generation(TASK, params, chosen, preset, **options)
-    if saved is None:
-        return
-    run, written = saved
-    console = TASKS.get(TASK).console(run, params)
-    heading = console.heading.replace("[/bold],", f"[/bold], source {params.source},", 1)
-    print_run_tables(run, written, heading, console.method_table, console.summary)
+    saved = run_family(TASK, preset, overrides, **decoding)
+    if saved is not None:  # None on a torchrun rank other than 0: rank 0 writes and prints
+        print_console(TASK, *saved)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import SampleCount, batch_size_option, dump_prompts_option, method_options
+from coca_eval.cli.generation import decoding_options
+from coca_eval.cli.options import SampleCount
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.helmet.params import PROTOCOLS
 from coca_eval.params import PROMPT_BOS_CHOICES
@@ -79,18 +80,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="A category's effective length is the longest N whose 95 % lower bound reaches this share (%) "
     "of its average at the shortest N.  [default: 85]",
 )
-@click.option(
-    "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
-)
-@batch_size_option
-@dump_prompts_option
-@method_options(
-    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
-    "Default: runs/helmet-TIMESTAMP.json.",
-    journaled=True,
-    splits=True,
-)
-def helmet(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
+@decoding_options(TASK)
+def helmet(preset, decoding, **overrides):
     """HELMET's model-development tasks at exact token lengths: scores per task and length, category
     averages, and an effective length per category.
 
@@ -99,40 +90,8 @@ def helmet(preset, no_prefix_reuse, batch_size, dump_prompts, **overrides):
     coca-eval helmet --preset helmet --model DIR --data HELMET/data   # HELMET's categories, 8k..64k
     coca-eval helmet --tasks json_kv --lengths 4k,8k --samples 50 --chat-template auto
     """
-    from coca_eval.cli.evaluation import MethodOptions
-    from coca_eval.cli.generation import evaluate_generation
-    from coca_eval.cli.preset_options import preset_values
-    from coca_eval.helmet.params import make_helmet_params
+    from coca_eval.cli.generation import print_console, run_family
 
-    chosen = MethodOptions.take(overrides)
-    params = make_helmet_params(preset_values(preset, TASK, overrides))
-    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
-    saved = evaluate_generation(TASK, params, chosen, preset, **options)
-    if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
-        return
-    run, written = saved
-    print_helmet_tables(run, params, written)
-
-
-def print_helmet_tables(run, params, written) -> None:
-    """Each method's tasks x lengths with category averages, then the category summary."""
-    from coca_eval.cli.generation import print_run_tables
-    from coca_eval.helmet.report import answerless_notes, samples_text, summary_table, task_table
-
-    heading = (
-        f"[bold]HELMET[/bold], protocol {params.protocol}, N = prompt + answer budget, "
-        f"{samples_text(params.samples)}, seed {params.seed}, chat template {params.chat_template}"
-    )
-    print_run_tables(
-        run,
-        written,
-        heading,
-        lambda method: task_table(run.cells, method, params.share),
-        lambda: _with_notes(summary_table(run.cells, params.share), answerless_notes(run)),
-    )
-
-
-def _with_notes(table, notes: list[str]):
-    """The summary with the run's own notes after the table's (printed once, under it)."""
-    table.notes = [*table.notes, *notes]
-    return table
+    saved = run_family(TASK, preset, overrides, **decoding)
+    if saved is not None:  # None on a torchrun rank other than 0: rank 0 writes and prints
+        print_console(TASK, *saved)

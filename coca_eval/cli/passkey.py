@@ -6,13 +6,8 @@ from pathlib import Path
 
 import click
 
-from coca_eval.cli.options import (
-    RegistryChoice,
-    SampleCount,
-    batch_size_option,
-    dump_prompts_option,
-    method_options,
-)
+from coca_eval.cli.generation import decoding_options
+from coca_eval.cli.options import RegistryChoice, SampleCount
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.passkey.params import BOS_CHOICES, DYNAMIC_ROPE_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
@@ -85,41 +80,20 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write every sample (prompt ids, key, depth, distance, output, correct) as JSONL.",
 )
-@click.option(
-    "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
-)
-@batch_size_option
-@dump_prompts_option
-@method_options(
-    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
-    "Default: runs/passkey-TIMESTAMP.json.",
-    journaled=True,
-    splits=True,
-)
-def passkey(preset, dump_samples, no_prefix_reuse, batch_size, dump_prompts, **overrides):
+@decoding_options("passkey")
+def passkey(preset, dump_samples, decoding, **overrides):
     """Passkey retrieval at exact token lengths: accuracy per methods x lengths (the paper's Table 2).
 
     Samples of one length share their filler prefix, which is prefilled once (see --no-prefix-reuse),
     and their answers are decoded together, --batch-size rows at a time.
     """
-    from coca_eval.cli.evaluation import MethodOptions
-    from coca_eval.cli.generation import evaluate_generation, refuse_error_cells
+    from coca_eval.cli.generation import refuse_error_cells, run_family
     from coca_eval.cli.output import print_length_table
-    from coca_eval.cli.preset_options import preset_values
-    from coca_eval.passkey.params import make_passkey_params
 
-    chosen = MethodOptions.take(overrides)
-    params = make_passkey_params(preset_values(preset, "passkey", overrides))
-    options = dict(
-        no_prefix_reuse=no_prefix_reuse,
-        dump_samples=dump_samples,
-        batch_size=batch_size,
-        dump_prompts=dump_prompts,
-    )
-    saved = evaluate_generation("passkey", params, chosen, preset, **options)
+    saved = run_family("passkey", preset, overrides, dump_samples=dump_samples, **decoding)
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
-    run, written = saved
+    run, written, params = saved
     rule = params.stopping_rule()
     spent = f"{params.samples} samples per length" if rule is None else f"per length {rule.caption()}"
     heading = (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import SampleCount, batch_size_option, dump_prompts_option, method_options
+from coca_eval.cli.generation import decoding_options
+from coca_eval.cli.options import SampleCount
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.generation.params import LENGTH_COUNTS
 from coca_eval.params import PROMPT_BOS_CHOICES
@@ -13,6 +14,14 @@ PRESET = "ruler-quick"
 TASK = "ruler"
 
 _preset_option = preset_option_factory(PRESET, TASK)
+
+REPLAY_OPTION = click.option(
+    "--replay",
+    type=click.Path(exists=True, file_okay=False),
+    help="An lm-eval output folder (--log_samples) of its RULER tasks: answer its very prompts instead "
+    "of drawing RULER's, so `gate` pairs this run with `coca-eval import lm-eval` of that folder. "
+    "Tasks, lengths, samples and the answer budget are lm-eval's.",
+)
 
 
 @click.command()
@@ -78,25 +87,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="Score the effective length must reach (RULER: 85.6, Llama-2-7B's average at 4k); with "
     "--samples auto, the score each cell's interval must clear or fall below to stop.",
 )
-@click.option(
-    "--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (slower, same outputs)."
-)
-@click.option(
-    "--replay",
-    type=click.Path(exists=True, file_okay=False),
-    help="An lm-eval output folder (--log_samples) of its RULER tasks: answer its very prompts instead "
-    "of drawing RULER's, so `gate` pairs this run with `coca-eval import lm-eval` of that folder. "
-    "Tasks, lengths, samples and the answer budget are lm-eval's.",
-)
-@batch_size_option
-@dump_prompts_option
-@method_options(
-    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
-    "Default: runs/ruler-TIMESTAMP.json.",
-    journaled=True,
-    splits=True,
-)
-def ruler(preset, no_prefix_reuse, replay, batch_size, dump_prompts, **overrides):
+@decoding_options(TASK, how=(REPLAY_OPTION,))
+def ruler(preset, replay, decoding, **overrides):
     """RULER's synthetic long-context tasks at exact token lengths: scores per task and length, and the
     effective context length (RULER's, and ours from a 95 % lower bound).
 
@@ -107,16 +99,15 @@ def ruler(preset, no_prefix_reuse, replay, batch_size, dump_prompts, **overrides
     coca-eval ruler --replay LM_EVAL_OUTPUT --model DIR  # lm-eval's RULER prompts, answered here
     """
     from coca_eval.cli.evaluation import MethodOptions
-    from coca_eval.cli.generation import evaluate_generation
+    from coca_eval.cli.generation import evaluate_generation, print_console
 
     chosen = MethodOptions.take(overrides)
     params = replay_params(replay, overrides) if replay else ruler_params(preset, overrides)
-    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
-    saved = evaluate_generation(TASK, params, chosen, preset, **options)
+    saved = evaluate_generation(TASK, params, chosen, preset, **decoding)
     if saved is None:  # a torchrun rank other than 0: rank 0 writes and prints
         return
     run, written = saved
-    print_ruler_tables(run, params, written)
+    print_console(TASK, run, written, params)
 
 
 def ruler_spec():
@@ -135,11 +126,3 @@ def ruler_params(preset: str, overrides: dict):
 def replay_params(folder: str, overrides: dict):
     """``--replay``'s parameters: lm-eval's, with the user's ``--threshold``."""
     return ruler_spec().make_params({**overrides, "replay": folder})
-
-
-def print_ruler_tables(run, params, written) -> None:
-    """The summary (average and effective length per method), then each method's tasks x lengths."""
-    from coca_eval.cli.generation import print_run_tables
-
-    console = ruler_spec().console(run, params)
-    print_run_tables(run, written, console.heading, console.method_table, console.summary)

@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from coca_eval.generation.spec import generation_gate, generation_report, generation_spec
 from coca_eval.registry import lazy
-from coca_eval.taskspec import ConsoleTables, EffectKind, GateHooks, ReportHooks, TaskSpec
+from coca_eval.taskspec import ConsoleTables, TaskSpec
 
 DIGITS = 1  # scores print with one decimal, as RULER's, HELMET's and BABILong's tables do
 
@@ -51,7 +52,7 @@ class FamilyReading:
             for t in tasks
         ]
         averages = {s.length: s.average for s in length_scores(mine, tasks)}
-        rows.append(Row("Average", [Entry(_text(averages.get(n)), True) for n in lengths]))
+        rows.append(Row("Average", [Entry(average_text(averages.get(n)), True) for n in lengths]))
         title = f"{self.title} scores of {method} by task and length"
         return ReportTable(f"{self.name}_{method}", title, [format_length(n) for n in lengths], rows, "Task")
 
@@ -66,9 +67,8 @@ class FamilyReading:
             mine = [c for c in cells if c.method == method]
             read = read_relative(mine, self.whole(mine)[0][1], share)
             by_length = {s.length: s.average for s in read.scores}
-            rows.append(
-                Row(method, [*(Entry(_text(by_length.get(n))) for n in lengths), Entry(read.effective_text)])
-            )
+            entries = [Entry(average_text(by_length.get(n))) for n in lengths]
+            rows.append(Row(method, [*entries, Entry(read.effective_text)]))
         note = (
             f"Average over tasks. Effective length: the longest length up to which the average's one-sided "
             f"95 % lower bound reaches {share:g} % of the average at the shortest length."
@@ -110,18 +110,26 @@ class FamilyReading:
         return scored_contradiction(cell, task_of(cell.dataset or ""), resolve(self.score))
 
     def console(self, run, params) -> ConsoleTables:
-        heading = (
-            f"[bold]{self.title}[/bold], N = prompt + answer budget, {params.samples} samples per task and "
-            f"length, seed {params.seed}, chat template {params.chat_template}"
-        )
         return ConsoleTables(
-            heading,
+            run_heading(self.title, params),
             lambda method: self.task_table(run.cells, method),
             lambda: self.summary_table(run.cells, params.share),
         )
 
 
-def _text(value: float | None) -> str:
+def run_heading(title: str, params) -> str:
+    """The heading a family's command prints over its tables: N, samples, seed, chat template, and
+    where the samples came from for a family that reads more than one ``source`` (BABILong's, GraphWalks')."""
+    source = getattr(params, "source", None)
+    where = f", source {source}" if source else ""
+    return (
+        f"[bold]{title}[/bold]{where}, N = prompt + answer budget, {params.samples} samples per task and "
+        f"length, seed {params.seed}, chat template {params.chat_template}"
+    )
+
+
+def average_text(value: float | None) -> str:
+    """An average in a family's tables (one decimal), or "-" where a length has none."""
     return "-" if value is None else f"{value:.{DIGITS}f}"
 
 
@@ -135,41 +143,27 @@ def family_spec(
     command: str | None = None,
     check: Callable | None = None,
 ) -> TaskSpec:
-    """The spec of a family read as ``reading`` says: scores 0-100 (higher is better), per-sample
-    records, splits and merges, the paired full-credit gate with the relative effective-length
-    check. ``make_params``, ``make_runner`` and ``command`` are lazy ``"module:attr"`` references."""
-    return TaskSpec(
-        name=reading.name,
+    """The spec of a family read as ``reading`` says: a generation spec
+    (:func:`~coca_eval.generation.spec.generation_spec`) whose records, splits and merges, tables,
+    console and relative effective-length check all come from ``reading``. ``make_params``,
+    ``make_runner`` and ``command`` are lazy ``"module:attr"`` references."""
+    title = reading.title
+    return generation_spec(
+        reading.name,
         version=version,
-        metric="score",
-        lower_is_better=False,
         description=description,
         make_params=lazy(make_params),
         make_runner=lazy(make_runner),
         finish=reading.finish,
         check=check,
-        combine=lazy("coca_eval.generation.cells:combine_cell"),
         contradiction=reading.contradiction,
         merged=reading.merged,
         command=command,
         console=reading.console,
-        report=ReportHooks(
-            table_title=f"{reading.title} score by task and length",
-            protocol=lambda run: f"{reading.title}: scores x 100, N = prompt + answer budget.",
-            interval=lazy("coca_eval.generation.report:interval"),
-            interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
-            units_note=f"samples for {reading.title}",
+        report=generation_report(
+            title,
+            protocol=lambda run: f"{title}: scores x 100, N = prompt + answer budget.",
             tables=reading.tables,
         ),
-        gate=GateHooks(
-            test=lazy("coca_eval.generation.gate:paired_test"),
-            tolerance=lambda options: 100 * options.max_acc_drop,
-            effect=EffectKind("score_drop", sign=-1),
-            protocol_keys=("chat_template", "answer_budget"),
-            units=lazy("coca_eval.generation.report:unit_ids"),
-            units_name="samples",
-            units_differ=f"{reading.title} samples (their references)",
-            run_checks=reading.run_checks,
-            dataset_names_row=True,
-        ),
+        gate=generation_gate(title, run_checks=reading.run_checks),
     )

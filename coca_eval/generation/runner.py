@@ -62,6 +62,19 @@ def prepare_model(
     return PreparedModel(builder, chat.digest if chat is not None else None)
 
 
+def rendered_template(params: Any, backend, state: PreparedModel, renders: bool, refusal: str) -> str | None:
+    """The chat template's text where a family tokenises its prompts' rendered text itself (``renders``:
+    HELMET's protocol helmet, BABILong's prepared sets), else None. A chat API renders its own, so a
+    chat template with one is refused with ``refusal``."""
+    from coca_eval.chat import template_text
+
+    if not renders:
+        return None
+    if state.chat_digest is not None and callable(getattr(backend, "generate_chat", None)):
+        raise CocaEvalError(refusal)
+    return template_text(params.chat_template, backend.tokenizer)
+
+
 @dataclass
 class _Pending:
     """One cell's samples still to answer in a decoding call: its key, task, samples and their indices."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from coca_eval.generation.family import DIGITS, average_text
 from coca_eval.generation.relative import (
     RelativeReading,
     merged_share,
@@ -27,8 +28,7 @@ from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
-
-DIGITS = 1  # HELMET's tables print one decimal
+from coca_eval.taskspec import ConsoleTables
 
 
 def helmet_cells(cells: Sequence[Cell]) -> list[Cell]:
@@ -59,10 +59,6 @@ def read_category(cells: Sequence[Cell], category: str, share: float = SHORTEST_
     return read_relative(cells, dict(category_groups(cells)).get(category, []), share)
 
 
-def _text(value: float | None) -> str:
-    return "-" if value is None else f"{value:.{DIGITS}f}"
-
-
 def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> ReportTable:
     """Methods x categories: the category average at each length and the effective length."""
     cells = helmet_cells(cells)
@@ -73,7 +69,7 @@ def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> Repor
         for category in categories_of(mine):
             reading = read_category(mine, category, share)
             by_length = {s.length: s.average for s in reading.scores}
-            texts = [_text(by_length.get(n)) for n in lengths]
+            texts = [average_text(by_length.get(n)) for n in lengths]
             rows.append(Row(f"{method}: {category}", [Entry(t) for t in (*texts, reading.effective_text)]))
     columns = [format_length(n) for n in lengths] + ["Effective (95 % bound)"]
     notes = [effective_note(share)]
@@ -103,7 +99,8 @@ def task_table(cells: Sequence[Cell], method: str, share: float = SHORTEST_SHARE
             rows.append(Row(task, [Entry(t) for t in texts]))
         reading = read_category(mine, category, share)
         by_length = {s.length: s.average for s in reading.scores}
-        rows.append(Row(f"{category} average", [Entry(_text(by_length.get(n)), True) for n in lengths]))
+        averages = [Entry(average_text(by_length.get(n)), True) for n in lengths]
+        rows.append(Row(f"{category} average", averages))
     title = f"HELMET scores of {method} by task and length"
     return ReportTable(f"helmet_{method}", title, [format_length(n) for n in lengths], rows, "Task")
 
@@ -140,6 +137,30 @@ def protocol_line(run: Run) -> str:
         "greedy decoding up to each task's answer budget; scores x 100 (HELMET's metric per task)."
         + imported_note(run)
     )
+
+
+def console(run: Run, params=None) -> ConsoleTables:
+    """The spec's ``console`` hook: each method's tasks x lengths with category averages, then the
+    category summary with the run's notes on answerless RAG questions (an imported run: no heading,
+    the default share)."""
+    share = SHORTEST_SHARE if params is None else params.share
+    heading = None
+    if params is not None:
+        heading = (
+            f"[bold]HELMET[/bold], protocol {params.protocol}, N = prompt + answer budget, "
+            f"{samples_text(params.samples)}, seed {params.seed}, chat template {params.chat_template}"
+        )
+    return ConsoleTables(
+        heading,
+        lambda method: task_table(run.cells, method, share),
+        lambda: _with_notes(summary_table(run.cells, share), answerless_notes(run)),
+    )
+
+
+def _with_notes(table: ReportTable, notes: list[str]) -> ReportTable:
+    """The summary with the run's own notes after the table's (printed once, under it)."""
+    table.notes = [*table.notes, *notes]
+    return table
 
 
 def samples_text(samples) -> str:

@@ -4,23 +4,23 @@ Imported by ``coca-eval --help``, so every hook is a lazy reference to its imple
 
 Scale: a cell's value is its task's metric (substring exact match, RULER recall, NDCG@10, exact
 match) averaged over samples x 100, as HELMET's tables print it. The gate pairs samples as for RULER
-(full credit per sample, McNemar) in the same points.
+(full credit per sample, McNemar) in the same points (:mod:`coca_eval.generation.spec`).
 """
 
 from __future__ import annotations
 
+from coca_eval.generation.spec import generation_gate, generation_report, generation_spec
 from coca_eval.registry import lazy
-from coca_eval.taskspec import EffectKind, GateHooks, ReportHooks, TaskSpec, register_task
+from coca_eval.taskspec import register_task
 
 HELMET_TASK_VERSION = 1
 HELMET_METRIC = "score"
 
 register_task(
-    TaskSpec(
-        name="helmet",
+    generation_spec(
+        "helmet",
         version=HELMET_TASK_VERSION,
         metric=HELMET_METRIC,
-        lower_is_better=False,
         description="HELMET's model-development tasks (recall; RAG, re-rank and ICL with their data) at "
         "exact token lengths: scores per methods x tasks x lengths, category averages and effective "
         "lengths.",
@@ -28,7 +28,6 @@ register_task(
         preset_params="coca_eval.helmet.params:HelmetPresetParams",
         make_runner=lazy("coca_eval.helmet.task:HelmetRunner"),
         finish=lazy("coca_eval.helmet.report:finish_hook"),
-        combine=lazy("coca_eval.generation.cells:combine_cell"),
         contradiction=lazy("coca_eval.helmet.records:cell_contradiction"),
         config_model="coca_eval.helmet.records:HelmetConfig",
         merged=lazy("coca_eval.helmet.report:merged_hook"),
@@ -36,25 +35,17 @@ register_task(
         shortest=lazy("coca_eval.lengths:shortest_answered"),
         command="coca_eval.cli.helmet:helmet",
         catalogue=lazy("coca_eval.helmet.tasks:catalogue"),
-        report=ReportHooks(
-            table_title="HELMET score by task and length",
+        console=lazy("coca_eval.helmet.report:console"),
+        report=generation_report(
+            "HELMET",
             protocol=lazy("coca_eval.helmet.report:protocol_line"),
-            interval=lazy("coca_eval.generation.report:interval"),
-            interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
-            units_note="samples for HELMET",
             tables=lazy("coca_eval.helmet.report:helmet_tables"),
             plots=lazy("coca_eval.helmet.report:plot_hook"),
         ),
-        gate=GateHooks(
-            test=lazy("coca_eval.generation.gate:paired_test"),
-            tolerance=lambda options: 100 * options.max_acc_drop,
-            effect=EffectKind("score_drop", sign=-1),
+        gate=generation_gate(
+            "HELMET",
             protocol_keys=("protocol", "chat_template", "answer_budget"),
-            units=lazy("coca_eval.generation.report:unit_ids"),
-            units_name="samples",
-            units_differ="HELMET samples (their references)",
             run_checks=lazy("coca_eval.helmet.gate:effective_length_checks"),
-            dataset_names_row=True,
         ),
     )
 )

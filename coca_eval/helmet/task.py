@@ -19,8 +19,7 @@ short line, and a multi-line answer is not credited for a reference found on a l
 from __future__ import annotations
 
 from coca_eval.backends.stopping import StopRule
-from coca_eval.errors import CocaEvalError
-from coca_eval.generation.runner import GenerationRunner, PreparedModel, prepare_model
+from coca_eval.generation.runner import GenerationRunner, PreparedModel, prepare_model, rendered_template
 from coca_eval.helmet.spec import HELMET_METRIC, HELMET_TASK_VERSION
 from coca_eval.helmet.tasks import HELMET_TASKS
 from coca_eval.methods import MethodSpec
@@ -37,18 +36,18 @@ class HelmetRunner(GenerationRunner):
     version = HELMET_TASK_VERSION
 
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
-        from coca_eval.chat import template_text
         from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
 
         state = prepare_model(self.params, backend, method.model)
-        helmet = self.params.protocol == "helmet"
-        if helmet and state.chat_digest is not None and callable(getattr(backend, "generate_chat", None)):
-            raise CocaEvalError(
-                "--protocol helmet with a chat template tokenises HELMET's rendered text itself; a chat "
-                "API renders its own: use the completions endpoint, or --protocol exact"
-            )
+        template = rendered_template(
+            self.params,
+            backend,
+            state,
+            self.params.protocol == "helmet",
+            "--protocol helmet with a chat template tokenises HELMET's rendered text itself; a chat "
+            "API renders its own: use the completions endpoint, or --protocol exact",
+        )
         sources = Sources(self.params.data, self.params.seed, self.params.task_samples)
-        template = template_text(self.params.chat_template, backend.tokenizer) if helmet else None
         builder = HelmetPromptBuilder(
             state.builder, self.params.protocol, sources, backend.tokenizer, template
         )

@@ -10,6 +10,7 @@ it imports nothing heavy.
 from __future__ import annotations
 
 from coca_eval.data.harness_logs import IMPORTERS
+from coca_eval.ppl.gate_hooks import perplexity_gate
 from coca_eval.registry import lazy
 from coca_eval.taskspec import EffectKind, GateHooks, TaskSpec, register_task
 
@@ -23,15 +24,10 @@ register_task(
         lower_is_better=True,
         description="lm-evaluation-harness perplexity tasks, imported under their names.",
         contradiction=lazy("coca_eval.imported.harness_gate:contradiction"),
-        gate=GateHooks(
-            test=lazy("coca_eval.imported.harness_gate:paired_test"),
-            tolerance=lambda options: options.max_ppl_rise,
-            effect=EffectKind("ppl_ratio_minus_1", sign=1, percent=True),
-            units=lazy("coca_eval.imported.harness_gate:document_ids"),
-            units_name="documents",
-            units_differ="documents (their hashes or word and byte counts)",
-            min_p_value=lambda documents: 2.0**-documents,
-            change_name="perplexity change",
+        gate=perplexity_gate(
+            lazy("coca_eval.imported.harness_gate:paired_test"),
+            lazy("coca_eval.imported.harness_gate:document_ids"),
+            "documents (their hashes or word and byte counts)",
             more_units_hint="lm-eval's --limit",
         ),
     )

@@ -5,8 +5,9 @@ Imported by ``coca-eval --help``, so every hook is a lazy reference to its imple
 
 from __future__ import annotations
 
+from coca_eval.ppl.gate_hooks import perplexity_gate
 from coca_eval.registry import lazy
-from coca_eval.taskspec import EffectKind, GateHooks, ReportHooks, TaskSpec, register_task
+from coca_eval.taskspec import ReportHooks, TaskSpec, register_task
 
 PPL_TASK_VERSION = 1
 
@@ -37,17 +38,11 @@ register_task(
                 "word_ppl": lazy("coca_eval.ppl.report:word_ppl_view"),
             },
         ),
-        gate=GateHooks(
-            test=lazy("coca_eval.ppl.gate:paired_test"),
-            tolerance=lambda options: options.max_ppl_rise,
-            effect=EffectKind("ppl_ratio_minus_1", sign=1, percent=True),
+        gate=perplexity_gate(
+            lazy("coca_eval.ppl.gate:paired_test"),
+            lazy("coca_eval.ppl.report:unit_ids"),
+            "documents or their scored tokens",
             protocol_keys=("stride", "mode", "bos", "doc_tokens"),
-            units=lazy("coca_eval.ppl.report:unit_ids"),
-            units_name="documents",
-            units_differ="documents or their scored tokens",
-            min_p_value=lambda documents: 2.0**-documents,  # the exact sign-flip test's floor
-            change_name="perplexity change",
-            more_units_hint="--num-docs",
             positions=lazy("coca_eval.ppl.gate:past_position_runs"),
         ),
     )

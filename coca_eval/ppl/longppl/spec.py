@@ -5,8 +5,9 @@ Imported by ``coca-eval --help``, so every hook is a lazy reference to its imple
 
 from __future__ import annotations
 
+from coca_eval.ppl.gate_hooks import perplexity_gate
 from coca_eval.registry import lazy
-from coca_eval.taskspec import EffectKind, GateHooks, ReportHooks, TaskSpec, register_task
+from coca_eval.taskspec import ReportHooks, TaskSpec, register_task
 
 # The run parameters that only decide which tokens are key: two runs may differ in them when their
 # key tokens agree (the candidate scored with --key-tokens on the baseline's file), which the gate
@@ -34,17 +35,14 @@ register_task(
             units=lazy("coca_eval.ppl.longppl.report:units"),
             units_note="documents for LongPPL",
         ),
-        gate=GateHooks(
-            test=lazy("coca_eval.ppl.longppl.gate:paired_test"),
-            tolerance=lambda options: options.max_ppl_rise,
-            effect=EffectKind("longppl_ratio_minus_1", sign=1, percent=True),
+        gate=perplexity_gate(
+            lazy("coca_eval.ppl.longppl.gate:paired_test"),
+            lazy("coca_eval.ppl.longppl.gate:unit_ids"),
+            "documents or their key tokens",
+            effect="longppl_ratio_minus_1",
             protocol_keys=("mode", "bos", "doc_tokens"),
-            units=lazy("coca_eval.ppl.longppl.gate:unit_ids"),
             units_name="documents with key tokens",
-            units_differ="documents or their key tokens",
-            min_p_value=lambda documents: 2.0**-documents,  # the exact sign-flip test's floor
             change_name="LongPPL change",
-            more_units_hint="--num-docs",
             unit_params=KEY_SOURCE_PARAMS,
             units_mismatch=lazy("coca_eval.ppl.longppl.gate:key_sets_differ"),
             notes=lazy("coca_eval.ppl.longppl.gate:notes"),
