@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import (
-    SampleCount,
-    auto_sampling_options,
-    batch_size_option,
-    dump_prompts_option,
-    method_options,
-)
+from coca_eval.cli.generation import FROM_SCRATCH_SHORT, decoding_options
+from coca_eval.cli.options import SampleCount, auto_sampling_options
 from coca_eval.cli.preset_options import preset_option_factory
 from coca_eval.params import PROMPT_BOS_CHOICES
 
@@ -53,16 +48,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @_preset_option(
     "--share", key="share", type=float, help="Effective length: % of the shortest length's average."
 )
-@click.option("--no-prefix-reuse", is_flag=True, help="Decode every sample from scratch (same outputs).")
-@batch_size_option
-@dump_prompts_option
-@method_options(
-    output_help="Write the results JSON here (its journal beside it: rerun the same command to resume). "
-    "Default: runs/mrcr-TIMESTAMP.json.",
-    journaled=True,
-    splits=True,
-)
-def mrcr(preset, needles, no_prefix_reuse, batch_size, dump_prompts, **overrides):
+@decoding_options(TASK, FROM_SCRATCH_SHORT)
+def mrcr(preset, needles, decoding, **overrides):
     """MRCR: a long conversation of requests for writing holds 2, 4 or 8 identical requests; the model
     must repeat the i-th one's answer behind a random string. Scored as OpenAI's card scores it
     (SequenceMatcher ratio, 0 without the string), per needle count and length, with the effective
@@ -73,22 +60,14 @@ def mrcr(preset, needles, no_prefix_reuse, batch_size, dump_prompts, **overrides
     coca-eval mrcr --model DIR --needles 2,4,8 --lengths 4k..64k
     coca-eval mrcr --preset mrcr --model DIR --data hub
     """
-    from coca_eval.cli.evaluation import MethodOptions
-    from coca_eval.cli.generation import evaluate_generation, print_run_tables
-    from coca_eval.cli.preset_options import preset_values
-    from coca_eval.mrcr.params import make_mrcr_params
-    from coca_eval.taskspec import TASKS
+    from coca_eval.cli.generation import print_console, run_family
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.mrcr.params import tasks_of_needles
 
-    chosen = MethodOptions.take(overrides)
-    values = preset_values(preset, TASK, overrides)
     if needles is not None:
-        values["needles"] = needles
-    params = make_mrcr_params(values)
-    options = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
-    saved = evaluate_generation(TASK, params, chosen, preset, **options)
-    if saved is None:
-        return
-    run, written = saved
-    console = TASKS.get(TASK).console(run, params)
-    heading = console.heading.replace("[/bold],", f"[/bold], source {params.source},", 1)
-    print_run_tables(run, written, heading, console.method_table, console.summary)
+        if overrides.get("tasks") is not None:
+            raise CocaEvalError("--needles and --tasks name the same needle counts: give one")
+        overrides["tasks"] = tasks_of_needles(needles)
+    saved = run_family(TASK, preset, overrides, **decoding)
+    if saved is not None:  # None on a torchrun rank other than 0: rank 0 writes and prints
+        print_console(TASK, *saved)

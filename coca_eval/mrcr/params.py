@@ -66,20 +66,16 @@ class MrcrPresetParams(PresetParams):
     share: StrictFloat | StrictInt = None
 
 
-def needles_to_tasks(values: dict[str, Any]) -> dict[str, Any]:
+def tasks_of_needles(needles: str) -> str:
     """``--needles 2,4`` names the tasks ``2needle,4needle``."""
-    needles = values.pop("needles", None)
-    if needles is None:
-        return values
     counts = [part.strip() for part in str(needles).split(",") if part.strip()]
-    wrong = [c for c in counts if f"{c}needle" not in NAMES]
-    if wrong or not counts:
+    if not counts or any(f"{c}needle" not in NAMES for c in counts):
         raise CocaEvalError(f"--needles takes 2, 4 and 8, comma-separated (got {needles!r})")
-    return {**values, "tasks": ",".join(f"{c}needle" for c in counts)}
+    return ",".join(f"{c}needle" for c in counts)
 
 
 def make_mrcr_params(values: dict[str, Any]) -> MrcrParams:
-    params = make_family_params(MrcrParams, needles_to_tasks(dict(values)), "mrcr", NAMES)
+    params = make_family_params(MrcrParams, values, "mrcr", NAMES)
     if params.source not in SOURCES:
         raise CocaEvalError(f"--source must be one of {', '.join(SOURCES)}")
     if params.data is not None and params.source == GENERATE:
