@@ -36,6 +36,15 @@ def file_rows(path: Path) -> list[Any]:
     return rows
 
 
+def require_columns(raw: Any, columns: Sequence[str], where: str) -> None:
+    """A row must be a mapping holding every one of ``columns`` (one line naming the first missing)."""
+    if not isinstance(raw, dict):
+        raise CocaEvalError(f"{where}: not a mapping of {', '.join(columns)}")
+    missing = [c for c in columns if c not in raw]
+    if missing:
+        raise CocaEvalError(f"{where}: missing column {missing[0]}")
+
+
 def refuse_repeats(rows: Sequence[Row], key: Callable[[Row], str], what: str) -> tuple[Row, ...]:
     """The rows, each ``key`` once: a question held twice would count twice in its cell. Rows name
     themselves by their ``where``."""

@@ -142,11 +142,18 @@ def family_spec(
     make_runner: str,
     command: str | None = None,
     check: Callable | None = None,
+    graded: bool = False,
+    protocol_keys: tuple[str, ...] = ("chat_template", "answer_budget"),
+    plots: Callable | None = None,
+    **own: Any,
 ) -> TaskSpec:
     """The spec of a family read as ``reading`` says: a generation spec
     (:func:`~coca_eval.generation.spec.generation_spec`) whose records, splits and merges, tables,
     console and relative effective-length check all come from ``reading``. ``make_params``,
-    ``make_runner`` and ``command`` are lazy ``"module:attr"`` references."""
+    ``make_runner`` and ``command`` are lazy ``"module:attr"`` references. A family whose sample
+    scores are graded (a ratio, an F1) is ``graded``: the gate pairs the scores' mean, not full credit;
+    ``protocol_keys`` are what its cells must share to be compared, ``plots`` its report figures and
+    ``own`` any other spec field (``preset_params``, ``shortest``)."""
     title = reading.title
     return generation_spec(
         reading.name,
@@ -164,6 +171,13 @@ def family_spec(
             title,
             protocol=lambda run: f"{title}: scores x 100, N = prompt + answer budget.",
             tables=reading.tables,
+            plots=plots,
         ),
-        gate=generation_gate(title, run_checks=reading.run_checks),
+        gate=generation_gate(
+            title,
+            run_checks=reading.run_checks,
+            protocol_keys=protocol_keys,
+            **({"test": lazy("coca_eval.generation.gate:paired_mean_test")} if graded else {}),
+        ),
+        **own,
     )

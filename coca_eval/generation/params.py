@@ -8,11 +8,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import StrictFloat, StrictInt, StrictStr
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.haystacks import BOOKS
-from coca_eval.params import PROMPT_BOS_CHOICES, SampledCells, check_chat_template, require_positive_int
+from coca_eval.params import (
+    PROMPT_BOS_CHOICES,
+    PositiveCount,
+    PresetParams,
+    SampledCells,
+    check_chat_template,
+    require_positive_int,
+)
 from coca_eval.sequential import StoppingRule
 
 PROMPT_AND_ANSWER, PROMPT_ONLY = "prompt+answer", "prompt"
@@ -161,3 +170,19 @@ def make_family_params(cls: type[FamilyParams], values: dict[str, Any], family: 
     params.check_relative(family, ("haystack",))
     check_sampling(params)
     return params
+
+
+class FamilyPresetParams(PresetParams):
+    """What a preset of a family built on :class:`FamilyParams` may set, in YAML's types, with the
+    published rows it reads (``data``); a family adds its own (its ``source`` choices)."""
+
+    tasks: StrictStr | list[StrictStr] = None
+    lengths: StrictStr | list[StrictInt] = None
+    samples: PositiveCount | Literal["auto"] = None
+    max_samples: PositiveCount = None
+    target_width: StrictFloat | StrictInt = None
+    seed: StrictInt = None
+    data: StrictStr | None = None
+    chat_template: StrictStr = None
+    bos: Literal[PROMPT_BOS_CHOICES] = None
+    share: StrictFloat | StrictInt = None

@@ -15,7 +15,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from coca_eval.data.published_rows import file_rows, files_fingerprint, from_the_hub, refuse_repeats
+from coca_eval.data.published_rows import (
+    file_rows,
+    files_fingerprint,
+    from_the_hub,
+    refuse_repeats,
+    require_columns,
+)
 from coca_eval.errors import CocaEvalError
 from coca_eval.graphwalks.graphs import BadEdge, parse_edges
 from coca_eval.graphwalks.prompts import EDGES_HEADER
@@ -47,11 +53,7 @@ def edge_section(prompt: str) -> str | None:
 
 def check_row(raw: Any, where: str) -> GraphRow:
     """A row as read, or one line naming the row and the field that is wrong."""
-    if not isinstance(raw, dict):
-        raise CocaEvalError(f"{where}: not a mapping of {', '.join(COLUMNS)}")
-    missing = [c for c in COLUMNS if c not in raw]
-    if missing:
-        raise CocaEvalError(f"{where}: missing column {missing[0]}")
+    require_columns(raw, COLUMNS, where)
     prompt, nodes, problem, chars = (raw[c] for c in COLUMNS)
     if not isinstance(prompt, str):
         raise CocaEvalError(f"{where}: prompt: not text")

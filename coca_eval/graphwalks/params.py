@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import StrictFloat, StrictInt, StrictStr
-
 from coca_eval.errors import CocaEvalError
-from coca_eval.generation.params import FamilyParams, make_family_params, refuse_vllm_dynamic
+from coca_eval.generation.params import (
+    FamilyParams,
+    FamilyPresetParams,
+    make_family_params,
+    refuse_vllm_dynamic,
+)
 from coca_eval.graphwalks.prompts import ANSWER_BUDGET, INSTRUCTIONS, QUESTION, TASKS
-from coca_eval.params import PROMPT_BOS_CHOICES, PositiveCount, PresetParams
 
 GENERATE, OPENAI = "generate", "openai"
 SOURCES = (GENERATE, OPENAI)
@@ -48,20 +50,10 @@ class GraphwalksParams(FamilyParams):
         return self.data or "hub"
 
 
-class GraphwalksPresetParams(PresetParams):
+class GraphwalksPresetParams(FamilyPresetParams):
     """What a graphwalks preset file may set, in YAML's types."""
 
-    tasks: StrictStr | list[StrictStr] = None
-    lengths: StrictStr | list[StrictInt] = None
-    samples: PositiveCount | Literal["auto"] = None
-    max_samples: PositiveCount = None
-    target_width: StrictFloat | StrictInt = None
-    seed: StrictInt = None
     source: Literal[SOURCES] = None
-    data: StrictStr | None = None
-    chat_template: StrictStr = None
-    bos: Literal[PROMPT_BOS_CHOICES] = None
-    share: StrictFloat | StrictInt = None
 
 
 def make_graphwalks_params(values: dict[str, Any]) -> GraphwalksParams:

@@ -1,10 +1,8 @@
 """The ``graphwalks`` task's registration, read as the generation base reads a family
-(:class:`~coca_eval.generation.family.FamilyReading`). Imported by ``coca-eval --help``: every hook
-is lazy."""
+(:class:`~coca_eval.generation.family.FamilyReading`); its samples score an F1, so the gate pairs
+their mean. Imported by ``coca-eval --help``: every hook is lazy."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from coca_eval.generation.family import FamilyReading, family_spec
 from coca_eval.registry import lazy
@@ -17,25 +15,19 @@ READING = FamilyReading(
     score="coca_eval.graphwalks.scoring:score_answer",
 )
 
-_spec = family_spec(
-    READING,
-    version=1,
-    description="GraphWalks: BFS and parents over a directed graph's edge list, at exact token lengths "
-    "or on OpenAI's published rows: F1 of the answer's node set per task and length.",
-    make_params="coca_eval.graphwalks.params:make_graphwalks_params",
-    make_runner="coca_eval.graphwalks.task:GraphwalksRunner",
-    command="coca_eval.cli.graphwalks:graphwalks",
-    check=lazy("coca_eval.graphwalks.params:check_methods"),
-)
 register_task(
-    replace(
-        _spec,
+    family_spec(
+        READING,
+        version=1,
+        description="GraphWalks: BFS and parents over a directed graph's edge list, at exact token lengths "
+        "or on OpenAI's published rows: F1 of the answer's node set per task and length.",
+        make_params="coca_eval.graphwalks.params:make_graphwalks_params",
+        make_runner="coca_eval.graphwalks.task:GraphwalksRunner",
+        command="coca_eval.cli.graphwalks:graphwalks",
+        check=lazy("coca_eval.graphwalks.params:check_methods"),
+        graded=True,
+        protocol_keys=("source", "chat_template", "answer_budget"),
         preset_params="coca_eval.graphwalks.params:GraphwalksPresetParams",
         shortest=lazy("coca_eval.graphwalks.params:shortest_length"),
-        gate=replace(
-            _spec.gate,
-            test=lazy("coca_eval.generation.gate:paired_mean_test"),  # an F1 per sample, not right/wrong
-            protocol_keys=("source", "chat_template", "answer_budget"),
-        ),
     )
 )

@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from coca_eval.data.published_rows import file_rows, from_the_hub, refuse_repeats
+from coca_eval.data.published_rows import file_rows, from_the_hub, refuse_repeats, require_columns
 from coca_eval.errors import CocaEvalError
 
 HUB, HUB_ID = "hub", "openai/mrcr"
@@ -120,11 +120,7 @@ def _messages(prompt: Any, where: str) -> tuple[dict, ...]:
 
 def check_row(raw: Any, where: str) -> ConversationRow:
     """A row as read, or one line naming the row and the field that is wrong."""
-    if not isinstance(raw, dict):
-        raise CocaEvalError(f"{where}: not a mapping of {', '.join(COLUMNS)}")
-    missing = [c for c in COLUMNS if c not in raw]
-    if missing:
-        raise CocaEvalError(f"{where}: missing column {missing[0]}")
+    require_columns(raw, COLUMNS, where)
     empty = [c for c in COLUMNS if raw[c] is None]  # a parquet file's null
     if empty:
         raise CocaEvalError(f"{where}: {empty[0]}: no value")

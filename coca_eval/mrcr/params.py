@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import StrictFloat, StrictInt, StrictStr
-
 from coca_eval.errors import CocaEvalError
-from coca_eval.generation.params import FamilyParams, make_family_params, refuse_vllm_dynamic
+from coca_eval.generation.params import (
+    FamilyParams,
+    FamilyPresetParams,
+    make_family_params,
+    refuse_vllm_dynamic,
+)
 from coca_eval.mrcr.tasks import DEEPMIND, GENERATE, NAMES, OPENAI, SOURCES, task_of
-from coca_eval.params import PROMPT_BOS_CHOICES, PositiveCount, PresetParams
 
 
 @dataclass(frozen=True)
@@ -50,20 +52,10 @@ class MrcrParams(FamilyParams):
         return tuple(task_of(t).needles for t in self.tasks)
 
 
-class MrcrPresetParams(PresetParams):
-    """What an mrcr preset file may set, in YAML's types."""
+class MrcrPresetParams(FamilyPresetParams):
+    """What a mrcr preset file may set, in YAML's types."""
 
-    tasks: StrictStr | list[StrictStr] = None
-    lengths: StrictStr | list[StrictInt] = None
-    samples: PositiveCount | Literal["auto"] = None
-    max_samples: PositiveCount = None
-    target_width: StrictFloat | StrictInt = None
-    seed: StrictInt = None
     source: Literal[SOURCES] = None
-    data: StrictStr | None = None
-    chat_template: StrictStr = None
-    bos: Literal[PROMPT_BOS_CHOICES] = None
-    share: StrictFloat | StrictInt = None
 
 
 def tasks_of_needles(needles: str) -> str:
