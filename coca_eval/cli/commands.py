@@ -34,51 +34,56 @@ def convert(source: Path, output: Path, from_llama: bool, variant: str) -> None:
 
 
 @click.command()
-def tasks() -> None:
-    """List registered tasks and their presets."""
-    from rich.table import Table
+@click.argument("family", required=False)
+def tasks(family: str | None) -> None:
+    """List registered tasks and their presets; with FAMILY (ruler, helmet, ...), that family's presets
+    and its own tasks (what --tasks takes)."""
+    import pandas as pd
 
     from coca_eval.cli.output import stdout
+    from coca_eval.errors import CocaEvalError
     from coca_eval.presets import list_presets
+    from coca_eval.tables import rich_table
     from coca_eval.taskspec import TASKS
 
-    table = Table(title="Tasks and presets")
-    for column in ("task", "preset", "description"):
-        table.add_column(column, overflow="fold")
-    presets = list_presets()
-    for name in TASKS.names():
+    names = TASKS.names()
+    if family is not None and family not in names:
+        raise CocaEvalError(f"no task {family!r} (tasks: {', '.join(names)})")
+    presets, rows = list_presets(), []
+    for name in [family] if family else names:
         mine = [p for p in presets if p.task == name] or [None]
-        for preset in mine:
+        for k, preset in enumerate(mine):  # the task named once, on its first preset's row
             described = preset.description if preset else TASKS.get(name).description
-            table.add_row(name, preset.name if preset else "", described)
-    stdout().print(table)
-    for name in TASKS.names():
-        if TASKS.get(name).catalogue is not None:
-            columns, rows = TASKS.get(name).catalogue()
-            listed = Table(title=f"{name} --tasks")
-            for column in columns:
-                listed.add_column(column, overflow="fold", no_wrap=column != columns[-1])
-            for row in rows:
-                listed.add_row(*row)
-            stdout().print(listed)
+            rows.append((name if k == 0 else "", preset.name if preset else "", described))
+    frame = pd.DataFrame(rows, columns=["task", "preset", "description"]).set_index("task")
+    stdout().print(rich_table(frame, "Tasks and presets", whole_labels=True))
+    catalogued = [n for n in names if TASKS.get(n).catalogue is not None]
+    if family is None:
+        if catalogued:
+            stdout().print(f"A family's own tasks: coca-eval tasks NAME ({', '.join(catalogued)}).")
+        return
+    if TASKS.get(family).catalogue is not None:
+        columns, listed = TASKS.get(family).catalogue()
+        frame = pd.DataFrame(listed, columns=columns).set_index(columns[0])
+        stdout().print(rich_table(frame, f"{family} --tasks", whole_labels=True))
 
 
 @click.command()
 def models() -> None:
     """List model presets (any local directory or hub id works too)."""
-    from rich.table import Table
+    import pandas as pd
 
     from coca_eval.cli.output import stdout
     from coca_eval.models.presets import MODEL_PRESETS
+    from coca_eval.tables import rich_table
 
-    table = Table(title="Model presets")
-    for column in ("name", "model", "params", "trained context", "source"):
-        table.add_column(column, overflow="fold")
-    for name, preset in MODEL_PRESETS.items():
-        table.add_row(
-            name, preset.display_name, preset.params, str(preset.trained_context), preset.description
-        )
-    stdout().print(table)
+    rows = [
+        (name, preset.display_name, preset.params, str(preset.trained_context), preset.description)
+        for name, preset in MODEL_PRESETS.items()
+    ]
+    columns = ["name", "model", "params", "trained context", "source"]
+    frame = pd.DataFrame(rows, columns=columns).set_index("name")
+    stdout().print(rich_table(frame, "Model presets", whole_labels=True))
 
 
 def _report_formats() -> list[str]:

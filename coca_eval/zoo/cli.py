@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from coca_eval.errors import CocaEvalError
 
@@ -23,18 +22,22 @@ def zoo() -> None:
 @zoo.command("list")
 def list_models() -> None:
     """The zoo's entries, their position scheme and whether trained weights ship with this install."""
+    import pandas as pd
+
+    from coca_eval.tables import rich_table
     from coca_eval.zoo.catalog import ZOO, shipped_dir
     from coca_eval.zoo.finetune_catalog import FINETUNES
 
-    table = Table("name", "row label", "position", "shipped", "description")
-    for name, spec in ZOO.items():
-        table.add_row(
-            name, spec.label, _position(spec), "yes" if shipped_dir(name) else "no", spec.description
-        )
-    for name, ft in FINETUNES.items():
-        position = f"fine-tune of {ft.base}"
-        table.add_row(name, ft.label, position, "yes" if shipped_dir(name) else "no", ft.description)
-    stdout.print(table)
+    rows = [
+        (name, spec.label, _position(spec), "yes" if shipped_dir(name) else "no", spec.description)
+        for name, spec in ZOO.items()
+    ]
+    rows += [
+        (name, ft.label, f"fine-tune of {ft.base}", "yes" if shipped_dir(name) else "no", ft.description)
+        for name, ft in FINETUNES.items()
+    ]
+    frame = pd.DataFrame(rows, columns=["name", "row label", "position", "shipped", "description"])
+    stdout.print(rich_table(frame.set_index("name"), "", whole_labels=True))
 
 
 def _position(spec) -> str:
@@ -65,18 +68,23 @@ def probe(model: str, dataset: str, passage: int, window: int) -> None:
     path = resolve_model(model)[0]
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     lm = AutoModelForCausalLM.from_pretrained(path, trust_remote_code=False)
-    table = Table("document", "first reading loss", "repeat loss", "PPL alone", "PPL one back", "PPL window")
+    import pandas as pd
+
+    from coca_eval.tables import rich_table
+
+    rows = []
     for doc in load_documents(dataset):
         ids = tokenizer(doc.text)["input_ids"]
         if not probe_fits(len(ids), passage, window):
             continue
         use = context_use(lm, ids, passage, window)
         numbers = (use.first_loss, use.repeat_loss, use.ppl_alone, use.ppl_one_back, use.ppl_window)
-        table.add_row(doc.doc_id, *(f"{x:.2f}" for x in numbers))
-    if not table.rows:
+        rows.append((doc.doc_id, *(f"{x:.2f}" for x in numbers)))
+    if not rows:
         need = max(2 * passage, window + 1) + 1
         raise CocaEvalError(f"no document of {dataset} has the {need} tokens --passage/--window need")
-    stdout.print(table)
+    columns = ["document", "first reading loss", "repeat loss", "PPL alone", "PPL one back", "PPL window"]
+    stdout.print(rich_table(pd.DataFrame(rows, columns=columns).set_index("document"), ""))
 
 
 @zoo.command()

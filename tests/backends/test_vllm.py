@@ -305,7 +305,7 @@ def _backend_pairs(out) -> dict:
     ("family", "args"),
     [
         ("mrcr", ["--needles", "2,4", "--lengths", "1k,2k"]),
-        ("graphwalks", ["--tasks", "bfs,parents", "--lengths", "2k,3k"]),  # 1k: too short for its instructions
+        ("graphwalks", ["--tasks", "bfs,parents", "--lengths", "2k,3k"]),  # 1k: its instructions do not fit
     ],
 )
 def test_mrcr_and_graphwalks_outputs_and_scores_equal_hf(model_dirs, tmp_path, family, args):
