@@ -68,6 +68,7 @@ class CellProgress:
         self._heart: threading.Thread | None = None
         self._work = (0, 0, time.monotonic(), "")  # tokens done, expected, since when, what is decoding
         self._token = None
+        self._from_journal = 0  # finished cells taken from the journal since the last line said so
 
     def __enter__(self) -> CellProgress:
         self._token = _ACTIVE.set(self)
@@ -78,6 +79,7 @@ class CellProgress:
         return self
 
     def __exit__(self, *exc) -> None:
+        self._say_journaled()
         if self._token is not None:
             _ACTIVE.reset(self._token)
         self._stopped.set()
@@ -126,6 +128,7 @@ class CellProgress:
         self._progress.update(self._run, total=total_cells)
 
     def start_cell(self, description: str, total: int, done: int = 0) -> None:
+        self._say_journaled()
         self._cell = self._progress.add_task(description, total=total, completed=done)
         self._cell_start = (time.monotonic(), done)
         self._work = (0, 0, time.monotonic(), "")
@@ -148,6 +151,22 @@ class CellProgress:
             run = self._progress.tasks[self._run]
             plain = Text.from_markup(description).plain
             self._plain_line(f"cell {run.completed:g}/{run.total:g} done {plain}".rstrip())
+
+    def journaled_cell(self) -> None:
+        """A cell already finished in the journal: it counts toward the run, and a resumed run says in
+        one line how many it took (not "cell i/n done" for each, as if computed)."""
+        self._from_journal += 1
+        self._progress.advance(self._run)
+
+    def _say_journaled(self) -> None:
+        if self._from_journal:
+            run, n = self._progress.tasks[self._run], self._from_journal
+            self._from_journal = 0
+            said = f"{n} cell{'s' * (n != 1)} taken from the journal ({run.completed:g}/{run.total:g} done)"
+            if self._plain:
+                self._plain_line(said)
+            else:
+                self.log(said)
 
     def _plain_line(self, text: str) -> None:
         elapsed = self._progress.tasks[self._run].elapsed or 0.0

@@ -138,7 +138,7 @@ def run_cells(
                     cell = failed_cell(task, method, length, exc, extra.get("dataset"))
                 journal.record_cell(key, cell)
             else:
-                progress.finish_cell()
+                progress.journaled_cell()
             cells.append(cell.model_copy(update={"method": method.label}))
         if backend is not None and hasattr(backend, "close"):
             backend.close()  # engines (vLLM) hold memory until told otherwise

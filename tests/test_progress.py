@@ -102,3 +102,34 @@ def test_a_batched_cell_shows_tokens_and_a_finite_eta_before_its_first_sample(mo
     first = sink.getvalue().splitlines()[0]  # written right after the prefill, before any sample is done
     assert re.search(r"0/3 done, 120/138 tokens of 2 cells decoding together, eta \d+s", first), first
     assert 120 + 3 <= tokens_done <= 120 + 3 * 5  # the prompts, then one token per row still decoding
+
+
+def test_cells_taken_from_the_journal_are_said_once_not_as_computed(monkeypatch):
+    monkeypatch.setattr(CellProgress, "_heartbeat", lambda self: None)
+    sink = io.StringIO()
+    console = Console(file=sink, force_terminal=False, width=200)
+    with CellProgress(5, console) as bar:
+        for _ in range(3):
+            bar.journaled_cell()
+        bar.start_cell("model @ 2k", total=1)
+        bar.finish_cell()
+        bar.journaled_cell()
+    lines = sink.getvalue().splitlines()
+    assert [line.split("] ", 1)[1] for line in lines] == [
+        "3 cells taken from the journal (3/5 done)",
+        "cell 4/5 done model @ 2k",
+        "1 cell taken from the journal (5/5 done)",
+    ]
+
+
+def test_a_resumed_run_says_where_its_cells_came_from(tmp_path):
+    from click.testing import CliRunner
+
+    from coca_eval.cli import cli
+
+    args = ["passkey", "--model", "zoo-rope", "--lengths", "256,512", "--samples", "2",
+            "--output", str(tmp_path / "run.json")]  # fmt: skip
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 0 and "2 cells taken from the journal (2/2 done)" in again.output
+    assert "cell 1/2 done" not in again.output
