@@ -95,10 +95,19 @@ def check_methods(params: MrcrParams, methods) -> None:
 
 
 def shortest_length(params: MrcrParams) -> tuple[int, str]:
-    """The shortest N worth asking for: a generated conversation needs its needles' turns, the final
-    request and the answer budget (the builder refuses a length they do not fit, per cell); OpenAI's
-    rows are as long as they are, and binned."""
+    """The shortest N a generated conversation can be: the final request's words, each needle's
+    request words and its shortest passage, and the answer budget (a floor in any tokenizer: the
+    template's frames and a distractor come on top, and a length they do not fit is refused per cell);
+    OpenAI's and DeepMind's rows are as long as they are, and binned."""
     if params.source != GENERATE:
         return 1, "one token"
-    budget = max(params.answer_budget(t) for t in params.tasks)
-    return budget + 1, "the answer budget"
+    from coca_eval.lengths import shortest_answered, words_of
+    from coca_eval.mrcr.generate import ASKS, FINAL_ASK, PASSAGE_TOKENS
+
+    def fixed(task: str) -> tuple[int, str]:
+        needles = task_of(task).needles
+        ask = min(words_of(a.format(article="a", form="poem", topic="x")) for a in ASKS)
+        words = words_of(FINAL_ASK) + needles * (ask + PASSAGE_TOKENS[0])
+        return words, f"the requests' words and {needles} needles' shortest passages' tokens"
+
+    return shortest_answered(params, fixed)

@@ -107,6 +107,15 @@ def test_a_length_too_short_for_the_needles_is_an_error_cell_naming_why(tmp_path
     assert "8needle: 8 needles, a distractor and the final request need" in capsys.readouterr().err
 
 
+def test_a_length_below_the_fixed_parts_is_one_line_before_any_model_loads(tmp_path, capsys):
+    args = ["mrcr", "--model", str(tmp_path / "absent"), "--needles", "8", "--lengths", "300"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert "length 300 is below the shortest mrcr can build" in err and "8needle" in err
+
+
 def test_the_quick_preset_is_offline_and_names_its_model():
     from coca_eval.presets import get_preset
 
