@@ -13,10 +13,11 @@ of those that is missing is stubbed so the module loads:
 
 What it records, all from LongBench's functions:
 
+* ``v1_task`` and ``v1_task_e``: the ``result.json`` that ``eval.py`` (and ``eval.py --e``), run as a
+  script, writes for prediction files holding the cases of each task.
 * ``v1_sample``: each case scored alone by ``eval.scorer`` with its rounding turned off, so the value is
-  100 times the per-sample score (the first-line rule and the best reference come from ``scorer``).
-* ``v1_task`` and ``v1_task_e``: each task's cases scored together by ``scorer`` and ``scorer_e`` (the
-  published rounding kept; ``all_classes`` from the task's last case, as ``eval.py`` reads it).
+  100 times the per-sample score (the first-line rule and the best reference come from ``scorer``),
+  called at the stack depth the script calls it from (``rouge``'s recursion limit depends on it).
 * ``v2``: each response's letter by ``pred.py``'s ``extract_answer`` (after the ``strip`` its
   ``get_pred`` applies) and the table ``result.py`` writes for two result files.
 * ``published``: the tables of ``LongBench/README.md`` (per task and per category), so the category
@@ -25,11 +26,13 @@ What it records, all from LongBench's functions:
 
 from __future__ import annotations
 
+import _thread
 import importlib
 import importlib.util
 import json
 import os
 import runpy
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,22 +55,55 @@ def _commit(checkout: Path) -> str:
     return found.stdout.strip() if found.returncode == 0 else (checkout / "COMMIT").read_text().strip()
 
 
+def _as_from_eval_main(function, *args):
+    """``function(*args)`` called from the first frame of a fresh thread, as ``eval.py``'s module frame
+    calls ``scorer`` when run as a script: ``rouge``'s recursion meets Python's limit at a depth that
+    counts the frames below it, so the per-sample values are taken at the depth LongBench runs at."""
+    outcome: dict = {}
+    finished = _thread.allocate_lock()
+    finished.acquire()
+
+    def start() -> None:
+        try:
+            outcome["value"] = function(*args)
+        finally:
+            finished.release()
+
+    _thread.start_new_thread(start, ())
+    finished.acquire()
+    return outcome["value"]
+
+
+def _eval_py(checkout: Path, tasks: dict[str, list], longbench_e: bool) -> dict:
+    """Run ``eval.py --model frozen`` (with ``--e`` for LongBench-E) as a script on the cases, in a
+    copy of ``LongBench/`` (it writes its ``result.json`` beside the predictions), and read what it
+    wrote."""
+    folder = "pred_e" if longbench_e else "pred"
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(shutil.copytree(checkout / "LongBench", Path(tmp) / "LongBench"))
+        (copy / folder / "frozen").mkdir(parents=True)
+        for task, rows in tasks.items():
+            fields = ("pred", "answers", "all_classes", "length")
+            lines = "".join(json.dumps({k: r[k] for k in fields}, ensure_ascii=False) + "\n" for r in rows)
+            (copy / folder / "frozen" / f"{task}.jsonl").write_text(lines, encoding="utf-8")
+        command = [sys.executable, "eval.py", "--model", "frozen"] + (["--e"] if longbench_e else [])
+        subprocess.run(command, cwd=copy, check=True, capture_output=True)
+        return json.loads((copy / folder / "frozen" / "result.json").read_text(encoding="utf-8"))
+
+
 def _v1_values(checkout: Path, cases: list) -> dict:
-    sys.path.insert(0, str(checkout / "LongBench"))
-    scoring = importlib.import_module("eval")
     tasks: dict[str, list] = {}
     for case in cases:
         tasks.setdefault(case["task"], []).append(case)
-    per_task = {}
-    per_task_e = {}
-    for task, rows in tasks.items():
-        preds, answers = [r["pred"] for r in rows], [r["answers"] for r in rows]
-        classes = rows[-1]["all_classes"]
-        per_task[task] = scoring.scorer(task, preds, answers, classes)
-        per_task_e[task] = scoring.scorer_e(task, preds, answers, [r["length"] for r in rows], classes)
+    values = {"v1_task": _eval_py(checkout, tasks, False), "v1_task_e": _eval_py(checkout, tasks, True)}
+    sys.path.insert(0, str(checkout / "LongBench"))
+    scoring = importlib.import_module("eval")
     scoring.round = lambda value, digits: value  # one sample, unrounded: 100 * its score
-    per_sample = [scoring.scorer(c["task"], [c["pred"]], [c["answers"]], c["all_classes"]) for c in cases]
-    return {"v1_sample": per_sample, "v1_task": per_task, "v1_task_e": per_task_e}
+    values["v1_sample"] = [
+        _as_from_eval_main(scoring.scorer, c["task"], [c["pred"]], [c["answers"]], c["all_classes"])
+        for c in cases
+    ]
+    return values
 
 
 def _stub_client_modules() -> None:
