@@ -147,7 +147,10 @@ def draw_rerank(task, rng: random.Random, kit: Kit, key: SampleKey, data: Rerank
             raise TooShort(budget - used - sum(map(len, pieces)), "the query's passages are too few for N")
         stream = take(iter(pieces), budget - used)
         ids, starts = insert(stream, list(zip(depths, placed, strict=True)))
-        listed = len(stream.bounds) - 1 + (stream.bounds[-1] < len(stream.ids))  # whole, and the cut one
+        whole = len(stream.bounds) - 1
+        cut = stream.ids[stream.bounds[-1] :]
+        blank = kit.pieces.piece("\n\n") if whole else []  # a later passage's separator: no text of it
+        listed = whole + (len(cut) > (len(blank) if cut == blank[: len(cut)] else 0))  # the cut one, shown
         detail = {"depths": [round(s / budget, 4) for s in starts], "passages": listed + len(relevant)}
         return Context(ids, 0, detail, answers=references(relevant + others[:listed]))
 

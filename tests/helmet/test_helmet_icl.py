@@ -13,7 +13,7 @@ import pytest
 from coca_eval.chat import chat_frame
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.assembly import ExactPromptBuilder
-from coca_eval.helmet.icl import label_mapping, load_icl_set
+from coca_eval.helmet.icl import Example, label_mapping, load_icl_set, split_tenth
 from coca_eval.helmet.params import check_methods, make_helmet_params
 from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
 from tests.helmet.helmet_files import ICL_TASKS, icl_rows, write_icl_dir
@@ -98,6 +98,20 @@ def test_labels_are_remapped_per_question_and_balanced(task, icl_dir, ruler_toke
         present = sorted(set(seen))  # every label of the training split (NLU's 90 % may lack one)
         assert len(present) >= labels - 1 and sorted(seen[: len(present)]) == present  # a round: each once
     assert len({tuple(m) for m in mappings}) > 1  # a mapping per question, not one for the task
+
+
+@pytest.mark.parametrize("count", [403, 409])
+def test_nlus_split_is_datasets_own_train_test_split_at_a_tenth(count):
+    """NLU's one split cut as HELMET cuts it, ``train_test_split(test_size=0.1, seed)`` of ``datasets``
+    itself, at row counts that are not a multiple of ten (a tenth rounded up to the test split)."""
+    from datasets import Dataset
+
+    rows = [Example(f"t{i}", i % 7) for i in range(count)]
+    for seed in (1, 42):
+        train, test = split_tenth(rows, seed)
+        peer = Dataset.from_dict({"i": list(range(count))}).train_test_split(test_size=0.1, seed=seed)
+        assert [e.text for e in test] == [f"t{i}" for i in peer["test"]["i"]]
+        assert [e.text for e in train] == [f"t{i}" for i in peer["train"]["i"]]
 
 
 def test_data_missing_from_data_dir_or_hub_is_one_line(tmp_path, icl_dir, monkeypatch):

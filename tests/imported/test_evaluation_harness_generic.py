@@ -77,6 +77,40 @@ def test_a_file_that_disagrees_with_itself_is_one_line(tmp_path, change_sample, 
         import_harness_dir(_rewrite(tmp_path, change_sample, change_results))
 
 
+def test_a_task_with_two_filters_gives_each_filter_its_own_samples(tmp_path):
+    """lm-eval writes a document once per filter (``filter``: its name; ``filtered_resps``: that filter's
+    answer) and prints ``metric,filter`` for each, as gsm8k's strict-match and flexible-extract: each
+    filter's cell holds its own samples, and its value is its own mean (a loose filter scoring every
+    document here, the strict one the run's own values)."""
+
+    def both(folder: Path) -> None:
+        results, samples = _theirs(folder)
+        strict = [{**s, "filter": "strict-match"} for s in samples]
+        loose = [
+            {**s, "filter": "loose", "filtered_resps": [s["target"]], "exact_match": 1.0} for s in samples
+        ]
+        path = next(folder.glob(f"samples_{TASK}_*.jsonl"))
+        path.write_text("".join(json.dumps(s) + "\n" for s in [*strict, *loose]))
+        printed = results["results"][TASK]
+        printed["exact_match,strict-match"] = printed.pop("exact_match,none")
+        printed["exact_match_stderr,strict-match"] = printed.pop("exact_match_stderr,none")
+        printed["exact_match,loose"], printed["exact_match_stderr,loose"] = 1.0, 0.0
+        next(folder.glob("results_*.json")).write_text(json.dumps(results))
+
+    results, samples = _theirs()
+    folder = _rewrite(tmp_path)
+    both(folder)
+    cells = {c.metric: c for c in import_harness_dir(folder).cells}
+    assert sorted(cells) == ["exact_match,loose", "exact_match,strict-match"]
+    strict, loose = cells["exact_match,strict-match"], cells["exact_match,loose"]
+    assert strict.value == results["results"][TASK]["exact_match,none"] < 1.0 and loose.value == 1.0
+    assert strict.n == loose.n == len(samples) == 12
+    assert [r["value"] for r in strict.detail["samples"]] == [s["exact_match"] for s in samples]
+    assert [r["output"] for r in strict.detail["samples"]] == [s["filtered_resps"][0] for s in samples]
+    assert [r["output"] for r in loose.detail["samples"]] == [s["target"] for s in samples]
+    assert strict.detail["imported_from"]["filter"] == "strict-match"
+
+
 def test_the_gate_pairs_two_imports_and_sees_a_planted_drop(capsys, tmp_path):
     """docs/interop.md: import the folder, gate it against itself (it passes). A candidate that lost
     the five capitals it named at even doc_ids (answers and scores emptied, the aggregate made

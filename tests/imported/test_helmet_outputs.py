@@ -79,6 +79,50 @@ def test_a_file_that_disagrees_is_refused_in_one_line(tmp_path, change, message)
         import_helmet_outputs([_forged(tmp_path, change)])
 
 
+def test_a_rerank_file_keeps_its_references_best_first_as_helmets_own_run_lists_them(tmp_path):
+    """A re-ranking output's ``qrel`` (the passages in file order) becomes the references HELMET's own
+    run recorded for that query (``tests/helmet/data/helmet_prompts.json``): best label first, equal
+    labels in the file's order, so the gate pairs the import with a ``--protocol helmet`` run."""
+    from tests.helmet.helmet_files import write_rerank_dir
+
+    reference = json.loads(
+        (Path(__file__).parents[1] / "helmet" / "data" / "helmet_prompts.json").read_text()
+    )
+    (case,) = [c for c in reference["rerank"] if c["length"] == 8192 and not c["chat"] and c["samples"] == 4]
+    (theirs,) = [p for p in case["prompts"] if p["qid"] == "1000"]
+    data = write_rerank_dir(tmp_path / "data")
+    rows = (data / "msmarco/test_reranking_data_k50_dep3.jsonl").read_text().splitlines()
+    (row,) = [r for r in map(json.loads, rows) if r["qid"] == "1000"]
+    ideal = " > ".join(ref.split(":")[0] for ref in theirs["references"])
+    output = json.loads(FILES[1].read_text())
+    output["args"].update(datasets="msmarco_rerank_psg")
+    output["data"] = [
+        {"qid": "1000", "qrel": [[p["id"], p["label"]] for p in row["ctxs"]], "output": ideal, "NDCG@10": 1.0}
+    ]
+    output["averaged_metrics"] = {"NDCG@10": 100.0}
+    path = tmp_path / "msmarco_rerank_psg.json"
+    path.write_text(json.dumps(output))
+    (cell,) = import_helmet_outputs([path]).cells
+    assert cell.dataset == "msmarco_rerank_psg" and cell.value == 100.0
+    assert cell.detail["samples"][0]["answers"] == theirs["references"]
+
+
+def test_a_balanced_icl_file_imports_as_its_task(tmp_path):
+    """HELMET names its ICL datasets with their shots and ``_balance`` (``load_icl(f"{task}_{shots}shot
+    _balance")``, as scripts/helmet_prompt_ids.py calls it): such a file is its task's cell."""
+    output = json.loads(FILES[1].read_text())
+    output["args"].update(datasets="icl_trec_coarse_6600shot_balance", generation_max_length=20)
+    output["data"] = [
+        {"answer": 3, "output": "label: 3", "exact_match": 1.0},
+        {"answer": 1, "output": "label: 4", "exact_match": 0.0},
+    ]
+    output["averaged_metrics"] = {"exact_match": 50.0}
+    path = tmp_path / "icl_trec_coarse_6600shot_balance.json"
+    path.write_text(json.dumps(output))
+    (cell,) = import_helmet_outputs([path]).cells
+    assert (cell.dataset, cell.value, cell.n) == ("icl_trec_coarse", 50.0, 2)
+
+
 def test_a_bad_file_is_one_line_exit_2(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
