@@ -1,15 +1,11 @@
-"""GraphWalks' grading: the node list of the response's ``Final Answer: [...]`` line, then set
-precision, recall and F1 against the gold nodes; the sample's score is its F1.
-
-As the dataset card grades (its README, see docs/graphwalks.md): only the response's last line is
-read, and it must hold ``Final Answer:``, else the sample scores 0; the bracketed list is split on
-commas, each item stripped, empty items dropped; duplicates count once (sets); an empty answer to an
-empty gold set is right (F1 1). Where the card's snippet reads otherwise this reads as the card
-describes: the list is what lies between the brackets (the snippet's ``strip("[]")`` on the whole
-match leaves ``Final Answer: [`` glued to the first name), and an answer that shares no node with a
-non-empty gold set scores 0 (the snippet's fallback gives any F1 it cannot divide 1). Trailing
-whitespace is dropped before the last line is taken: a tokenizer that ends the answer with a ``]\\n``
-token would otherwise leave an empty last line.
+"""GraphWalks' grading as the dataset card's own code grades (its README's ``get_list`` and F1, at the
+revision named in docs/graphwalks.md): only the response's last line is read, and it must hold
+``Final Answer:``, else the sample scores 0; the list is the greedy ``[...]`` span on that line,
+split on commas, each item stripped, empty items dropped; duplicates count once (sets); an empty
+answer to an empty gold set is right (F1 1), and an answer sharing no node with a non-empty gold set
+scores 0. One departure: trailing whitespace is dropped before the last line is taken (the card
+takes the text after the last newline as it is, so a reply ending ``]\n``, one token in many
+tokenizers, would score 0 there for its last newline).
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from collections.abc import Sequence
 from coca_eval.backends.stopping import StopRule
 
 MARK = "Final Answer:"
-LIST = re.compile(r"Final Answer: ?\[(.*)\]")
+LIST = re.compile(r"\[.*\]")  # the card's: the greedy bracketed span anywhere on the marked line
 
 
 def answer_list(response: str) -> list[str] | None:
@@ -31,7 +27,7 @@ def answer_list(response: str) -> list[str] | None:
     found = LIST.search(line)
     if found is None:
         return None
-    return [item.strip() for item in found[1].split(",") if item.strip()]
+    return [item.strip() for item in found[0].strip("[]").split(",") if item.strip()]
 
 
 def set_scores(predicted: set[str] | None, truth: set[str]) -> tuple[float, float, float]:
@@ -64,7 +60,8 @@ def score_answer(task, output: str, answers: Sequence[str], record: dict | None 
 def answer_line_done(text: str) -> bool:
     """Whether the output's last line already holds a whole ``Final Answer: [...]``: what follows it
     would make it no longer the last line the grading reads, so decoding stops there."""
-    return LIST.search(text.rstrip().split("\n")[-1]) is not None
+    line = text.rstrip().split("\n")[-1]
+    return MARK in line and LIST.search(line) is not None
 
 
 def stop_rule(budget: int) -> StopRule:

@@ -23,6 +23,11 @@ FROZEN = [
     ("Final Answer: [ee55, ff66]", (True, 0.0, 0.0, 0.0)),  # answered, nothing right
     ("Final Answer: aa11, bb22", (False, 0.0, 0.0, 0.0)),  # the mark without a bracketed list
     ("Final Answer: [aa11, bb22, cc33, dd44]\n", (True, 1.0, 1.0, 1.0)),  # a trailing newline
+    (
+        "Final Answer: the nodes are [aa11, bb22]",
+        (True, 1.0, 0.5, 2 / 3),
+    ),  # the card's span: any [...] on the line
+    ("Final Answer: [[aa11], bb22]", (True, 0.5, 0.25, 1 / 3)),  # the span's outer brackets stripped: "aa11]"
 ]
 
 
