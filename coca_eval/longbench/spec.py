@@ -1,19 +1,13 @@
-"""The ``longbench`` task's registration, read as the generation base reads a family
-(:class:`~coca_eval.generation.family.FamilyReading`); its samples score an F1, a ROUGE-L or a ratio,
+"""The ``longbench`` task's registration, read as the generation base reads a family, with LongBench's
+category averages (:mod:`coca_eval.longbench.reading`); its samples score an F1, a ROUGE-L or a ratio,
 so the gate pairs their mean. Imported by ``coca-eval --help``: every hook is lazy."""
 
 from __future__ import annotations
 
-from coca_eval.generation.family import FamilyReading, family_spec
+from coca_eval.generation.family import family_spec
+from coca_eval.longbench.reading import READING
 from coca_eval.registry import lazy
 from coca_eval.taskspec import register_task
-
-READING = FamilyReading(
-    name="longbench",
-    title="LongBench",
-    task_of="coca_eval.longbench.tasks:task_of",
-    score="coca_eval.longbench.grading:score_answer",
-)
 
 register_task(
     family_spec(

@@ -45,6 +45,14 @@ def test_a_run_scores_each_output_as_longbench_and_resumes(tmp_path, monkeypatch
     by_task = {(c["dataset"], c["length"]): c["value"] for c in run["cells"]}
     # the double's second line ("Dialogue: ...") is not scored on the few-shot tasks
     assert by_task["trec", 1024] == by_task["passage_count", 2048] == by_task["lcc", 2048] == 100.0
+    from coca_eval.longbench.reading import READING
+    from coca_eval.results import load_run
+
+    loaded = load_run(output)
+    tables = {t.name: t for t in READING.tables(loaded.cells, None, [loaded])}
+    english = {r.label: [e.text for e in r.entries] for r in tables["longbench_categories_en_RoFormer"].rows}
+    assert english["Code Completion"] == ["100.0", "100.0"] and "Avg" in english
+    assert "Single-Doc QA" not in {r.label for r in tables["longbench_categories_zh_RoFormer"].rows}
     calls = []
     monkeypatch.setattr(
         longbench_oracle_backend.LongBenchOracle, "generate_greedy", lambda *a, **k: calls.append(a)
