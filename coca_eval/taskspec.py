@@ -186,6 +186,7 @@ TASKS = Registry[TaskSpec](
         "coca_eval.babilong.spec",
         "coca_eval.graphwalks.spec",
         "coca_eval.mrcr.spec",
+        "coca_eval.longbench.spec",
         "coca_eval.opencompass.spec",
         "coca_eval.analyses.spec",
         "coca_eval.imported.spec",

@@ -1,2 +1,3 @@
-"""LongBench v1 and v2 (``coca-eval longbench``, in progress): so far their scoring, equal to LongBench's
-own (``scoring``, ``averages``, ``scoring_v2``)."""
+"""LongBench (``coca-eval longbench``): v1 runs by LongBench's own protocol or at exact lengths (data,
+tasks, prompts, runner); v2 so far has its scoring only. Scores equal LongBench's own (``scoring``,
+``averages``, ``scoring_v2``)."""

@@ -1,0 +1,48 @@
+"""A backend double that answers the smoke set's questions from the prompt's own text, none of the
+family's code involved: the planted code word where the prompt still holds it (in the Chinese rows'
+form there), ``Location`` for the classification rows, ``6`` for the count, ``Paragraph 3`` for the
+retrieval and the code's next line; then a second line, which the few-shot tasks must not score."""
+
+from __future__ import annotations
+
+import re
+
+from tests.generation.digest_backend import AnsweringBackend
+
+CODE_WORD = re.compile(r"The keeper's code word is (\w+)\.")
+CHINESE = re.compile(r"守门人的暗号是(\w+?)。")
+
+
+def answer_text(prompt: str) -> str:
+    if "determine the type of the question" in prompt or "判断给定新闻的类别" in prompt:
+        return "Location"
+    if "how many non-repeating paragraphs" in prompt:
+        return "6"
+    if "Please enter the number of the paragraph" in prompt or "请输入摘要所属段落的编号" in prompt:
+        return "段落3" if "段落" in prompt else "Paragraph 3"
+    if "Next line of code" in prompt:
+        return "    return value + 1"
+    chinese, english = CHINESE.search(prompt), CODE_WORD.search(prompt)
+    if chinese:
+        return f"暗号是{chinese[1]}"
+    return english[1] if english else "unknown"
+
+
+class LongBenchOracle(AnsweringBackend):
+    fingerprint = "longbench-oracle"
+
+    def answer(self, prompt) -> list[int]:
+        text = self.tokenizer.decode(list(prompt), skip_special_tokens=True)
+        reply = answer_text(text) + "\nDialogue: and more"
+        return self.tokenizer(reply, add_special_tokens=False).input_ids + [self.tokenizer.eos_token_id]
+
+
+load = LongBenchOracle.load
+
+
+def register() -> None:
+    from coca_eval.backends.registry import BACKENDS, BackendEntry
+
+    if "longbench-oracle" not in BACKENDS:
+        entry = BackendEntry("tests.longbench.longbench_oracle_backend:load", "answers the smoke set")
+        BACKENDS.add("longbench-oracle", entry)
