@@ -55,6 +55,7 @@ class GenerationTask:
 
     name: str
     version: int
+    decodes_thoughts = False  # whether thoughts are decoded apart (the base's runner does; passkey not yet)
 
     def __init__(
         self,
@@ -64,9 +65,17 @@ class GenerationTask:
         prefix_reuse: bool = True,
         share: Share = WHOLE,
         batch_size: int | None = None,
+        thinking=None,
         **_: object,
     ):
+        from coca_eval.generation.thinking import Thinking
+
         self.params, self.journal, self.progress = params, journal, progress
+        self.thinking = thinking or Thinking()  # changes numbers: enters the cell keys when not default
+        if not self.thinking.default and not self.decodes_thoughts:
+            raise CocaEvalError(
+                f"{self.name} does not take --thinking, --think-budget or --think-markers yet"
+            )
         self.prefix_reuse, self.share = prefix_reuse, share
         self.batch_size = batch_size  # rows decoded together (None: auto); never changes an output
         if params.samples == "auto" and not share.whole:
