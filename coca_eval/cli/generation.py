@@ -20,9 +20,13 @@ def print_run_tables(run, written, heading: str, method_table, summary) -> None:
     if any(cell.status == "partial" for cell in run.cells):
         stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
         return
+    from coca_eval.generation.report import thought_notes
+
     stdout().print(heading)
     tables = [method_table(m) for m in dict.fromkeys(c.method for c in run.cells)]
-    for table in (*tables, summary()):
+    last = summary()
+    last.notes = [*last.notes, *thought_notes(run.cells)]  # thoughts the think budget cut, per cell
+    for table in (*tables, last):
         stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
         for note in table.notes:
             stdout().print(note, markup=False, highlight=False, soft_wrap=True)

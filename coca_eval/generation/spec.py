@@ -25,7 +25,24 @@ def generation_report(title: str, **own: Any) -> ReportHooks:
         interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
         units_note=f"samples for {title}",
     )
+    if own.get("tables") is not None:
+        own["tables"] = _with_thought_notes(own["tables"])
     return replace(hooks, **own)
+
+
+def _with_thought_notes(tables):
+    """A family's ``tables`` hook whose first table also carries the share of samples cut in thought
+    (:func:`~coca_eval.generation.report.thought_notes`; nothing for a run without thoughts)."""
+
+    def noted(cells, definition=None, runs=()):
+        from coca_eval.generation.report import thought_notes
+
+        made = tables(cells, definition, runs)
+        if made:
+            made[0].notes = [*made[0].notes, *thought_notes(cells)]
+        return made
+
+    return noted
 
 
 def generation_gate(title: str, **own: Any) -> GateHooks:

@@ -55,3 +55,25 @@ def test_the_options_reach_the_cells(capsys, tmp_path, thinking_model):
     (cell,) = json.loads(output.read_text())["cells"]
     assert cell["value"] == 100.0 and cell["detail"]["cut_in_thought"] == 1.0
     assert cell["detail"]["think_budget"] == 40 and cell["detail"]["thinking"] == "on"
+    assert "think budget 40 tokens (not in N); samples cut in thought: niah_single_1 900 100 %" in out
+
+
+def test_the_report_notes_the_share_cut_in_thought(tmp_path, thinking_model):
+    from coca_eval.results import load_run
+    from coca_eval.taskspec import TASKS
+
+    output = tmp_path / "run.json"
+    args = (
+        "--tasks",
+        "niah_single_1",
+        "--chat-template",
+        thinking_model["thinking"],
+        "--think-budget",
+        "500",
+    )
+    with pytest.raises(SystemExit):
+        main(["ruler", *RUN, *args, "--output", str(output)])
+        raise SystemExit(0)
+    run = load_run(output)
+    (first, *_) = TASKS.get("ruler").report.tables(run.cells, None, [run])
+    assert any("samples cut in thought: niah_single_1 900 0 %" in note for note in first.notes)
