@@ -110,3 +110,21 @@ def test_the_gate_refuses_to_pair_thinking_and_plain_runs(tmp_path, thinking_mod
     for candidate, key in ((other, "think_budget"), (off, "thinking")):
         with pytest.raises(IncomparableRuns, match=key):
             check_units(CellPair(on, candidate))
+
+
+def test_cells_of_one_length_think_and_answer_together_and_resume_from_the_journal(tmp_path, thinking_model):
+    params = make_ruler_params(
+        {"tasks": ["niah_single_1", "niah_single_2"], "lengths": "900", "samples": 2,
+         "chat_template": thinking_model["thinking"], "seed": 1}
+    )  # fmt: skip
+    method = make_method("zoo-rope", "none", "zoo", "float32", "thinking")
+    output = tmp_path / "together.json"
+    run = evaluate("ruler", [method], params, output, Runtime(), thinking=Thinking("on", 60))
+    assert [c.value for c in run.cells] == [100.0, 100.0] and CALLS == [4, 4]  # companions decode along
+    assert all(s["thought_closed_by_budget"] for c in run.cells for s in c.detail["samples"])
+    CALLS.clear()
+    again = evaluate("ruler", [method], params, output, Runtime(), thinking=Thinking("on", 60))
+    assert CALLS == [] and [c.detail for c in again.cells] == [c.detail for c in run.cells]
+    other = evaluate("ruler", [method], params, output, Runtime(force=True), thinking=Thinking("on", 500))
+    assert CALLS == [4, 4]  # another think budget is another cell: nothing taken from the journal
+    assert all(not s["thought_closed_by_budget"] for c in other.cells for s in c.detail["samples"])
