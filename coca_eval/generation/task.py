@@ -11,6 +11,7 @@ from typing import Any
 
 from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError, NonFiniteOutput
+from coca_eval.generation.thinking import Thinking
 from coca_eval.journal import Journal
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
@@ -56,6 +57,7 @@ class GenerationTask:
     name: str
     version: int
     decodes_thoughts = False  # whether thoughts are decoded apart (the base's runner does; passkey not yet)
+    thinking = Thinking()  # the defaults, until a run's settings are given
 
     def __init__(
         self,
@@ -68,8 +70,6 @@ class GenerationTask:
         thinking=None,
         **_: object,
     ):
-        from coca_eval.generation.thinking import Thinking
-
         self.params, self.journal, self.progress = params, journal, progress
         self.thinking = thinking or Thinking()  # changes numbers: enters the cell keys when not default
         if not self.thinking.default and not self.decodes_thoughts:
