@@ -81,9 +81,10 @@ def evaluate(
     """Run (or resume) any registered task and return the typed run; writes ``output`` atomically.
 
     ``params`` comes from the spec's ``make_params`` (it has ``lengths`` and ``identity()``);
-    ``options`` never change a number (batch size, prefix reuse, a sample dump) and reach the task's
-    runner and its ``finish`` hook. The shared part: fingerprints (fail fast), journal, progress, the
-    cell loop, the run record.
+    ``options`` reach the task's runner and its ``finish`` hook. They change no number (batch size,
+    prefix reuse, a sample dump), except a generation run's ``thinking``, which the runner puts in
+    its cells' keys and records in its cells. The shared part: fingerprints (fail fast), journal,
+    progress, the cell loop, the run record.
     """
     from coca_eval.backends.options import check_backends, check_device, check_lengths
     from coca_eval.models.rope import check_rope_patches

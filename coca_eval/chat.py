@@ -28,13 +28,15 @@ class ChatFrame:
         return [*self.head, *message_ids, *self.tail, *answer_prefix_ids]
 
 
-def chat_frame(option: str, tokenizer) -> ChatFrame | None:
-    """``none``: no frame; ``auto``: the tokenizer's own template, if it has one; else a Jinja file."""
+def chat_frame(option: str, tokenizer, variables: dict | None = None) -> ChatFrame | None:
+    """``none``: no frame; ``auto``: the tokenizer's own template, if it has one; else a Jinja file.
+    ``variables`` are extra template variables (``enable_thinking``: see
+    :mod:`coca_eval.generation.thinking`)."""
     template = template_text(option, tokenizer)
     if template is None:
         return None
     name = "the tokenizer's chat template" if option == "auto" else f"chat template {option}"
-    return frame_from_template(template, tokenizer, name)
+    return frame_from_template(template, tokenizer, name, variables)
 
 
 def template_text(option: str, tokenizer) -> str | None:
@@ -58,8 +60,8 @@ def template_text(option: str, tokenizer) -> str | None:
         ) from None
 
 
-def frame_from_template(template: str, tokenizer, name: str) -> ChatFrame:
-    text = _render(template, tokenizer, name)
+def frame_from_template(template: str, tokenizer, name: str, variables: dict | None = None) -> ChatFrame:
+    text = _render(template, tokenizer, name, variables)
     if text.count(SENTINEL) != 1:
         raise CocaEvalError(f"{name} does not render the user's message exactly once")
     head, tail = text.split(SENTINEL)
@@ -70,13 +72,21 @@ def frame_from_template(template: str, tokenizer, name: str) -> ChatFrame:
     return ChatFrame(encode(head), encode(tail), digest)
 
 
-def _render(template: str, tokenizer, name: str) -> str:
+def renders_alike(template: str, tokenizer, variables: dict) -> bool:
+    """Whether ``template`` renders a chat the same with ``variables`` as without them: ``auto``
+    thinking asks it of ``enable_thinking=True`` to learn whether the template's default thinks."""
+    name = "the chat template"
+    return _render(template, tokenizer, name) == _render(template, tokenizer, name, variables)
+
+
+def _render(template: str, tokenizer, name: str, variables: dict | None = None) -> str:
     try:
         return tokenizer.apply_chat_template(
             [{"role": "user", "content": SENTINEL}],
             chat_template=template,
             add_generation_prompt=True,
             tokenize=False,
+            **(variables or {}),
         )
     except Exception as exc:  # jinja2's syntax and undefined errors, template-raised exceptions
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

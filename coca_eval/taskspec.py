@@ -90,7 +90,9 @@ class GateHooks:
     sentence built from ``units_differ``). ``notes(pairs)`` says what the verdict cannot show about
     the compared cells (LongPPL: key tokens the baseline judged for itself favour it).
     ``dataset_names_row``: the gate's table names each row by its cell's dataset as well as its length
-    (RULER's task), where rows of one length are different tasks.
+    (RULER's task), where rows of one length are different tasks. ``strict_keys`` are protocol keys
+    whose absence is a value of its own (a run that decoded no thought has no ``thinking`` key, and
+    must not pair with one that did).
     """
 
     test: Callable[[CellPair, GateOptions, int], tuple[int, PairedResult] | str]
@@ -108,6 +110,7 @@ class GateHooks:
     unit_params: tuple[str, ...] = ()
     units_mismatch: Callable[[dict, dict, str], str] | None = None
     notes: Callable[[Sequence[CellPair]], list[str]] | None = None
+    strict_keys: tuple[str, ...] = ()
     dataset_names_row: bool = False  # a cell's dataset is a sub-task the gate's table names (RULER's)
 
 

@@ -29,7 +29,7 @@ class BabilongRunner(GenerationRunner):
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
         from coca_eval.babilong.builder import BabilongPromptBuilder
 
-        state = prepare_model(self.params, backend, method.model)
+        state = prepare_model(self.params, backend, method.model, thinking=self.thinking)
         prepared = self.params.source == "babilong"
         template = rendered_template(
             self.params,
@@ -38,6 +38,7 @@ class BabilongRunner(GenerationRunner):
             prepared,
             "--source babilong with a chat template tokenises the rendered text itself; a chat API "
             "renders its own: use the completions endpoint, or --source generate",
+            thinking=self.thinking,
         )
         builder = BabilongPromptBuilder(state.builder, self.params, backend.tokenizer, template)
         reserve = getattr(backend, "reserve", None)  # an engine sized up front (vLLM) learns the real need

@@ -3,9 +3,12 @@
 Decoding always stops at EOS and at the task's token budget. A task whose answer can be decided
 earlier adds ``decided(text)``: passkey stops once the output's first integer is complete, since the
 tokens after it cannot change the score; a task that scores the whole answer (RULER) leaves it out.
-Backends that decode step by step stop on the rule; engines that cannot stop on a custom rule generate
-more and cut where the rule would have stopped (:meth:`StopRule.cut`). Greedy decoding is
-deterministic, so both give the same tokens, and no backend needs to know which task is asking.
+A thought phase (:mod:`coca_eval.generation.thought`) adds ``stop_sequences``: token id sequences
+(the end-of-thought marker) that end decoding once the output ends with one, matched on ids so a
+marker is never looked for in free text. Backends that decode step by step stop on the rule; engines
+that cannot stop on a custom rule generate more and cut where the rule would have stopped
+(:meth:`StopRule.cut`). Greedy decoding is deterministic, so both give the same tokens, and no
+backend needs to know which task is asking.
 """
 
 from __future__ import annotations
@@ -18,19 +21,23 @@ Decode = Callable[[Sequence[int]], str]
 
 @dataclass(frozen=True)
 class StopRule:
-    """EOS, ``max_new_tokens``, or (when given) ``decided`` true of the decoded output so far."""
+    """EOS, ``max_new_tokens``, the output ending with one of ``stop_sequences`` (token ids), or (when
+    given) ``decided`` true of the decoded output so far."""
 
     max_new_tokens: int
     decided: Callable[[str], bool] | None = None
+    stop_sequences: tuple[tuple[int, ...], ...] = ()
 
     @property
     def stops_early(self) -> bool:
         """Whether the rule may fire before EOS or the budget (engines then decode in rounds)."""
-        return self.decided is not None
+        return self.decided is not None or bool(self.stop_sequences)
 
     def stops_after(self, generated: Sequence[int], eos: set[int], decode: Decode) -> bool:
         """Whether decoding stops once ``generated`` (non-empty) has been produced."""
         if generated[-1] in eos or len(generated) >= self.max_new_tokens:
+            return True
+        if any(len(s) <= len(generated) and tuple(generated[-len(s) :]) == s for s in self.stop_sequences):
             return True
         return self.decided is not None and self.decided(decode(generated))
 

@@ -20,9 +20,13 @@ def print_run_tables(run, written, heading: str, method_table, summary) -> None:
     if any(cell.status == "partial" for cell in run.cells):
         stderr().print(shard_summary(run, written), markup=False, highlight=False, soft_wrap=True)
         return
+    from coca_eval.generation.report import thought_notes
+
     stdout().print(heading)
     tables = [method_table(m) for m in dict.fromkeys(c.method for c in run.cells)]
-    for table in (*tables, summary()):
+    last = summary()
+    last.notes = [*last.notes, *thought_notes(run.cells)]  # thoughts the think budget cut, per cell
+    for table in (*tables, last):
         stdout().print(rich_table(terminal_frame(table), title=f"[bold]{table.title}[/bold]"))
         for note in table.notes:
             stdout().print(note, markup=False, highlight=False, soft_wrap=True)
@@ -79,6 +83,41 @@ def run_family(task: str, preset: str, overrides: dict, **options):
     return None if saved is None else (*saved, params)
 
 
+def thinking_options(command):
+    """``--thinking``, ``--think-budget`` and ``--think-markers`` of a generation command (passed on as
+    ``thinking``, ``think_budget``, ``think_markers``; see :mod:`coca_eval.generation.thinking`)."""
+    from coca_eval.generation.thinking import DEFAULT_THINK_BUDGET, THINKING_MODES
+
+    options = [
+        click.option(
+            "--thinking",
+            type=click.Choice(THINKING_MODES),
+            default="auto",
+            show_default=True,
+            help="Thinking of a reasoning model: on or off through chat templates that take "
+            "enable_thinking; auto keeps the model's own default. A thought is decoded apart, before the "
+            "answer, and only the answer is scored.",
+        ),
+        click.option(
+            "--think-budget",
+            type=int,
+            default=None,
+            help=f"Tokens the model may think (default {DEFAULT_THINK_BUDGET}); a thought still open "
+            "then is closed by its end marker. Counted apart from N.",
+        ),
+        click.option(
+            "--think-markers",
+            default=None,
+            metavar="OPEN,CLOSE",
+            help="The thought's markers (default: found in the tokenizer or its chat template, e.g. "
+            "<think>,</think>).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 FROM_SCRATCH = "Decode every sample from scratch (slower, same outputs)."
 FROM_SCRATCH_SHORT = "Decode every sample from scratch (same outputs)."
 
@@ -88,9 +127,11 @@ def decoding_options(
 ):
     """The options every generation command takes after its own: ``--no-prefix-reuse``, then ``how``
     (the command's own options on how it decodes: RULER's ``--replay``), ``--batch-size``,
-    ``--dump-prompts`` and the method options (models, backends, the journal and resume, shards). The
-    three decoding options reach the command as one ``decoding`` dict, which it hands to
-    :func:`evaluate_generation` as they are."""
+    ``--dump-prompts``, the thinking options (:func:`thinking_options`) and the
+    method options (models, backends, the journal and resume, shards). The decoding and thinking
+    options reach the command as one ``decoding`` dict, which it hands to :func:`evaluate_generation`
+    as they are (the thinking settings as one value, checked here, before any model loads, and left
+    out when they are the defaults)."""
     from coca_eval.cli.options import batch_size_option, dump_prompts_option, method_options
 
     output_help = output_help or (
@@ -102,13 +143,21 @@ def decoding_options(
         *how,
         batch_size_option,
         dump_prompts_option,
+        thinking_options,
         method_options(output_help=output_help, journaled=True, splits=True),
     ]
 
     def decorate(func):
         @functools.wraps(func)
-        def command(no_prefix_reuse, batch_size, dump_prompts, **kwargs):
+        def command(
+            no_prefix_reuse, batch_size, dump_prompts, thinking, think_budget, think_markers, **kwargs
+        ):
+            from coca_eval.generation.thinking import Thinking
+
             decoding = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
+            settings = Thinking.of(thinking, think_budget, think_markers)
+            if not settings.default:
+                decoding["thinking"] = settings
             return func(decoding=decoding, **kwargs)
 
         for decorator in reversed(decorators):

@@ -95,6 +95,10 @@ def check_units(pair: CellPair) -> None:
         got_b, got_c = pair.base.detail.get(key), pair.cand.detail.get(key)
         if got_b is not None and got_c is not None and got_b != got_c:
             raise IncomparableRuns(f"incomparable runs: {key} {got_b!r} vs {got_c!r} at {pair.where}")
+    for key in hooks.strict_keys:
+        got_b, got_c = pair.base.detail.get(key, "none"), pair.cand.detail.get(key, "none")
+        if got_b != got_c:
+            raise IncomparableRuns(f"incomparable runs: {key} {got_b!r} vs {got_c!r} at {pair.where}")
     if hooks.units is None:
         return
     units_b, units_c = shared_units(pair, hooks.units(pair.base), hooks.units(pair.cand))

@@ -48,7 +48,8 @@ def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
     """The cell from every sample's record (in sample order) and how they were decoded (``context``):
     the spec's ``combine``, so a merged or gathered cell is made by this same code. A cell that stopped
     by a rule (``context["sequential"]``) records its confidence sequence's interval, in points: a
-    Wilson interval does not hold at a sample count the scores chose."""
+    Wilson interval does not hold at a sample count the scores chose. A run that decoded thoughts
+    apart records the share of samples whose thought the think budget closed (``cut_in_thought``)."""
     n = len(records)
     score = 100 * sum(float(r["score"]) for r in records) / n
     full = sum(float(r["score"]) == 1.0 for r in records)
@@ -63,4 +64,6 @@ def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
         "samples": records,
         **context,
     }
+    if any("thought_tokens" in r for r in records):  # a thinking run: the share its budget cut
+        detail["cut_in_thought"] = sum(bool(r.get("thought_closed_by_budget")) for r in records) / n
     return Cell(**base, value=score, n=n, detail=detail)

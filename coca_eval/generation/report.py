@@ -1,5 +1,6 @@
 """What the report and gate read of any generation family's cells: a cell's interval, its samples'
-identities, and the note an imported or replayed run carries."""
+identities, the note an imported or replayed run carries, and the note on thoughts the think budget
+cut (beside the score, since a cut thought's answer is forced and scores what it scores)."""
 
 from __future__ import annotations
 
@@ -43,3 +44,22 @@ def unit_ids(cell: Cell) -> dict[int, tuple]:
     return units_by_key(
         (s.index, (tuple(s.answers), (s.model_extra or {}).get("prompt_sha256"))) for s in records
     )
+
+
+def thought_notes(cells) -> list[str]:
+    """One line per method whose cells decoded thoughts apart: the think budget and, per cell, the
+    share of samples whose thought the budget closed; nothing for a run without thoughts."""
+    noted = [c for c in cells if "cut_in_thought" in c.detail]
+    lines = []
+    for method in dict.fromkeys(c.method for c in noted):
+        mine = [c for c in noted if c.method == method]
+        budgets = "/".join(str(b) for b in sorted({c.detail.get("think_budget") for c in mine}, key=str))
+        shares = ", ".join(f"{_where(c)} {100 * c.detail['cut_in_thought']:.0f} %" for c in mine)
+        lines.append(f"{method}: think budget {budgets} tokens (not in N); samples cut in thought: {shares}.")
+    return lines
+
+
+def _where(cell) -> str:
+    from coca_eval.lengths import format_length
+
+    return f"{cell.dataset + ' ' if cell.dataset else ''}{format_length(cell.length)}"

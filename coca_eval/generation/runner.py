@@ -29,6 +29,8 @@ from coca_eval.errors import CocaEvalError, NonFiniteOutput
 from coca_eval.generation.cells import chat_prompt, combine_cell, scored_as_its_output, too_long
 from coca_eval.generation.params import PROMPT_ONLY
 from coca_eval.generation.task import GenerationTask, keeping, preset_puts_bos, sample_error
+from coca_eval.generation.thinking import ModelThinking, model_thinking
+from coca_eval.generation.thought import generate_with_thought
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
 from coca_eval.results import Cell
@@ -45,34 +47,42 @@ class PreparedModel:
 
 
 def prepare_model(
-    params: Any, backend, model: str | None, make_builder: Callable | None = None
+    params: Any, backend, model: str | None, make_builder: Callable | None = None, thinking=None
 ) -> PreparedModel:
-    """The model's chat frame (``--chat-template``) and exact-length prompt builder, BOS as ``--bos``
-    says; ``make_builder(encode, bos, chat, haystack)`` makes a family's own builder (the base's
+    """The model's chat frame (``--chat-template``, rendered with ``thinking``'s template variables)
+    and exact-length prompt builder, BOS as ``--bos`` says; ``make_builder(encode, bos, chat,
+    haystack)`` makes a family's own builder (the base's
     :class:`~coca_eval.generation.assembly.ExactPromptBuilder` when None)."""
-    from coca_eval.chat import chat_frame
+    from coca_eval.chat import chat_frame, template_text
     from coca_eval.generation.assembly import ExactPromptBuilder
 
     if params.bos == "always" and backend.bos_token_id is None:
         raise CocaEvalError("--bos always needs a BOS token, and this tokenizer has none")
     wanted = params.bos == "always" or (params.bos == "auto" and backend.adds_bos)
     bos = backend.bos_token_id if wanted or preset_puts_bos(params, model) else None
-    chat = chat_frame(params.chat_template, backend.tokenizer)
+    variables = thinking.variables(template_text(params.chat_template, backend.tokenizer)) if thinking else {}
+    chat = chat_frame(params.chat_template, backend.tokenizer, variables)
     builder = (make_builder or ExactPromptBuilder)(backend.encode, bos, chat, params.haystack)
     return PreparedModel(builder, chat.digest if chat is not None else None)
 
 
-def rendered_template(params: Any, backend, state: PreparedModel, renders: bool, refusal: str) -> str | None:
+def rendered_template(
+    params: Any, backend, state: PreparedModel, renders: bool, refusal: str, thinking=None
+) -> str | None:
     """The chat template's text where a family tokenises its prompts' rendered text itself (``renders``:
     HELMET's protocol helmet, BABILong's prepared sets), else None. A chat API renders its own, so a
-    chat template with one is refused with ``refusal``."""
+    chat template with one is refused with ``refusal``; so is ``--thinking on|off`` (``thinking``),
+    which that rendering does not pass on yet."""
     from coca_eval.chat import template_text
 
     if not renders:
         return None
     if state.chat_digest is not None and callable(getattr(backend, "generate_chat", None)):
         raise CocaEvalError(refusal)
-    return template_text(params.chat_template, backend.tokenizer)
+    template = template_text(params.chat_template, backend.tokenizer)
+    if thinking is not None:
+        thinking.refuse_own_rendering(template, "this protocol")
+    return template
 
 
 @dataclass
@@ -91,6 +101,7 @@ class GenerationRunner(GenerationTask):
     a subclass names the family (``name``, ``metric``, ``version``) and gives its hooks."""
 
     dataset = None
+    decodes_thoughts = True
 
     def __init__(self, params: Any, journal, progress, **options):
         super().__init__(params, journal, progress, **options)
@@ -98,6 +109,8 @@ class GenerationRunner(GenerationTask):
         self._keys: dict[tuple[str, int, str], str] = {}  # (method label, length, task) -> cell key
         self._built: dict[tuple[str, int, str], list] = {}  # the same -> its samples, built once
         self._reused: dict[str, bool] = {}  # cell key -> whether a companion's call reused a prefix
+        self.thinking.check_template(params.chat_template)
+        self._plans: dict[str, ModelThinking] = {}  # method label -> its thought plan and context
 
     def cell_key(self, method: MethodSpec, weights: str, length: int, dataset: str) -> str:
         key = cell_key(self.cell_identity(method, weights, length, dataset))
@@ -111,6 +124,8 @@ class GenerationRunner(GenerationTask):
         identity = self.identity(method, weights, length)
         identity["params"]["tasks"] = None  # a cell is one task, named apart
         identity["ruler_task"] = dataset
+        if self.thinking.identity() is not None:  # the defaults leave keys as they were before
+            identity["thinking"] = self.thinking.identity()
         return identity
 
     def _samples(self, method: MethodSpec, state: PreparedModel, length: int, dataset: str) -> list:
@@ -142,7 +157,7 @@ class GenerationRunner(GenerationTask):
                 samples = self._samples(method, state, length, other)
             except CocaEvalError:  # that cell says so itself when its turn comes
                 continue
-            done = self._journaled(key, task, samples)
+            done = self._journaled(key, task, samples, self._plans[method.label].plan)
             todo = [i for i in self.share.owned(len(samples)) if str(i) not in done]
             if todo and all(len(samples[i].ids) == own_length for i in todo):
                 found.append(_Pending(key, task, samples, todo))
@@ -153,7 +168,11 @@ class GenerationRunner(GenerationTask):
         from coca_eval.generation.assembly import ExactPromptBuilder
 
         return prepare_model(
-            self.params, backend, method.model, partial(ExactPromptBuilder, definitions=self.task_of)
+            self.params,
+            backend,
+            method.model,
+            partial(ExactPromptBuilder, definitions=self.task_of),
+            self.thinking,
         )
 
     # What a family gives: its tasks, scorer, stop rule and context.
@@ -179,19 +198,24 @@ class GenerationRunner(GenerationTask):
         task = self.task_of(dataset)
         base = dict(task=self.name, method=method.label, metric=self.metric, length=length, dataset=dataset)
         name = f"{method.label} {dataset} @ {length}"
+        thinking = self._thinking_of(method, backend)  # a refusal here is the run's, not the cell's
+        plan = thinking.plan
         answer = task.answer_budget if self.params.length_counts == PROMPT_ONLY else 0
-        reason = too_long(getattr(backend, "position_limit", None), length, answer)
+        answer += plan.budget if plan is not None else 0
         try:
+            reason = too_long(getattr(backend, "position_limit", None), length, answer)
             if reason is not None:
                 raise CocaEvalError(reason)
             samples = self._samples(method, state, length, dataset)
         except CocaEvalError as exc:  # the fixed parts or the answer do not fit: this cell's problem only
             self.progress.start_cell(f"{name} [red]error", 0)
             return Cell(**base, status="error", detail={"error": str(exc)})
-        done = self._journaled(key, task, samples)
+        done = self._journaled(key, task, samples, plan)
         mine = self.share.owned(len(samples))
         self.progress.start_cell(name, len(mine), len(done.intersection(map(str, mine))))
         chat = state.chat_digest is not None and callable(getattr(backend, "generate_chat", None))
+        if chat and plan is not None:
+            raise CocaEvalError("thoughts are not decoded apart through a chat API yet; use --thinking off")
         rule = self.params.stopping_rule()
         own = _Pending(key, task, samples, [])
 
@@ -205,7 +229,7 @@ class GenerationRunner(GenerationTask):
                 own.reused.append(False)
                 return
             together = [own, *(self._companions(method, state, length, dataset) if rule is None else [])]
-            self._decode_together(backend, together, own)
+            self._decode_together(backend, together, own, plan)
 
         def context() -> dict:
             return {
@@ -215,6 +239,7 @@ class GenerationRunner(GenerationTask):
                 "length_counts": self.params.length_counts,
                 "prefix_reuse": any(own.reused) or self._reused.get(key, False),
                 **({"chat_completions": True} if chat else {}),
+                **thinking.context,
             }
 
         try:
@@ -222,17 +247,26 @@ class GenerationRunner(GenerationTask):
                 return self._sequential_cell(base, key, rule, length, decode, context)
             decode(mine)
         except NonFiniteOutput as exc:  # the error cell keeps the samples answered beside the failed one
-            kept = self._journaled(key, task, samples).intersection(map(str, mine))
+            kept = self._journaled(key, task, samples, plan).intersection(map(str, mine))
             raise keeping(exc, self.journal.parts.get(key, {}), kept) from None
         records = {i: self.journal.parts[key][str(i)] for i in mine}
         return self.share.cell(base, records, len(samples), context(), combine_cell)
 
-    def _recorder(self, backend, cells: list[_Pending], own: _Pending):
+    def _thinking_of(self, method: MethodSpec, backend) -> ModelThinking:
+        """The method's thought plan and what its cells record of thinking, made once per model."""
+        if method.label not in self._plans:
+            self._plans[method.label] = model_thinking(
+                self.thinking, self.params.chat_template, backend.tokenizer
+            )
+        return self._plans[method.label]
+
+    def _recorder(self, backend, cells: list[_Pending], own: _Pending, plan=None):
         """``on_done`` for a call over ``cells``' unanswered samples in order: journal each answer under
-        its own cell (the progress bar counts this cell's)."""
+        its own cell (the progress bar counts this cell's); with a thought ``plan`` the answer alone is
+        scored, its thought recorded beside it."""
         rows = [(cell, i) for cell in cells for i in cell.todo]
 
-        def record(position: int, tokens: list[int]) -> None:
+        def record(position: int, tokens: list[int], thought=None) -> None:
             cell, i = rows[position]
             sample = cell.samples[i]
             output = backend.tokenizer.decode(tokens, skip_special_tokens=True)
@@ -240,6 +274,7 @@ class GenerationRunner(GenerationTask):
                 "index": sample.index,
                 "answers": list(sample.answers),
                 "output": output,
+                **(thought.record(plan, backend.tokenizer) if thought is not None else {}),
                 **self.score(cell.task, output, sample.answers, sample.detail),
                 **sample.detail,
             }
@@ -249,22 +284,23 @@ class GenerationRunner(GenerationTask):
 
         return record
 
-    def _decode_together(self, backend, cells: list[_Pending], own: _Pending) -> None:
+    def _decode_together(self, backend, cells: list[_Pending], own: _Pending, plan=None) -> None:
         """One greedy call over every unanswered sample of ``cells`` (each cell its own prefix group).
         A non-finite answer fails this cell only if it is one of its own samples; a companion's failed
         sample stays unjournaled, and that cell meets the failure again on its own turn."""
         rows = [(cell, i) for cell in cells for i in cell.todo]
         if not rows:  # every sample journaled (a resumed cell, or a companion's call answered them)
             return
-        budget = self.stop_rule(own.task).max_new_tokens
+        budget = self.stop_rule(own.task).max_new_tokens + (plan.budget if plan is not None else 0)
         together = f" of {len(cells)} cells decoding together" if len(cells) > 1 else ""
         self.progress.expect_work(sum(len(cell.samples[i].ids) + budget for cell, i in rows), together)
+        generate = backend.generate_greedy if plan is None else partial(generate_with_thought, backend, plan)
         try:
-            reused = backend.generate_greedy(
+            reused = generate(
                 [cell.samples[i].ids for cell, i in rows],
                 [cell.samples[i].shared_prefix for cell, i in rows],
                 self.stop_rule(own.task),
-                self._recorder(backend, cells, own),
+                self._recorder(backend, cells, own, plan),
                 self.prefix_reuse,
                 batch_size=self.batch_size,
                 prefix_groups=[n for n, cell in enumerate(cells) for _ in cell.todo],
@@ -290,16 +326,17 @@ class GenerationRunner(GenerationTask):
         sequential = {**outcome.detail(rule), "visited": visited}
         return combine_cell(base, records, {**context(), "sequential": sequential})
 
-    def _journaled(self, key: str, task, samples: list) -> set[str]:
+    def _journaled(self, key: str, task, samples: list, plan=None) -> set[str]:
         """The indices of the cell's journaled answers that are still its samples' (same index, same
-        references) and scored as their outputs score: a journal written under other samples is not
-        taken for this one, and a part whose score is not its output's (a forged or corrupted line) is
-        answered again."""
+        references), decoded with a thought apart exactly when ``plan`` says so, and scored as their
+        outputs score: a journal written under other samples is not taken for this one, and a part
+        whose score is not its output's (a forged or corrupted line) is answered again."""
         return {
             i
             for i, part in self.journal.parts.get(key, {}).items()
             if i.isdigit()
             and int(i) < len(samples)
             and part.get("answers") == list(samples[int(i)].answers)
+            and ("thought_tokens" in part) == (plan is not None)
             and scored_as_its_output(task, part, self.score)
         }

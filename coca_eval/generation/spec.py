@@ -1,7 +1,8 @@
 """What every generation family's spec has in common, so that a family's ``spec.py`` states only its
 own hooks: cells combined from per-sample parts, scores 0-100 with higher better, Wilson intervals on
 the mean sample score, and the gate's paired full-credit test in the same points (``--max-acc-drop``,
-a fraction, read x 100) on samples named by their references.
+a fraction, read x 100) on samples named by their references. Runs with different thinking
+settings never pair: the thinking keys are strict (absent on one side is a difference).
 
 Imported by ``coca-eval --help`` through the families' specs: every hook is a lazy reference.
 """
@@ -24,7 +25,24 @@ def generation_report(title: str, **own: Any) -> ReportHooks:
         interval_note="Brackets: Wilson 95 % score interval on the mean sample score.",
         units_note=f"samples for {title}",
     )
+    if own.get("tables") is not None:
+        own["tables"] = _with_thought_notes(own["tables"])
     return replace(hooks, **own)
+
+
+def _with_thought_notes(tables):
+    """A family's ``tables`` hook whose first table also carries the share of samples cut in thought
+    (:func:`~coca_eval.generation.report.thought_notes`; nothing for a run without thoughts)."""
+
+    def noted(cells, definition=None, runs=()):
+        from coca_eval.generation.report import thought_notes
+
+        made = tables(cells, definition, runs)
+        if made:
+            made[0].notes = [*made[0].notes, *thought_notes(cells)]
+        return made
+
+    return noted
 
 
 def generation_gate(title: str, **own: Any) -> GateHooks:
@@ -39,6 +57,7 @@ def generation_gate(title: str, **own: Any) -> GateHooks:
         units_name="samples",
         units_differ=f"{title} samples (their references)",
         dataset_names_row=True,
+        strict_keys=("thinking", "think_budget", "think_markers"),  # see coca_eval.generation.thinking
     )
     return replace(hooks, **own)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from coca_eval.distributed.share import WHOLE, Share
 from coca_eval.errors import CocaEvalError, NonFiniteOutput
+from coca_eval.generation.thinking import Thinking
 from coca_eval.journal import Journal
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
@@ -55,6 +56,8 @@ class GenerationTask:
 
     name: str
     version: int
+    decodes_thoughts = False  # whether thoughts are decoded apart (the base's runner does; passkey not yet)
+    thinking = Thinking()  # the defaults, until a run's settings are given
 
     def __init__(
         self,
@@ -64,9 +67,15 @@ class GenerationTask:
         prefix_reuse: bool = True,
         share: Share = WHOLE,
         batch_size: int | None = None,
+        thinking=None,
         **_: object,
     ):
         self.params, self.journal, self.progress = params, journal, progress
+        self.thinking = thinking or Thinking()  # changes numbers: enters the cell keys when not default
+        if not self.thinking.default and not self.decodes_thoughts:
+            raise CocaEvalError(
+                f"{self.name} does not take --thinking, --think-budget or --think-markers yet"
+            )
         self.prefix_reuse, self.share = prefix_reuse, share
         self.batch_size = batch_size  # rows decoded together (None: auto); never changes an output
         if params.samples == "auto" and not share.whole:

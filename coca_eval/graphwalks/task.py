@@ -80,7 +80,7 @@ class GraphwalksRunner(GenerationRunner):
         from coca_eval.generation.assembly import ExactPromptBuilder
 
         exact = partial(ExactPromptBuilder, definitions=task_of)
-        state = prepare_model(self.params, backend, method.model, exact)
+        state = prepare_model(self.params, backend, method.model, exact, self.thinking)
         state.builder.kind = "GraphWalks task"
         if self.params.source != OPENAI:
             return state

@@ -38,7 +38,7 @@ class HelmetRunner(GenerationRunner):
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
         from coca_eval.helmet.prompts import HelmetPromptBuilder, Sources
 
-        state = prepare_model(self.params, backend, method.model)
+        state = prepare_model(self.params, backend, method.model, thinking=self.thinking)
         template = rendered_template(
             self.params,
             backend,
@@ -46,6 +46,7 @@ class HelmetRunner(GenerationRunner):
             self.params.protocol == "helmet",
             "--protocol helmet with a chat template tokenises HELMET's rendered text itself; a chat "
             "API renders its own: use the completions endpoint, or --protocol exact",
+            thinking=self.thinking,
         )
         sources = Sources(self.params.data, self.params.seed, self.params.task_samples)
         builder = HelmetPromptBuilder(

@@ -97,6 +97,7 @@ class MrcrRunner(GenerationRunner):
         from coca_eval.mrcr.generate import GeneratedConversations
 
         template = template_text(self.params.chat_template, backend.tokenizer)
+        self.thinking.refuse_own_rendering(template, "MRCR's conversation frame")
 
         def make(encode, bos, chat, haystack):
             frame = ConversationFrame(template, backend.tokenizer, encode, bos)
@@ -107,7 +108,7 @@ class MrcrRunner(GenerationRunner):
             )
             return GeneratedConversations(frame, encode, decode, load_essay(haystack).sentences, self.task_of)
 
-        state = prepare_model(self.params, backend, method.model, make)
+        state = prepare_model(self.params, backend, method.model, make, self.thinking)
         return PreparedModel(state.builder, state.builder.frame.digest)
 
     def task_of(self, dataset: str):

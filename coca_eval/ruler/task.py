@@ -25,7 +25,7 @@ class RulerRunner(GenerationRunner):
         from coca_eval.ruler.prompts import RulerPromptBuilder
 
         builder = partial(RulerPromptBuilder, qa_data=getattr(self.params, "qa_data", None))
-        return prepare_model(self.params, backend, method.model, builder)
+        return prepare_model(self.params, backend, method.model, builder, self.thinking)
 
     def task_of(self, dataset: str):
         return RULER_TASKS.get(dataset)

@@ -1,0 +1,120 @@
+"""Decoding a thought, then the answer: two greedy calls through the backend's own ``generate_greedy``.
+
+Why two calls and not one: the thought and the answer have budgets of their own (the think budget,
+the task's answer budget) and stop rules of their own (the close marker; the task's EOS, budget and
+``decided`` rule), and a thought still open at its budget must be closed by appending the close
+marker (budget forcing, as s1 does) before the answer starts. Both calls go through the backend's
+greedy path, so batching, prefix reuse and non-finite checks work as for any answer; the answer call
+prefills prompt + thought again (the prompt's shared prefix is still shared).
+
+The thought is split from the answer by token ids: the first call stops when its output ends with
+the close marker's ids, and whatever the second call produces is the answer. No text is searched.
+A thought that ends at EOS before its close marker leaves no answer (an empty output).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from coca_eval.backends.special_tokens import eos_ids
+from coca_eval.backends.stopping import StopRule
+from coca_eval.errors import NonFiniteOutput
+from coca_eval.generation.thinking import ThoughtPlan
+
+
+@dataclass(frozen=True)
+class Thought:
+    """One sample's thought: the ids decoded in it, whether the budget closed it (the close marker's
+    ids then appended), and what follows the prompt before the answer (``tokens`` + forced close)."""
+
+    tokens: tuple[int, ...]
+    closed_by_budget: bool
+    ended: bool  # EOS came before the close marker: no answer follows
+
+    def continuation(self, plan: ThoughtPlan) -> list[int]:
+        return [*self.tokens, *(plan.close_ids if self.closed_by_budget else ())]
+
+    def record(self, plan: ThoughtPlan, tokenizer) -> dict:
+        """What a sample records of its thought beside its answer."""
+        return {
+            "thought": tokenizer.decode(self.continuation(plan), skip_special_tokens=False),
+            "thought_tokens": len(self.tokens),
+            "thought_closed_by_budget": self.closed_by_budget,
+        }
+
+
+def split_thought(plan: ThoughtPlan, generated: Sequence[int], eos: set[int]) -> Thought:
+    """The thought the first call's ``generated`` ids make under ``plan``: closed by its own marker,
+    ended by EOS, or cut by the budget (then closed by the marker appended)."""
+    close = plan.close_ids
+    if close and tuple(generated[-len(close) :]) == close:
+        return Thought(tuple(generated), False, False)
+    if generated and generated[-1] in eos:
+        return Thought(tuple(generated[:-1]), False, True)
+    return Thought(tuple(generated), len(generated) >= plan.budget, False)
+
+
+OnAnswer = Callable[[int, list[int], Thought], None]
+
+
+def generate_with_thought(
+    backend,
+    plan: ThoughtPlan,
+    prompts: Sequence[Sequence[int]],
+    prefix_lengths: Sequence[int],
+    stop: StopRule,
+    on_done: OnAnswer,
+    prefix_reuse: bool = True,
+    **options,
+) -> bool:
+    """``generate_greedy`` with a thought before each answer: ``on_done(i, answer_ids, thought)`` for
+    prompt ``i``; returns whether either call reused a prefix. Non-finite logits in either call fail
+    only their rows: the others are answered, then the failures are raised together, named by the
+    prompt's position in this call."""
+    eos = eos_ids(_generation_config(backend), backend.tokenizer)
+    thoughts: dict[int, Thought] = {}
+    rule = StopRule(plan.budget, stop_sequences=(plan.close_ids,))
+    failed: list[NonFiniteOutput] = []
+
+    def thought_done(i: int, tokens: list[int]) -> None:
+        thoughts[i] = split_thought(plan, tokens, eos)
+
+    try:
+        reused = backend.generate_greedy(prompts, prefix_lengths, rule, thought_done, prefix_reuse, **options)
+    except NonFiniteOutput as exc:
+        failed.append(exc)
+        reused = False
+    for i in sorted(i for i, thought in thoughts.items() if thought.ended):
+        on_done(i, [], thoughts.pop(i))
+    going = sorted(thoughts)
+    if going:
+        groups = options.pop("prefix_groups", None)
+        if groups is not None:
+            options["prefix_groups"] = [groups[i] for i in going]
+        try:
+            answered = backend.generate_greedy(
+                [[*prompts[i], *thoughts[i].continuation(plan)] for i in going],
+                [prefix_lengths[i] for i in going],
+                stop,
+                lambda k, tokens: on_done(going[k], tokens, thoughts[going[k]]),
+                prefix_reuse,
+                **options,
+            )
+            reused = reused or answered
+        except NonFiniteOutput as exc:
+            failed.append(_renamed(exc, going))
+    if failed:
+        raise NonFiniteOutput.of_rows(failed)
+    return reused
+
+
+def _renamed(exc: NonFiniteOutput, going: list[int]) -> NonFiniteOutput:
+    """The answer call's failures named by their prompts' positions in the whole call."""
+    rows = {going[k]: text.replace(f"sample {k}:", f"sample {going[k]}:", 1) for k, text in exc.rows.items()}
+    return NonFiniteOutput(next(iter(rows.values()), str(exc)), rows)
+
+
+def _generation_config(backend):
+    model = getattr(backend, "model", None)
+    return getattr(model, "generation_config", None)
