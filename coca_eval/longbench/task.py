@@ -154,14 +154,16 @@ class LongBenchRunner(GenerationRunner):
         from coca_eval.generation.assembly import ExactPromptBuilder
 
         exact = partial(ExactPromptBuilder, definitions=task_of)
-        state = prepare_model(self.params, backend, method.model, exact)
+        state = prepare_model(self.params, backend, method.model, exact, thinking=self.thinking)
         if self.params.protocol == PUBLISHED:
             refusal = "--protocol longbench renders the chat template itself: a chat API cannot take it"
-            template = rendered_template(self.params, backend, state, True, refusal)
+            template = rendered_template(self.params, backend, state, True, refusal, thinking=self.thinking)
             return PreparedModel(
                 PublishedPrompts(self.params, backend.tokenizer, template), state.chat_digest
             )
-        plain = prepare_model(replace(self.params, chat_template="none"), backend, method.model, exact)
+        plain = prepare_model(
+            replace(self.params, chat_template="none"), backend, method.model, exact, thinking=self.thinking
+        )
         return PreparedModel(ExactPrompts(self.params, state.builder, plain.builder), state.chat_digest)
 
     def task_of(self, dataset: str):
