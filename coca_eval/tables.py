@@ -119,13 +119,14 @@ class FittedTable:
         return table
 
 
-def _numbers(values) -> bool:
-    """Whether a column holds numbers (and statuses, dashes): those align right, prose left."""
-    import re
+PROSE = 32  # a cell longer than this reads as prose (a description): its column aligns left
 
+
+def _numbers(values) -> bool:
+    """Whether a column reads as numbers (scores, lengths, readings such as "undefined (no bar: 0 at
+    1k)"): those align right; prose (a long cell) and plain words (no digit anywhere) align left."""
     texts = [_plain(v).strip() for v in values]
-    texts = [t for t in texts if t and t != "-" and t not in STATUS_TEXT.values()]
-    return all(re.match(r"[-+]?[\d.]", t) for t in texts)
+    return all(len(t) <= PROSE for t in texts) and any(ch.isdigit() for t in texts for ch in t)
 
 
 def _plain(text: str) -> str:
