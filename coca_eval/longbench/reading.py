@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from coca_eval.generation.family import FamilyReading
+from coca_eval.generation.family import FamilyReading, average_text
 
 
 class LongBenchReading(FamilyReading):
@@ -34,7 +34,7 @@ def category_tables(cells: Sequence[Any]) -> list:
             }
             names = [*CATEGORIES, "Avg"]
             rows = [
-                Row(name, [Entry(_text(by_length[n].get(name)), name == "Avg") for n in lengths])
+                Row(name, [Entry(average_text(by_length[n].get(name)), name == "Avg") for n in lengths])
                 for name in names
                 if any(name in by_length[n] for n in lengths)
             ]
@@ -44,10 +44,6 @@ def category_tables(cells: Sequence[Any]) -> list:
                 ReportTable(f"longbench_categories_{language}_{method}", title, columns, rows, "Category")
             )
     return tables
-
-
-def _text(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
 
 
 READING = LongBenchReading(

@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from coca_eval.generation.family import FamilyReading
+from coca_eval.generation.family import FamilyReading, average_text
 
 
 def area_under_curve(points: Sequence[tuple[int, float]]) -> float | None:
@@ -49,7 +49,7 @@ class MrcrReading(FamilyReading):
             points = [(c.length, c.value) for c in mine if c.status == "ok" and c.dataset == row.label]
             if row.label == "Average":
                 points = _average_points(table, mine)
-            row.entries.append(Entry(_text(area_under_curve(points)), row.label == "Average"))
+            row.entries.append(Entry(average_text(area_under_curve(points)), row.label == "Average"))
         floors = [(t, chance_floor(mine, t)) for t in dict.fromkeys(c.dataset for c in mine)]
         shown = ", ".join(f"{t} {f:.1f}" for t, f in floors if f is not None)
         table.notes.append(
@@ -103,10 +103,6 @@ def published_bin_tables(cells: Sequence[Any]) -> list:
 
 def _mean_text(values: list[float] | None) -> str:
     return "-" if not values else f"{100 * sum(values) / len(values):.1f} ({len(values)})"
-
-
-def _text(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
 
 
 READING = MrcrReading(
