@@ -179,20 +179,28 @@ def row_files(data: str, source: str = "openai") -> list[Path]:
     return _row_files(root)
 
 
-@cache
 def _o200k():
     import tiktoken
 
     return tiktoken.get_encoding("o200k_base")
 
 
+@cache
+def _encoding(load) -> tuple[object | None, str | None]:
+    """``load()``'s encoding, or why it cannot be had: tried once per process, not once per row (a
+    tiktoken without its file would try the network for every conversation)."""
+    try:
+        return load(), None
+    except Exception as exc:  # noqa: BLE001 (no tiktoken, no network for its file)
+        return None, f"o200k_base unavailable ({type(exc).__name__}): pip install tiktoken, network once"
+
+
 def openai_tokens(messages: tuple[dict, ...]) -> tuple[int | None, str | None]:
     """The card's token count of a conversation (o200k_base, contents only) and, when it cannot be
     made, why."""
-    try:
-        encoding = _o200k()
-    except Exception as exc:  # noqa: BLE001 (no tiktoken, no network for its file)
-        return None, f"o200k_base unavailable ({type(exc).__name__}): pip install tiktoken, network once"
+    encoding, why = _encoding(_o200k)
+    if encoding is None:
+        return None, why
     return sum(len(encoding.encode(m["content"])) for m in messages), None
 
 
