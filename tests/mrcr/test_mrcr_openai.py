@@ -219,3 +219,10 @@ def test_deepmind_without_a_folder_is_one_line(tmp_path, capsys):
         main(args)
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and "MRCR v2's CSV files, which are not on the hub" in err
+
+
+def test_a_jsonl_file_not_in_utf8_is_one_line(tmp_path, capsys):
+    (tmp_path / "mrcr" / "2needle").mkdir(parents=True)
+    (tmp_path / "mrcr" / "2needle" / "latin.jsonl").write_bytes('{"prompt": "caf\xe9"}\n'.encode("latin-1"))
+    code, err = _refusal(capsys, tmp_path / "mrcr", tmp_path)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "latin.jsonl" in err and "UTF-8" in err, err
