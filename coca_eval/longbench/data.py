@@ -67,8 +67,8 @@ def check_row(raw: Any, task: str, where: str) -> LongBenchRow:
     """A row as read, or one line naming the row and the field that is wrong."""
     require_columns(raw, COLUMNS, where)
     answers = _texts(raw["answers"], "answers", where)
-    if not answers:
-        raise CocaEvalError(f"{where}: answers: no reference")
+    if not any(answer.strip() for answer in answers):  # blank references would score any output
+        raise CocaEvalError(f"{where}: answers: no reference (none but blank ones)")
     length = raw["length"]
     if isinstance(length, bool) or not isinstance(length, int) or length < 0:
         raise CocaEvalError(f"{where}: length: not a count")

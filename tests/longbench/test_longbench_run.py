@@ -118,3 +118,15 @@ def test_the_quick_preset_is_the_offline_smoke_set():
     assert preset.params["data"] == "smoke" and preset.methods == ({"model": "smollm2-135m"},)
     assert get_preset("longbench", task="longbench").params["protocol"] == "longbench"
     assert get_preset("longbench-e", task="longbench").params["subset"] == "e"
+
+
+def test_blank_references_and_a_file_not_in_utf8_are_refused(tmp_path, capsys):
+    path = _copy(tmp_path, "trec")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[1]["answers"] = ["", "  "]  # would match any output
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data = str(tmp_path / "lb")
+    assert f"{path} row 1: answers: no reference" in _refused(capsys, "--tasks", "trec", "--data", data)
+    path.write_bytes('{"input": "caf\xe9"}\n'.encode("latin-1"))
+    err = _refused(capsys, "--tasks", "trec", "--data", data)
+    assert str(path) in err and "UTF-8" in err and len(err.strip().splitlines()) == 1, err
