@@ -36,6 +36,38 @@ def wilson_mean_bounds(mean: float, trials: float, z: float) -> tuple[float, flo
     return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
 
 
+def clustered_trials(scores: Sequence[float], clusters: Sequence) -> float:
+    """The effective number of scores behind the mean of ``scores`` (each in [0, 1]) when the scores of
+    one cluster (``clusters[i]`` names score ``i``'s) are not independent: the count at which
+    :func:`wilson_mean_bounds`' variance ``mean (1 - mean) / trials`` equals the cluster-robust variance
+    of the mean (the sandwich estimator without small-sample factor),
+    ``sum_g (S_g - m_g mean)^2 / n^2`` over clusters ``g`` of ``m_g`` scores summing to ``S_g``; that
+    is n over the design effect. One score per cluster gives n (the variance is then at most the
+    independent one); clusters of equal size whose right/wrong scores agree within each give the number
+    of clusters.
+
+    As for proportions from clustered surveys (Korn and Graubard, 1998), the design effect is taken as 1
+    where it cannot be estimated (a mean of 0 or 1: no spread) and where it is below 1 (clusters less
+    alike than independent scores): the count is never above n, so clusters never make the interval
+    narrower than independent scores would.
+    """
+    n = len(scores)
+    if n == 0:
+        raise ValueError("no scores")
+    if len(clusters) != n:
+        raise ValueError("one cluster per score")
+    mean = sum(scores) / n
+    spread = mean * (1 - mean)
+    sums: dict = {}
+    for score, cluster in zip(scores, clusters, strict=True):
+        total, size = sums.get(cluster, (0.0, 0))
+        sums[cluster] = (total + score, size + 1)
+    robust = sum((total - size * mean) ** 2 for total, size in sums.values())
+    if len(sums) == n or spread <= 0 or robust <= 0:
+        return float(n)
+    return min(float(n), spread * n * n / robust)
+
+
 def resample_counts(n_items: int, n_boot: int, seed: int) -> np.ndarray:
     """``[n_boot, n_items]`` multiplicities of a with-replacement resample: one row per bootstrap draw.
 

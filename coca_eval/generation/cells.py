@@ -4,7 +4,7 @@ scored as its output earns, how a sample goes to a chat API, and whether a lengt
 
 from __future__ import annotations
 
-from coca_eval.generation.effective import score_interval
+from coca_eval.generation.effective import record_trials, score_interval
 from coca_eval.results import Cell
 
 
@@ -48,7 +48,9 @@ def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
     """The cell from every sample's record (in sample order) and how they were decoded (``context``):
     the spec's ``combine``, so a merged or gathered cell is made by this same code. A cell that stopped
     by a rule (``context["sequential"]``) records its confidence sequence's interval, in points: a
-    Wilson interval does not hold at a sample count the scores chose. A run that decoded thoughts
+    Wilson interval does not hold at a sample count the scores chose; a fixed cell, Wilson's interval at
+    its effective number of samples (n, or fewer where samples share a story:
+    :func:`~coca_eval.generation.effective.record_trials`). A run that decoded thoughts
     apart records the share of samples whose thought the think budget closed (``cut_in_thought``)."""
     n = len(records)
     score = 100 * sum(float(r["score"]) for r in records) / n
@@ -56,7 +58,7 @@ def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
     if "sequential" in context:
         interval = [100 * bound for bound in context["sequential"]["interval"]]
     else:
-        interval = list(score_interval(score, n))
+        interval = list(score_interval(score, record_trials(records)))
     detail = {
         "score": score,
         "interval95": interval,

@@ -19,6 +19,10 @@ normal bound on the mean: both collapse to the point estimate when every sample 
 no width), which is exactly where a small run would claim a length it has not shown; Wilson's bound
 stays below 100 and needs no resampling. Its coverage is checked by simulation in the tests.
 
+**Samples that share a story** (BABILong's questions of one bAbI story, each recording it as
+``story``) are not independent: a task's ``n`` is then its effective count, n over the cluster-robust
+design effect (:func:`~coca_eval.intervals.clustered_trials`), in the cell's interval and in this bound.
+
 **Under ``--samples auto``** a cell's sample count was chosen by its scores, and Wilson's bound, which
 holds at a count fixed in advance, no longer does. There each task's anytime-valid confidence sequence
 (:mod:`coca_eval.sequential`) is read at level ``1 - alpha / T``, over its scores in the order they were
@@ -34,10 +38,11 @@ from dataclasses import dataclass
 
 from scipy.stats import norm
 
-from coca_eval.intervals import wilson_mean_bounds
+from coca_eval.intervals import clustered_trials, wilson_mean_bounds
 from coca_eval.results import Cell
 
 CONFIDENCE = 0.95
+CLUSTER = "story"  # the record key naming a sample's cluster, where a family's samples come in clusters
 
 
 @dataclass(frozen=True)
@@ -56,18 +61,39 @@ def wilson_lower(mean: float, trials: float, confidence: float = CONFIDENCE) -> 
     return wilson_mean_bounds(mean, trials, float(norm.ppf(confidence)))[0]
 
 
-def score_interval(score: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Two-sided interval (0-100) for one task cell's score from ``n`` samples (see the module doc)."""
+def score_interval(score: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Two-sided interval (0-100) for one task cell's score from ``n`` samples, or an effective count
+    (see the module doc)."""
     low, high = wilson_mean_bounds(score / 100, n, float(norm.ppf(0.5 + confidence / 2)))
     return 100 * low, 100 * high
 
 
-def average_lower_bound(task_scores: Sequence[Sequence[float]], confidence: float = CONFIDENCE) -> float:
+def record_trials(records: Sequence[dict]) -> float:
+    """The effective number of a cell's sample records: their count, or where they name their clusters
+    (``story``) the count the cluster-robust variance gives (see the module doc)."""
+    if records and all(CLUSTER in r for r in records):
+        return clustered_trials([float(r["score"]) for r in records], [r[CLUSTER] for r in records])
+    return float(len(records))
+
+
+def cell_trials(cell: Cell) -> float:
+    """A cell's effective number of samples (a cell without its samples: its ``n``)."""
+    samples = cell.detail.get("samples") or []
+    return record_trials(samples) if samples else float(cell.n or 1)
+
+
+def average_lower_bound(
+    task_scores: Sequence[Sequence[float]],
+    confidence: float = CONFIDENCE,
+    trials: Sequence[float] | None = None,
+) -> float:
     """The lower bound (0-100) on the average over tasks of each task's mean sample score (see the
-    module doc); ``task_scores`` holds every task's per-sample scores in [0, 1]."""
+    module doc); ``task_scores`` holds every task's per-sample scores in [0, 1], ``trials`` each task's
+    effective count (default: its number of scores)."""
     means = [sum(scores) / len(scores) for scores in task_scores]
     mean = min(1.0, max(0.0, sum(means) / len(means)))
-    trials = len(task_scores) ** 2 / sum(1 / len(scores) for scores in task_scores)
+    counts = [len(scores) for scores in task_scores] if trials is None else trials
+    trials = len(task_scores) ** 2 / sum(1 / count for count in counts)
     return 100 * wilson_lower(mean, trials, confidence)
 
 
@@ -95,7 +121,7 @@ def lower_bound(row: Sequence[Cell]) -> float:
     sequences' where any cell stopped by a rule."""
     if any("sequential" in cell.detail for cell in row):
         return sequential_lower_bound([visited_scores(cell) for cell in row])
-    return average_lower_bound([sample_scores(cell) for cell in row])
+    return average_lower_bound([sample_scores(cell) for cell in row], trials=[cell_trials(c) for c in row])
 
 
 def sample_scores(cell: Cell) -> list[float]:
