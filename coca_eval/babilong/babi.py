@@ -37,21 +37,24 @@ class BabiSample:
     question: str
     answer: str
     supporting: tuple[int, ...]  # indices into ``facts`` of the facts the answer rests on
+    story: int = 0  # which story of the file asks it (0, 1, ... in file order): its questions share facts
 
 
 def parse_babi(text: str, source: str = "bAbI file") -> list[BabiSample]:
-    """Every question of a bAbI file as a sample (see the module doc); a malformed line is one error, and
-    so is a question whose answer is empty after normalisation (:mod:`coca_eval.references`)."""
+    """Every question of a bAbI file as a sample (see the module doc), numbered by the story that asks
+    it (a line numbered 1 starts the next story); a malformed line is one error, and so is a question
+    whose answer is empty after normalisation (:mod:`coca_eval.references`)."""
     samples: list[BabiSample] = []
     story: list[tuple[int, str]] = []
+    stories = 0  # stories begun so far; the current one's number is stories - 1
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         head, _, rest = line.partition(" ")
         if not head.isdigit() or not rest:
             raise CocaEvalError(f"{source} line {number}: not a numbered bAbI line")
-        if int(head) == 1:
-            story = []
+        if int(head) == 1 or not stories:
+            story, stories = [], stories + 1
         if "\t" not in rest:
             story.append((int(head), rest.strip()))
             continue
@@ -65,7 +68,8 @@ def parse_babi(text: str, source: str = "bAbI file") -> list[BabiSample]:
             supporting = tuple(order[int(n)] for n in support)
         except (KeyError, ValueError):
             raise CocaEvalError(f"{source} line {number}: a supporting fact is not in the story") from None
-        samples.append(BabiSample(tuple(t for _, t in story), question, answer, supporting))
+        facts = tuple(t for _, t in story)
+        samples.append(BabiSample(facts, question, answer, supporting, stories - 1))
     if not samples:
         raise CocaEvalError(f"{source} holds no questions")
     return samples

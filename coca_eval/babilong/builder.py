@@ -1,13 +1,16 @@
 """BABILong's prompts for one tokenizer, from either source.
 
 ``generate``: RULER's prompt builder fills BABILong's template to exactly N minus the answer budget
-(:mod:`coca_eval.babilong.prompt_task`, :mod:`coca_eval.babilong.noise`). A bAbI sample whose facts
-alone overfill N is skipped and counted in the cell (BABILong drops long stories from a length too: its
-``data/create_tasks.py`` keeps those of at most (length - 300) / 8 lines, l. 51-52), and the cell's
-samples are the next ones that fit, numbered in order. ``babilong``: BABILong's
-prepared row formatted as its ``get_formatted_input`` does and tokenised whole, as its evaluation does
-(with the tokenizer's special tokens; with a chat template, rendered by it with the assistant's turn
-opened): its length is the row's, BABILong's ``1k`` meaning its own sample size, not this N.
+(:mod:`coca_eval.babilong.prompt_task`, :mod:`coca_eval.babilong.noise`). The questions are visited in
+the task's seeded random order, less those over BABILong's line limit at N
+(:mod:`coca_eval.babilong.draw`, counted in the cell); a question whose facts alone overfill N is
+skipped and counted in the cell too, and the cell's samples are the first ones that fit, numbered in the
+order they were drawn.
+
+``babilong``: BABILong's prepared row formatted as its ``get_formatted_input`` does and tokenised
+whole, as its evaluation does (with the tokenizer's special tokens; with a chat template, rendered by it
+with the assistant's turn opened): its length is the row's, BABILong's ``1k`` meaning its own sample
+size, not this N.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from coca_eval.babilong.data import babi_samples, babilong_rows
+from coca_eval.babilong.draw import drawn_questions, line_limit
 from coca_eval.babilong.noise import STORY_TOO_LONG
 from coca_eval.babilong.prompt_task import prompt_task
 from coca_eval.babilong.prompts import formatted_input
@@ -31,6 +35,7 @@ class BabilongPromptBuilder:
         self.ruler.kind = "BABILong task"
         self.tokenizer, self.chat_template = tokenizer, chat_template
         self.skipped: dict[tuple[str, int], int] = {}  # (task, length) -> bAbI samples too long for it
+        self.over_limit: dict[tuple[str, int], int] = {}  # the same -> questions over BABILong's limit
 
     def build(self, task: str, length: int, samples: int, seed: int, prompt_length: int) -> list:
         if self.params.source == "babilong":
@@ -41,24 +46,26 @@ class BabilongPromptBuilder:
                 f"{task} has {len(stories)} bAbI samples; ask for at most that many --samples"
             )
         spec = prompt_task(task, list(stories), self.params.prompt_parts)
+        order, over = drawn_questions(stories, task, length, seed)
         out: list[PromptSample] = []
         skipped = 0
-        for story in range(len(stories)):
+        for question in order:
             if len(out) == samples:
                 break
             try:
-                built = self.ruler.build_one(spec, length, story, seed, prompt_length)
+                built = self.ruler.build_one(spec, length, question, seed, prompt_length)
             except CocaEvalError as exc:  # this story's facts overfill N: the next one stands in
                 if STORY_TOO_LONG not in str(exc):
                     raise
                 skipped += 1
                 continue
             out.append(replace(built, index=len(out)))
-        self.skipped[(task, length)] = skipped
+        self.skipped[(task, length)], self.over_limit[(task, length)] = skipped, over
         if len(out) < samples:
             raise CocaEvalError(
-                f"{task} at {length}: {len(out)} of its {len(stories)} bAbI samples fit ({skipped} have "
-                f"more facts than the length holds); ask for at most {len(out)} --samples"
+                f"{task} at {length}: {len(out)} of its {len(stories)} bAbI samples fit ({over} have more "
+                f"than BABILong's {line_limit(length)} lines at this length, {skipped} more facts than the "
+                f"length holds); ask for at most {len(out)} --samples"
             )
         return out
 

@@ -10,7 +10,8 @@ tokens in the model's own tokenizer, and the draw is seeded per sample.
 Two rules of ours: a fact never goes before the first sentence (the context starts with book text, as
 BABILong's does after it strips the decoded text), and a sentence that names any of the sample's
 people, objects or the task's answers is skipped, so the noise cannot change the answer. Each sample
-records its facts' depths (where each starts, as a fraction of the context).
+records its question, the story that asks it (questions of one story share facts: the cell's interval
+treats them as a cluster) and its facts' depths (where each starts, as a fraction of the context).
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def draw_babilong(
             depths.append(round(len(ids) / budget, 4))
             ids += fact
         ids += stream.ids[done:]
-        return Context(ids, 0, {"question": sample.question, "depths": depths, "facts": len(facts)})
+        detail = {"question": sample.question, "story": sample.story, "depths": depths, "facts": len(facts)}
+        return Context(ids, 0, detail)
 
     fields = {"question": sample.question}
     return Draw(fields, (sample.answer,), fill, prefix_shared=False)

@@ -9,7 +9,7 @@ from coca_eval.generation.spec import generation_gate, generation_report, genera
 from coca_eval.registry import lazy
 from coca_eval.taskspec import EffectKind, register_task
 
-BABILONG_TASK_VERSION = 1
+BABILONG_TASK_VERSION = 2  # 2: generate's questions drawn in a seeded order, not file order
 BABILONG_METRIC = "accuracy"
 
 register_task(
@@ -33,7 +33,8 @@ register_task(
             "BABILong",
             table_title="BABILong accuracy by task and length",
             protocol=lazy("coca_eval.babilong.report:protocol_line"),
-            interval_note="Brackets: Wilson 95 % score interval on the accuracy.",
+            interval_note="Brackets: Wilson 95 % score interval on the accuracy, its n the effective number "
+            "of samples (questions of one bAbI story counted as a cluster).",
             tables=lazy("coca_eval.babilong.report:babilong_tables"),
             plots=lazy("coca_eval.babilong.plots:plot_hook"),
         ),

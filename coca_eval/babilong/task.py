@@ -66,10 +66,12 @@ class BabilongRunner(GenerationRunner):
 
     def cell_context(self, state: PreparedModel, task) -> dict:
         haystack = state.builder.haystack_name(task)
-        skipped = state.builder.skipped.get(getattr(self, "_cell", None), 0)
+        cell = getattr(self, "_cell", None)
+        skipped, over = state.builder.skipped.get(cell, 0), state.builder.over_limit.get(cell, 0)
         return {
             "source": self.params.source,
             "prompt_parts": list(self.params.prompt_parts),
             **({"haystack": haystack} if haystack is not None else {}),
             **({"skipped_stories": skipped} if skipped else {}),
+            **({"over_line_limit": over} if over else {}),
         }

@@ -73,6 +73,7 @@ def test_a_story_with_several_questions_becomes_one_sample_per_question():
     assert first.facts == ("Mary went to the kitchen.",) and first.answer == "kitchen"
     assert second.facts == ("Mary went to the kitchen.", "John moved to the office.")  # no earlier question
     assert second.supporting == (1,) and third.facts == ("Sandra went to the garden.",)
+    assert (first.story, second.story, third.story) == (0, 0, 1)  # a line numbered 1 starts story 1
 
 
 @pytest.mark.parametrize(

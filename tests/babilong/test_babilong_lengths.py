@@ -57,39 +57,72 @@ def test_the_facts_only_0k_set_is_not_held_to_a_length(tmp_path):
     assert len(babilong_rows("qa1", 0, str(tmp_path / "data"))) == 1
 
 
-def _story(facts: int, room: str) -> str:
-    """A qa1 story: Mary goes to ``room``, John to the hallway ``facts - 1`` times, where is Mary?"""
-    lines = [f"1 Mary went to the {room}."] + [f"{i} John went to the hallway." for i in range(2, facts + 1)]
+FILLERS = {
+    "plain": "John went to the hallway.",  # 13 tokens of the zoo's tokenizer
+    "long": "John went to the hallway behind the old stone kitchen of the house that stands by the river.",
+    "short": "Bo ran.",  # 6 tokens: 205 of them and the template fit 2000 tokens
+}
+
+
+def _story(facts: int, room: str, filler: str = "plain") -> str:
+    """A qa1 story: Mary goes to ``room``, then ``facts - 1`` facts of ``filler``; where is Mary?"""
+    lines = [f"1 Mary went to the {room}."] + [f"{i} {FILLERS[filler]}" for i in range(2, facts + 1)]
     return "\n".join([*lines, f"{facts + 1} Where is Mary?\t{room}\t1"]) + "\n"
 
 
-def test_a_story_too_long_for_the_length_is_skipped_and_counted(tmp_path):
-    """Story 2 holds 300 facts, more than 2000 tokens hold; the cell takes stories 1, 3 and 4."""
+def _cell(tmp_path, stories: list[str], samples: int):
     babi = tmp_path / "babi"
     babi.mkdir()
-    stories = [_story(2, "kitchen"), _story(300, "office"), _story(3, "garden"), _story(2, "bedroom")]
     (babi / "qa1_single-supporting-fact_test.txt").write_text("".join(stories), encoding="utf-8")
-    values = {"tasks": "qa1", "lengths": "2000", "samples": 3, "seed": 3, "babi_data": str(babi)}
+    values = {"tasks": "qa1", "lengths": "2000", "samples": samples, "seed": 3, "babi_data": str(babi)}
     method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
     (cell,) = evaluate(
         "babilong", [method], make_babilong_params(values), tmp_path / "r.json", Runtime()
     ).cells
+    return cell
+
+
+# BABILong's line limit at its length of the same name as our 2000 tokens: 2000 x 1000 / 1024 = 1953 of
+# its tokens, less 300 for the prompt, one line per 8 tokens: 206 lines (facts and the question)
+LIMIT_AT_2000 = (1953 - 300) // 8
+
+
+def test_a_story_too_long_for_the_length_is_skipped_and_counted(tmp_path):
+    """Story 2 holds 150 long facts: within BABILong's 206 lines, but more than 2000 tokens hold. The
+    cell asks for every question that fits, so it meets story 2 whatever the draw's order, skips it and
+    counts it."""
+    stories = [
+        _story(2, "kitchen"),
+        _story(150, "office", filler="long"),
+        _story(3, "garden"),
+        _story(2, "bedroom"),
+    ]
+    cell = _cell(tmp_path, stories, 3)
     assert cell.status == "ok" and cell.n == 3 and cell.value == 100.0
-    assert cell.detail["skipped_stories"] == 1
+    assert cell.detail["skipped_stories"] == 1 and "over_line_limit" not in cell.detail
     samples = cell.detail["samples"]
     assert [s["index"] for s in samples] == [0, 1, 2]
-    assert [s["answers"] for s in samples] == [["kitchen"], ["garden"], ["bedroom"]]
-    assert [s["facts"] for s in samples] == [2, 3, 2]
+    drawn = {s["answers"][0]: (s["facts"], s["story"]) for s in samples}
+    assert drawn == {"kitchen": (2, 0), "garden": (3, 2), "bedroom": (2, 3)}
 
 
-def test_too_few_stories_that_fit_is_an_error_cell_saying_how_many_do(tmp_path):
-    babi = tmp_path / "babi"
-    babi.mkdir()
-    stories = [_story(2, "kitchen"), _story(300, "office")]
-    (babi / "qa1_single-supporting-fact_test.txt").write_text("".join(stories), encoding="utf-8")
-    values = {"tasks": "qa1", "lengths": "2000", "samples": 2, "seed": 3, "babi_data": str(babi)}
-    method = make_method("zoo-rope", "none", "zoo", "float32", "scripted")
-    (cell,) = evaluate(
-        "babilong", [method], make_babilong_params(values), tmp_path / "r.json", Runtime()
-    ).cells
-    assert cell.status == "error" and "1 of its 2 bAbI samples fit (1 have more facts" in cell.detail["error"]
+def test_a_question_over_babilongs_line_limit_is_never_drawn_and_is_counted(tmp_path):
+    """At 2000 tokens a question of 205 facts (206 lines) may be drawn, one of 206 facts (207 lines) not
+    (BABILong's ``slc.shape[0] <= max_n_facts``); both are short enough in tokens to fit otherwise."""
+    assert LIMIT_AT_2000 == 206
+    stories = [_story(2, "kitchen"), _story(206, "office", "short"), _story(205, "garden", "short")]
+    stories.append(_story(3, "bedroom"))
+    cell = _cell(tmp_path, stories, 3)
+    assert cell.status == "ok" and cell.detail["over_line_limit"] == 1
+    assert "skipped_stories" not in cell.detail
+    assert sorted(s["answers"][0] for s in cell.detail["samples"]) == ["bedroom", "garden", "kitchen"]
+
+
+def test_too_few_stories_that_fit_is_an_error_cell_saying_how_many_do_and_why(tmp_path):
+    stories = [_story(2, "kitchen"), _story(300, "office"), _story(150, "garden", filler="long")]
+    cell = _cell(tmp_path, stories, 2)
+    assert cell.status == "error"
+    assert (
+        "1 of its 3 bAbI samples fit (1 have more than BABILong's 206 lines at this length, 1 more facts "
+        "than the length holds); ask for at most 1 --samples"
+    ) in cell.detail["error"]
