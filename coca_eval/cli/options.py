@@ -65,6 +65,13 @@ class BatchSize(click.ParamType):
         return number
 
 
+def with_options(command, options):
+    """``command`` under each of ``options`` (click decorators), the first listed first in ``--help``."""
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 def batch_size_option(command):
     """``--batch-size N|auto`` of a generation command (passed on as ``batch_size``; None is auto)."""
     return click.option(
@@ -281,9 +288,7 @@ def method_options(
             kwargs["engine"] = EngineOptions(**{key: kwargs.pop(key) for key in ENGINE_KEYS})
             return func(**kwargs)
 
-        for option in reversed(options):
-            wrapper = option(wrapper)
-        return wrapper
+        return with_options(wrapper, options)
 
     return decorate
 
