@@ -5,7 +5,7 @@ parameters a new family starts from (:class:`FamilyParams`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -156,6 +156,23 @@ def split_task_names(value: str | Sequence[str]) -> list[str]:
     """``--tasks`` as given, ``a,b`` or a preset's list: its names, stripped, blanks dropped."""
     names = value.split(",") if isinstance(value, str) else list(value)
     return [n.strip() for n in names if n.strip()]
+
+
+def expand_names(
+    names: Iterable[str], groups: Mapping[str, Sequence[str]], tasks: Any, title: str, fold_case: bool = False
+) -> tuple[str, ...]:
+    """Task names with ``groups`` expanded (a group named in any case with ``fold_case``), in the order
+    given, each once; a name the registry ``tasks`` lacks is a user error listing the ``title`` family's
+    groups and tasks."""
+    out: list[str] = []
+    for name in names:
+        for task in groups.get(name.lower() if fold_case else name, (name,)):
+            if task not in tasks:
+                valid = ", ".join([*groups, *tasks.names()])
+                raise CocaEvalError(f"unknown {title} task {task!r} (valid: {valid})")
+            if task not in out:
+                out.append(task)
+    return tuple(out)
 
 
 def expanded_values(
