@@ -86,26 +86,6 @@ def batch_size_option(command):
     )(command)
 
 
-def auto_sampling_options(option):
-    """``--max-samples`` and ``--target-width`` of a family whose ``--samples auto`` stops on the
-    interval's width alone (its effective length has no fixed bar): ``option`` is the command's
-    preset-valued option factory."""
-
-    def apply(command):
-        width = option(
-            "--target-width",
-            key="target_width",
-            type=float,
-            help="With --samples auto: the interval width to stop at.",
-        )
-        most = option(
-            "--max-samples", key="max_samples", type=int, help="With --samples auto: the most per cell."
-        )
-        return most(width(command))
-
-    return apply
-
-
 def dump_prompts_option(command):
     """``--dump-prompts DIR`` of a generation command (passed on as ``dump_prompts``)."""
     return click.option(
