@@ -55,6 +55,12 @@ def normalise_task_values(values: dict, fields: dict, task: str) -> dict:
     return values
 
 
+def require_choice(option: str, value: Any, choices: tuple[str, ...]) -> None:
+    """``--option`` must be one of ``choices`` (YAML presets can carry anything)."""
+    if value not in choices:
+        raise CocaEvalError(f"{option} must be one of {', '.join(choices)}")
+
+
 def require_positive_int(option: str, value: Any, allow_none: bool = False) -> None:
     """``--option`` must be a positive integer (YAML presets can carry anything)."""
     if value is None and allow_none:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from coca_eval.analyses.capture import observe, ordered, require_rotation
+from coca_eval.analyses.capture import layer_lists, observe
 from coca_eval.analyses.params import AnalysisParams
 from coca_eval.analyses.planes import as_complex, frequencies_of, plane_count, repeat_heads
 from coca_eval.analyses.records import AngleDetail
@@ -81,8 +81,7 @@ class AngleAnalysis:
             collinear.append(coca)
 
         observe(backend, ids, self.name, advance, on_rope)
-        require_rotation(np.asarray(ordered(thetas)), self.name)
-        return {"layers": ordered(layers), "theta": ordered(thetas), "collinear": any(collinear)}
+        return {**layer_lists(self.name, layers=layers, theta=thetas), "collinear": any(collinear)}
 
     def combine(self, base: dict, parts: list[dict], params: AnalysisParams) -> Cell:
         def total(name: str) -> np.ndarray:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from coca_eval.analyses.capture import observe, ordered
+from coca_eval.analyses.capture import layer_lists, observe
 from coca_eval.analyses.logits import head_extremes
 from coca_eval.analyses.params import AnalysisParams
 from coca_eval.analyses.records import AttentionDetail
@@ -43,11 +43,8 @@ class AttentionAnalysis:
             top[layer], mass[layer] = peak.tolist(), near.tolist()
 
         observe(backend, ids, self.name, advance, on_attention=on_attention)
-        return {
-            "max_logit": ordered(top),
-            "near_mass": ordered(mass),
-            "trained_context": backend.trained_context,
-        }
+        lists = layer_lists(self.name, max_logit=top, near_mass=mass)
+        return {**lists, "trained_context": backend.trained_context}
 
     def combine(self, base: dict, parts: list[dict], params: AnalysisParams) -> Cell:
         top = np.max([p["max_logit"] for p in parts], axis=0)  # (L, h)

@@ -163,3 +163,12 @@ def require_rotation(theta: np.ndarray, analysis: str) -> None:
 def ordered(by_layer: dict[int, Any]) -> list[Any]:
     """Values of a {layer: value} map in layer order (hooks fill it as layers run)."""
     return [by_layer[layer] for layer in sorted(by_layer)]
+
+
+def layer_lists(analysis: str, **by_layer: dict[int, Any]) -> dict[str, list[Any]]:
+    """Each named {layer: value} map the hooks filled, in layer order (:func:`ordered`); the rotary
+    frequencies among them (``theta``) must rotate some plane (:func:`require_rotation`)."""
+    lists = {name: ordered(values) for name, values in by_layer.items()}
+    if "theta" in lists:
+        require_rotation(np.asarray(lists["theta"]), analysis)
+    return lists

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from coca_eval.analyses import closed_forms as cf
-from coca_eval.analyses.capture import observe, ordered, require_rotation
+from coca_eval.analyses.capture import layer_lists, observe
 from coca_eval.analyses.geometry import closed_form_geometry
 from coca_eval.analyses.logits import logit_sums_by_distance
 from coca_eval.analyses.params import AnalysisParams
@@ -45,14 +45,8 @@ class DecayAnalysis:
             sums[layer], counts[layer] = total.tolist(), count.tolist()
 
         observe(backend, ids, self.name, advance, on_rope, on_attention)
-        require_rotation(np.asarray(ordered(theta)), self.name)
-        return {
-            "theta": ordered(theta),
-            "scaling": ordered(scale),
-            "sums": ordered(sums),
-            "counts": ordered(counts),
-            "edges": edges.tolist(),
-        }
+        lists = layer_lists(self.name, theta=theta, scaling=scale, sums=sums, counts=counts)
+        return {**lists, "edges": edges.tolist()}
 
     def combine(self, base: dict, parts: list[dict], params: AnalysisParams) -> Cell:
         length = base["length"]

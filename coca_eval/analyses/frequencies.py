@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from coca_eval.analyses.capture import observe, ordered, require_rotation
+from coca_eval.analyses.capture import layer_lists, observe
 from coca_eval.analyses.params import AnalysisParams
 from coca_eval.analyses.planes import chunk_norms, frequencies_of, plane_count
 from coca_eval.analyses.records import FrequencyDetail, LayerShares, NormMaps
@@ -63,14 +63,7 @@ class FrequencyAnalysis:
             v[layer] = chunk_norms(value, planes[layer]).tolist()  # (kv, P)
 
         observe(backend, ids, self.name, advance, on_rope, on_attention)
-        require_rotation(np.asarray(ordered(theta)), self.name)
-        return {
-            "q": ordered(q),
-            "k": ordered(k),
-            "v": ordered(v),
-            "theta": ordered(theta),
-            "collinear": any(collinear),
-        }
+        return {**layer_lists(self.name, q=q, k=k, v=v, theta=theta), "collinear": any(collinear)}
 
     def combine(self, base: dict, parts: list[dict], params: AnalysisParams) -> Cell:
         q, k, v = (np.mean([p[name] for p in parts], axis=0) for name in "qkv")  # (L, heads, P) each

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from coca_eval.cli.options import method_options
+from coca_eval.cli.options import method_options, with_options
 from coca_eval.registry import resolve
 
 
@@ -50,13 +50,26 @@ def document_options(length_help: str):
         click.option("--seed", type=int, help="Document sampling seed (default 0)."),
         click.option("--text-field", help="Text field of .jsonl/.parquet/hub rows."),
     ]
+    return lambda command: with_options(command, options)
 
-    def decorate(func):
-        for option in reversed(options):
-            func = option(func)
-        return func
 
-    return decorate
+def analysis_method_options(name: str):
+    """The method options of analysis ``name``, whose results land in ``runs/analyze-<name>-*.json``."""
+    return method_options(
+        splits=True,
+        output_help=f"Write the results JSON here (journal beside it). Default: runs/analyze-{name}-*.json.",
+    )
+
+
+def analysis_command(name: str, summary: str, length_help: str, *own):
+    """The command of analysis ``name`` (``summary`` its help): the documents' options (``length_help``
+    for their lengths), its ``own`` options and the method options; it runs :func:`run_analysis`."""
+
+    def command(**kwargs) -> None:
+        run_analysis(name, **kwargs)
+
+    options = [document_options(length_help), *own, analysis_method_options(name)]
+    return analyze.command(name=name, help=summary)(with_options(command, options))
 
 
 def run_analysis(name: str, models, ropes, methods_file, dtype, device, device_map, output, force, backend,
@@ -94,10 +107,7 @@ def run_analysis(name: str, models, ropes, methods_file, dtype, device, device_m
 @click.option(
     "--trained-length", type=int, help="No model: the length PI/YaRN/dynamic refer to (default 2048)."
 )
-@method_options(
-    splits=True,
-    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-decay-*.json.",
-)
+@analysis_method_options("decay")
 def decay(head_dim, base, rope_fraction, trained_length, **kwargs) -> None:
     """Long-term decay: closed forms for the model's frequencies against its measured mean logit, or,
     with --head-dim (and --base, --rope, --rope-fraction) and no model, the closed forms alone."""
@@ -138,43 +148,29 @@ def run_closed_forms(geometry: dict, models, ropes, methods_file, output, shard,
     print_length_table(run, heading, 3, written, "Plots: coca-eval report " + str(written))
 
 
-@analyze.command()
-@document_options("Tokens per document (default 2048); several lengths give one cell each.")
-@click.option("--layers", help="Layers with per-head maps, e.g. 0,5,17 (default: first, middle, last).")
-@method_options(
-    splits=True,
-    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-frequencies-*.json.",
+frequencies = analysis_command(
+    "frequencies",
+    "RoPE frequency usage: mean 2-norm of each rotary plane of q, k and v, per layer and head.",
+    "Tokens per document (default 2048); several lengths give one cell each.",
+    click.option("--layers", help="Layers with per-head maps, e.g. 0,5,17 (default: first, middle, last)."),
 )
-def frequencies(**kwargs) -> None:
-    """RoPE frequency usage: mean 2-norm of each rotary plane of q, k and v, per layer and head."""
-    run_analysis("frequencies", **kwargs)
-
-
-@analyze.command()
-@document_options("Tokens per document (default 2048).")
-@click.option(
-    "--pairs", type=int, help="(query, key) position pairs sampled per document and layer (default 4096)."
+angles = analysis_command(
+    "angles",
+    "Initial q-k angles per rotary plane and CoCA's anomalous regime (angle > pi for causal models).",
+    "Tokens per document (default 2048).",
+    click.option(
+        "--pairs", type=int, help="(query, key) position pairs sampled per document and layer (default 4096)."
+    ),
 )
-@method_options(
-    splits=True,
-    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-angles-*.json.",
+attention = analysis_command(
+    "attention",
+    "Attention logit outliers and local attention mass per layer and head, past the trained length.",
+    "Lengths to read, e.g. 512..4k or 8192,16384 (1x .. 8x the trained length).",
+    click.option("--near", type=int, help="Nearest keys whose softmax mass is reported (default 500)."),
+    click.option("--last-rows", type=int, help="Final query rows that mass is averaged over (default 32)."),
+    click.option(
+        "--outlier-ratio",
+        type=float,
+        help="Max logit over the median head's that marks an outlier (default 5).",
+    ),
 )
-def angles(**kwargs) -> None:
-    """Initial q-k angles per rotary plane and CoCA's anomalous regime (angle > pi for causal models)."""
-    run_analysis("angles", **kwargs)
-
-
-@analyze.command()
-@document_options("Lengths to read, e.g. 512..4k or 8192,16384 (1x .. 8x the trained length).")
-@click.option("--near", type=int, help="Nearest keys whose softmax mass is reported (default 500).")
-@click.option("--last-rows", type=int, help="Final query rows that mass is averaged over (default 32).")
-@click.option(
-    "--outlier-ratio", type=float, help="Max logit over the median head's that marks an outlier (default 5)."
-)
-@method_options(
-    splits=True,
-    output_help="Write the results JSON here (journal beside it). Default: runs/analyze-attention-*.json.",
-)
-def attention(**kwargs) -> None:
-    """Attention logit outliers and local attention mass per layer and head, past the trained length."""
-    run_analysis("attention", **kwargs)

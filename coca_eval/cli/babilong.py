@@ -5,10 +5,9 @@ from __future__ import annotations
 import click
 
 from coca_eval.babilong.params import SOURCES
+from coca_eval.cli import generation_options as shared
 from coca_eval.cli.generation import FROM_SCRATCH_SHORT, decoding_options
-from coca_eval.cli.options import SampleCount, auto_sampling_options
-from coca_eval.cli.preset_options import preset_option_factory
-from coca_eval.params import PROMPT_BOS_CHOICES
+from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 
 PRESET = "babilong-quick"
 TASK = "babilong"
@@ -17,18 +16,15 @@ _preset_option = preset_option_factory(PRESET, TASK)
 
 
 @click.command()
-@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@preset_choice_option(PRESET, eager=False)
 @_preset_option("--tasks", key="tasks", help="qa1..qa20, babilong (qa1-qa5, the paper's set) or all.")
-@_preset_option("--lengths", key="lengths", help="Lengths N in tokens (prompt + answer budget): 1k..128k.")
-@_preset_option(
-    "--samples",
-    key="samples",
-    type=SampleCount(),
-    help="Samples per task and length, or auto: rounds until each cell's 95 % interval is narrower "
+@shared.lengths_option(_preset_option)
+@shared.sampling_options(
+    _preset_option,
+    "Samples per task and length, or auto: rounds until each cell's 95 % interval is narrower "
     "than --target-width.",
 )
-@auto_sampling_options(_preset_option)
-@_preset_option("--seed", key="seed", type=int, help="Seed of every sample (same prompts for every method).")
+@shared.seed_option(_preset_option)
 @_preset_option(
     "--source",
     key="source",
@@ -62,12 +58,10 @@ _preset_option = preset_option_factory(PRESET, TASK)
     key="chat_template",
     help="none (default: BABILong's prompts work without one), auto (the tokenizer's) or a Jinja file.",
 )
-@_preset_option("--bos", key="bos", type=click.Choice(PROMPT_BOS_CHOICES), help="BOS: auto, always, never.")
-@_preset_option(
-    "--share",
-    key="share",
-    type=float,
-    help="The effective length is the longest N whose 95 % lower bound reaches this share (%) of the "
+@shared.bos_option(_preset_option)
+@shared.share_option(
+    _preset_option,
+    "The effective length is the longest N whose 95 % lower bound reaches this share (%) of the "
     "average at the shortest N.  [default: 85]",
 )
 @decoding_options(TASK, FROM_SCRATCH_SHORT)

@@ -86,6 +86,7 @@ def run_family(task: str, preset: str, overrides: dict, **options):
 def thinking_options(command):
     """``--thinking``, ``--think-budget`` and ``--think-markers`` of a generation command (passed on as
     ``thinking``, ``think_budget``, ``think_markers``; see :mod:`coca_eval.generation.thinking`)."""
+    from coca_eval.cli.options import with_options
     from coca_eval.generation.thinking import DEFAULT_THINK_BUDGET, THINKING_MODES
 
     options = [
@@ -113,9 +114,7 @@ def thinking_options(command):
             "<think>,</think>).",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return with_options(command, options)
 
 
 FROM_SCRATCH = "Decode every sample from scratch (slower, same outputs)."
@@ -132,7 +131,7 @@ def decoding_options(
     options reach the command as one ``decoding`` dict, which it hands to :func:`evaluate_generation`
     as they are (the thinking settings as one value, checked here, before any model loads, and left
     out when they are the defaults)."""
-    from coca_eval.cli.options import batch_size_option, dump_prompts_option, method_options
+    from coca_eval.cli.options import batch_size_option, dump_prompts_option, method_options, with_options
 
     output_help = output_help or (
         "Write the results JSON here (its journal beside it: rerun the same command to resume). "
@@ -160,9 +159,7 @@ def decoding_options(
                 decoding["thinking"] = settings
             return func(decoding=decoding, **kwargs)
 
-        for decorator in reversed(decorators):
-            command = decorator(command)
-        return command
+        return with_options(command, decorators)
 
     return decorate
 
@@ -171,8 +168,10 @@ def family_command(task: str, summary: str):
     """A generation family's command with every option the base gives (tasks, exact lengths, sampling,
     seed, haystack, chat template, BOS, share, batch size, ``--dump-prompts``, methods, backends,
     shards, resume): the family's spec makes the parameters and prints the tables (its ``console``)."""
-    from coca_eval.cli.options import SampleCount
-    from coca_eval.params import PROMPT_BOS_CHOICES
+    from coca_eval.cli import generation_options as shared
+    from coca_eval.cli.options import with_options
+
+    plain = shared.plain_option
 
     def command(decoding, **overrides):
         from coca_eval.cli.evaluation import MethodOptions
@@ -186,17 +185,13 @@ def family_command(task: str, summary: str):
 
     decorators = [
         click.option("--tasks", help="The family's tasks, comma-separated (default: all)."),
-        click.option("--lengths", help="Lengths N in tokens (prompt + answer budget): 1k,2k or 1k..8k."),
-        click.option("--samples", type=SampleCount(), help="Samples per task and length, or auto."),
-        click.option("--max-samples", type=int, help="With --samples auto: the most per cell."),
-        click.option(
-            "--target-width", type=float, help="With --samples auto: the interval width to stop at."
-        ),
-        click.option("--seed", type=int, help="Seed of every sample (same prompts for every method)."),
+        shared.lengths_option(plain, "Lengths N in tokens (prompt + answer budget): 1k,2k or 1k..8k."),
+        shared.sampling_options(plain),
+        shared.seed_option(plain),
         click.option("--haystack", help="The text the context is filled from: books or a file."),
         click.option("--chat-template", help="auto (the tokenizer's), none, or a Jinja file."),
-        click.option("--bos", type=click.Choice(PROMPT_BOS_CHOICES), help="BOS: auto, always, never."),
-        click.option("--share", type=float, help="Effective length: % of the shortest length's average."),
+        shared.bos_option(plain),
+        shared.share_option(plain),
         decoding_options(
             task,
             FROM_SCRATCH_SHORT,
@@ -205,6 +200,4 @@ def family_command(task: str, summary: str):
         ),
     ]
     command.__doc__ = summary
-    for decorator in reversed(decorators):
-        command = decorator(command)
-    return click.command(name=task, help=summary)(command)
+    return click.command(name=task, help=summary)(with_options(command, decorators))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
+from coca_eval.cli import generation_options as shared
 from coca_eval.cli.generation import decoding_options
-from coca_eval.cli.options import SampleCount
-from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.helmet.params import PROTOCOLS
-from coca_eval.params import PROMPT_BOS_CHOICES
 
 PRESET = "helmet-quick"
 TASK = "helmet"
@@ -17,31 +16,26 @@ _preset_option = preset_option_factory(PRESET, TASK)
 
 
 @click.command()
-@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@preset_choice_option(PRESET, eager=False)
 @_preset_option(
     "--tasks",
     key="tasks",
     help="HELMET tasks, comma-separated (`coca-eval tasks` lists them), a category (recall, rag, re-rank, "
     "icl) or helmet (every task).",
 )
-@_preset_option("--lengths", key="lengths", help="Lengths N in tokens (prompt + answer budget): 8k..64k.")
-@_preset_option(
-    "--samples",
-    key="samples",
-    type=SampleCount(("helmet",)),
-    help="Samples per task and length, helmet (each task's count in HELMET's configs: 100, ICL 500), or "
+@shared.lengths_option(_preset_option, "Lengths N in tokens (prompt + answer budget): 8k..64k.")
+@shared.samples_option(
+    _preset_option,
+    "Samples per task and length, helmet (each task's count in HELMET's configs: 100, ICL 500), or "
     "auto: rounds until each cell's 95 % interval is narrower than --target-width.",
+    keywords=("helmet",),
 )
-@_preset_option(
-    "--max-samples", key="max_samples", type=int, help="With --samples auto: the most samples per cell."
+@shared.max_samples_option(_preset_option, "With --samples auto: the most samples per cell.")
+@shared.target_width_option(
+    _preset_option,
+    "With --samples auto: stop a cell once its 95 % interval is narrower than this many points.",
 )
-@_preset_option(
-    "--target-width",
-    key="target_width",
-    type=float,
-    help="With --samples auto: stop a cell once its 95 % interval is narrower than this many points.",
-)
-@_preset_option("--seed", key="seed", type=int, help="Seed of every sample (same prompts for every method).")
+@shared.seed_option(_preset_option)
 @_preset_option(
     "--protocol",
     key="protocol",
@@ -67,17 +61,10 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="none (HELMET's default: base-style prompts, use_chat_template false), auto (the tokenizer's "
     "template) or a Jinja file; the template's tokens count inside N.  [default: none]",
 )
-@_preset_option(
-    "--bos",
-    key="bos",
-    type=click.Choice(PROMPT_BOS_CHOICES),
-    help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
-)
-@_preset_option(
-    "--share",
-    key="share",
-    type=float,
-    help="A category's effective length is the longest N whose 95 % lower bound reaches this share (%) "
+@shared.bos_option(_preset_option, shared.BOS_IN_FRONT)
+@shared.share_option(
+    _preset_option,
+    "A category's effective length is the longest N whose 95 % lower bound reaches this share (%) "
     "of its average at the shortest N.  [default: 85]",
 )
 @decoding_options(TASK)

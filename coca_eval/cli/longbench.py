@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import click
 
+from coca_eval.cli import generation_options as shared
 from coca_eval.cli.generation import FROM_SCRATCH_SHORT, decoding_options
-from coca_eval.cli.options import SampleCount, auto_sampling_options
-from coca_eval.cli.preset_options import preset_option_factory
-from coca_eval.params import PROMPT_BOS_CHOICES
+from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 
 PRESET = "longbench-quick"
 TASK = "longbench"
@@ -17,7 +16,7 @@ _preset_option = preset_option_factory(PRESET, TASK)
 
 
 @click.command()
-@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@preset_choice_option(PRESET, eager=False)
 @click.option(
     "--version", "version", type=click.Choice(["1", "2"]), default="1", show_default=True,
     help="LongBench v1 (21 tasks) or v2 (not built yet).",
@@ -30,10 +29,9 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="exact: every prompt N minus the answer budget, rows shorter left out of that N; longbench: "
     "pred.py's prompts, each length its max_length (middle cut), the answer past it.",
 )
-@_preset_option("--lengths", key="lengths", help="Lengths in tokens: 1k..128k (see --protocol).")
-@_preset_option("--samples", key="samples", type=SampleCount(), help="Rows per task and length, or auto.")
-@auto_sampling_options(_preset_option)
-@_preset_option("--seed", key="seed", type=int, help="Seed of --samples auto's visiting order.")
+@shared.lengths_option(_preset_option, "Lengths in tokens: 1k..128k (see --protocol).")
+@shared.sampling_options(_preset_option, "Rows per task and length, or auto.")
+@shared.seed_option(_preset_option, "Seed of --samples auto's visiting order.")
 @_preset_option(
     "--data", key="data", help="hub (THUDM/LongBench), smoke (the smoke set shipped here), or a folder "
     "holding data/<task>.jsonl (or LongBench's data.zip).",
@@ -46,12 +44,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
     key="chat_template",
     help="auto (the tokenizer's), none, or a Jinja file; never on the tasks pred.py runs without one.",
 )
-@_preset_option(
-    "--bos", key="bos", type=click.Choice(PROMPT_BOS_CHOICES), help="BOS (exact): auto, always, never."
-)
-@_preset_option(
-    "--share", key="share", type=float, help="Effective length: % of the shortest length's average."
-)
+@shared.bos_option(_preset_option, "BOS (exact): auto, always, never.")
+@shared.share_option(_preset_option)
 @decoding_options(TASK, FROM_SCRATCH_SHORT)
 def longbench(preset, version, decoding, **overrides):
     """LongBench v1: 21 tasks on real documents (single- and multi-document QA, summaries, few-shot,

@@ -25,6 +25,8 @@ _FIELDS = {
 
 def longppl_options(command):
     """``--metric`` and the key-token rule's options (the paper's defaults apply when not given)."""
+    from coca_eval.cli.options import with_options
+
     options = [
         click.option(
             "--metric",
@@ -53,9 +55,7 @@ def longppl_options(command):
             help="longppl: score on the key tokens stored in this earlier longppl results file.",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return with_options(command, options)
 
 
 def pop_longppl_options(overrides: dict) -> dict | None:

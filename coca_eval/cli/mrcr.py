@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import click
 
+from coca_eval.cli import generation_options as shared
 from coca_eval.cli.generation import FROM_SCRATCH_SHORT, decoding_options
-from coca_eval.cli.options import SampleCount, auto_sampling_options
-from coca_eval.cli.preset_options import preset_option_factory
-from coca_eval.params import PROMPT_BOS_CHOICES
+from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 
 PRESET = "mrcr-quick"
 TASK = "mrcr"
@@ -18,13 +17,12 @@ _preset_option = preset_option_factory(PRESET, TASK)
 
 
 @click.command()
-@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@preset_choice_option(PRESET, eager=False)
 @_preset_option("--tasks", key="tasks", help="2needle, 4needle, 8needle, comma-separated.")
 @click.option("--needles", help="Needle counts, the same as --tasks: 2,4,8.")
-@_preset_option("--lengths", key="lengths", help="Lengths N in tokens (prompt + answer budget): 1k..128k.")
-@_preset_option("--samples", key="samples", type=SampleCount(), help="Samples per task and length, or auto.")
-@auto_sampling_options(_preset_option)
-@_preset_option("--seed", key="seed", type=int, help="Seed of every conversation (same for every method).")
+@shared.lengths_option(_preset_option)
+@shared.sampling_options(_preset_option)
+@shared.seed_option(_preset_option, "Seed of every conversation (same for every method).")
 @_preset_option(
     "--source",
     key="source",
@@ -44,10 +42,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
     key="chat_template",
     help="auto (the tokenizer's), none (a plain User:/Assistant: transcript), or a Jinja file.",
 )
-@_preset_option("--bos", key="bos", type=click.Choice(PROMPT_BOS_CHOICES), help="BOS: auto, always, never.")
-@_preset_option(
-    "--share", key="share", type=float, help="Effective length: % of the shortest length's average."
-)
+@shared.bos_option(_preset_option)
+@shared.share_option(_preset_option)
 @decoding_options(TASK, FROM_SCRATCH_SHORT)
 def mrcr(preset, needles, decoding, **overrides):
     """MRCR: a long conversation of requests for writing holds 2, 4 or 8 identical requests; the model

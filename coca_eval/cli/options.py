@@ -65,6 +65,13 @@ class BatchSize(click.ParamType):
         return number
 
 
+def with_options(command, options):
+    """``command`` under each of ``options`` (click decorators), the first listed first in ``--help``."""
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 def batch_size_option(command):
     """``--batch-size N|auto`` of a generation command (passed on as ``batch_size``; None is auto)."""
     return click.option(
@@ -77,26 +84,6 @@ def batch_size_option(command):
         "length); auto takes as many as half the free memory holds, at most 16 on a CPU and 64 on a GPU. "
         "Outputs are the same at every batch size.",
     )(command)
-
-
-def auto_sampling_options(option):
-    """``--max-samples`` and ``--target-width`` of a family whose ``--samples auto`` stops on the
-    interval's width alone (its effective length has no fixed bar): ``option`` is the command's
-    preset-valued option factory."""
-
-    def apply(command):
-        width = option(
-            "--target-width",
-            key="target_width",
-            type=float,
-            help="With --samples auto: the interval width to stop at.",
-        )
-        most = option(
-            "--max-samples", key="max_samples", type=int, help="With --samples auto: the most per cell."
-        )
-        return most(width(command))
-
-    return apply
 
 
 def dump_prompts_option(command):
@@ -281,9 +268,7 @@ def method_options(
             kwargs["engine"] = EngineOptions(**{key: kwargs.pop(key) for key in ENGINE_KEYS})
             return func(**kwargs)
 
-        for option in reversed(options):
-            wrapper = option(wrapper)
-        return wrapper
+        return with_options(wrapper, options)
 
     return decorate
 

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
+from coca_eval.cli import generation_options as shared
 from coca_eval.cli.generation import decoding_options
-from coca_eval.cli.options import RegistryChoice, SampleCount
+from coca_eval.cli.options import RegistryChoice
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
-from coca_eval.passkey.params import BOS_CHOICES, DYNAMIC_ROPE_CHOICES
+from coca_eval.passkey.params import DYNAMIC_ROPE_CHOICES
 from coca_eval.passkey.templates import TEMPLATES
 from coca_eval.presets import default_preset
 
@@ -20,21 +21,15 @@ _preset_option = preset_option_factory(PRESET, "passkey")
 
 @click.command()
 @preset_choice_option(PRESET)
-@_preset_option("--lengths", key="lengths", help="Prompt lengths in tokens: 512..32k, 512,1024 or 1k..8k.")
-@_preset_option(
-    "--samples",
-    key="samples",
-    type=SampleCount(),
-    help="Samples per length (the paper uses 100), or auto: rounds until --target-width or --threshold.",
+@shared.lengths_option(_preset_option, "Prompt lengths in tokens: 512..32k, 512,1024 or 1k..8k.")
+@shared.samples_option(
+    _preset_option,
+    "Samples per length (the paper uses 100), or auto: rounds until --target-width or --threshold.",
 )
-@_preset_option(
-    "--max-samples", key="max_samples", type=int, help="With --samples auto: the most samples per length."
-)
-@_preset_option(
-    "--target-width",
-    key="target_width",
-    type=float,
-    help="With --samples auto: stop a length once its 95 % interval is narrower than this, in (0, 1).",
+@shared.max_samples_option(_preset_option, "With --samples auto: the most samples per length.")
+@shared.target_width_option(
+    _preset_option,
+    "With --samples auto: stop a length once its 95 % interval is narrower than this, in (0, 1).",
 )
 @_preset_option(
     "--threshold",
@@ -42,9 +37,7 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     type=float,
     help="With --samples auto: stop a length once its 95 % interval lies wholly above or below this.",
 )
-@_preset_option(
-    "--seed", key="seed", type=int, help="Seed of keys and depths (same samples for every method)."
-)
+@shared.seed_option(_preset_option, "Seed of keys and depths (same samples for every method).")
 @_preset_option(
     "--max-new-tokens",
     key="max_new_tokens",
@@ -55,12 +48,7 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     "--depths", key="depths", help="stratified | random | comma list of fractions, e.g. 0,0.25,0.5,0.75,1."
 )
 @_preset_option("--template", key="template", type=RegistryChoice(TEMPLATES), help="Prompt wording.")
-@_preset_option(
-    "--bos",
-    key="bos",
-    type=click.Choice(BOS_CHOICES),
-    help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
-)
+@shared.bos_option(_preset_option, shared.BOS_IN_FRONT)
 @_preset_option(
     "--dynamic-rope",
     key="dynamic_rope",

@@ -55,13 +55,13 @@ class PresetValuedOption(click.Option):
         return super().get_help_record(ctx)
 
 
-def preset_choice_option(preset: str):
-    """The ``--preset`` option, eager so that a ``--help`` after it shows that preset's values."""
+def preset_choice_option(preset: str, eager: bool = True):
+    """The ``--preset`` option, ``eager`` so that a ``--help`` after it shows that preset's values."""
     return click.option(
         "--preset",
         default=preset,
         show_default=True,
-        is_eager=True,
+        is_eager=eager,
         help="Task preset (see `coca-eval tasks`).",
     )
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
+from coca_eval.cli import generation_options as shared
 from coca_eval.cli.generation import decoding_options
-from coca_eval.cli.options import SampleCount
-from coca_eval.cli.preset_options import preset_option_factory
+from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.generation.params import LENGTH_COUNTS
-from coca_eval.params import PROMPT_BOS_CHOICES
 
 PRESET = "ruler-quick"
 TASK = "ruler"
@@ -25,32 +24,26 @@ REPLAY_OPTION = click.option(
 
 
 @click.command()
-@click.option("--preset", default=PRESET, show_default=True, help="Task preset (see `coca-eval tasks`).")
+@preset_choice_option(PRESET, eager=False)
 @_preset_option(
     "--tasks",
     key="tasks",
     help="RULER tasks, comma-separated: niah_single_1..3, niah_multikey_1..3, niah_multivalue, "
     "niah_multiquery, vt, cwe, fwe, qa_1, qa_2, or the group ruler (all thirteen).",
 )
-@_preset_option("--lengths", key="lengths", help="Prompt lengths in tokens: 4k..128k, 4096,8192 or 1k..8k.")
-@_preset_option(
-    "--samples",
-    key="samples",
-    type=SampleCount(),
-    help="Samples per task and length (RULER: 500), or auto: rounds until each cell's 95 % interval lies "
+@shared.lengths_option(_preset_option, "Prompt lengths in tokens: 4k..128k, 4096,8192 or 1k..8k.")
+@shared.samples_option(
+    _preset_option,
+    "Samples per task and length (RULER: 500), or auto: rounds until each cell's 95 % interval lies "
     "above or below --threshold (or is narrower than --target-width).",
 )
-@_preset_option(
-    "--max-samples", key="max_samples", type=int, help="With --samples auto: the most samples per cell."
-)
-@_preset_option(
-    "--target-width",
-    key="target_width",
-    type=float,
-    help="With --samples auto: stop a cell once its 95 % interval is narrower than this many points "
+@shared.max_samples_option(_preset_option, "With --samples auto: the most samples per cell.")
+@shared.target_width_option(
+    _preset_option,
+    "With --samples auto: stop a cell once its 95 % interval is narrower than this many points "
     "(0-100), instead of at --threshold.",
 )
-@_preset_option("--seed", key="seed", type=int, help="Seed of every sample (same prompts for every method).")
+@shared.seed_option(_preset_option)
 @_preset_option(
     "--haystack",
     key="haystack",
@@ -66,12 +59,7 @@ REPLAY_OPTION = click.option(
     help="auto (the tokenizer's chat template when it has one), none, or a Jinja template file; the "
     "template's tokens count inside the length.",
 )
-@_preset_option(
-    "--bos",
-    key="bos",
-    type=click.Choice(PROMPT_BOS_CHOICES),
-    help="BOS in front of each prompt: auto (as the tokenizer does), always, never.",
-)
+@shared.bos_option(_preset_option, shared.BOS_IN_FRONT)
 @_preset_option(
     "--length-counts",
     key="length_counts",

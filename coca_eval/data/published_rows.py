@@ -1,6 +1,7 @@
 """Reading a peer's published rows from local files, for the families that run a published set as it
-is (GraphWalks, MRCR): parquet or JSON-lines files, each row a mapping, with one-line refusals that
-name the file and the row, and a fingerprint of the files for a run's identity."""
+is (GraphWalks, MRCR, LongBench): parquet or JSON-lines files, each row a mapping, with one-line
+refusals that name the file and the row, and a fingerprint of the files for a run's identity. The
+JSON-lines reader (:func:`json_lines`) also reads HELMET's local ICL sets."""
 
 from __future__ import annotations
 
@@ -26,13 +27,21 @@ def file_rows(path: Path) -> list[Any]:
             return pq.read_table(path).to_pylist()
         except Exception as exc:  # noqa: BLE001 (pyarrow raises many kinds for a bad file)
             raise CocaEvalError(f"{path}: not a readable parquet file ({exc})") from None
+    return json_lines(read_user_text(path), path)
+
+
+def json_lines(text: str, where: Any, by_line: bool = False) -> list[Any]:
+    """The values of JSON-lines ``text`` read from ``where`` (blank lines skipped). A line that is not
+    JSON is one line naming ``where`` and its row, counted from 0 as a table's rows are, or with
+    ``by_line`` its line, counted from 1 as an editor shows it."""
     rows = []
-    for number, line in enumerate(read_user_text(path).splitlines()):
+    for number, line in enumerate(text.splitlines(), 1 if by_line else 0):
         if line.strip():
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise CocaEvalError(f"{path} row {number}: not JSON ({exc.msg})") from None
+                reason = f"line {number}: {exc.msg}" if by_line else f"row {number}: not JSON ({exc.msg})"
+                raise CocaEvalError(f"{where} {reason}") from None
     return rows
 
 

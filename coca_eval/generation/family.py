@@ -78,13 +78,14 @@ class FamilyReading:
 
     def tables(self, cells: Sequence[Any], definition=None, runs: Sequence[Any] = ()) -> list:
         from coca_eval.generation.relative import recorded_share
+        from coca_eval.generation.report import summary_and_methods
 
-        cells = self.own(cells)
-        if not cells:
-            return []
-        share = recorded_share(runs, self.share, self.title)
-        methods = dict.fromkeys(c.method for c in cells)
-        return [self.summary_table(cells, share), *(self.task_table(cells, m) for m in methods)]
+        return summary_and_methods(
+            self.own(cells),
+            lambda: recorded_share(runs, self.share, self.title),
+            self.summary_table,
+            lambda mine, method, _share: self.task_table(mine, method),  # its averages need no bar
+        )
 
     def finish(self, run, runner, methods, params, **_) -> None:
         from coca_eval.generation.relative import record_relative

@@ -5,7 +5,7 @@ parameters a new family starts from (:class:`FamilyParams`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +20,8 @@ from coca_eval.params import (
     PresetParams,
     SampledCells,
     check_chat_template,
+    normalise_task_values,
+    require_choice,
     require_positive_int,
 )
 from coca_eval.sequential import StoppingRule
@@ -150,23 +152,57 @@ class FamilyParams(RelativeBarParams, SampledCells):
         return max(self.lengths)
 
 
+def split_task_names(value: str | Sequence[str]) -> list[str]:
+    """``--tasks`` as given, ``a,b`` or a preset's list: its names, stripped, blanks dropped."""
+    names = value.split(",") if isinstance(value, str) else list(value)
+    return [n.strip() for n in names if n.strip()]
+
+
+def expand_names(
+    names: Iterable[str], groups: Mapping[str, Sequence[str]], tasks: Any, title: str, fold_case: bool = False
+) -> tuple[str, ...]:
+    """Task names with ``groups`` expanded (a group named in any case with ``fold_case``), in the order
+    given, each once; a name the registry ``tasks`` lacks is a user error listing the ``title`` family's
+    groups and tasks."""
+    out: list[str] = []
+    for name in names:
+        for task in groups.get(name.lower() if fold_case else name, (name,)):
+            if task not in tasks:
+                valid = ", ".join([*groups, *tasks.names()])
+                raise CocaEvalError(f"unknown {title} task {task!r} (valid: {valid})")
+            if task not in out:
+                out.append(task)
+    return tuple(out)
+
+
+def expanded_values(
+    cls: type, values: dict[str, Any], family: str, title: str, expand: Callable[[list[str]], tuple[str, ...]]
+) -> dict[str, Any]:
+    """A preset's values overlaid with options, as ``cls`` takes them (known parameter names only,
+    lengths parsed), ``tasks`` expanded by the family's ``expand`` (groups named, unknown names
+    refused); a ``--tasks`` that names nothing is refused as naming no ``title`` task."""
+    values = normalise_task_values(values, cls.__dataclass_fields__, family)
+    if values.get("tasks") is not None:
+        names = split_task_names(values["tasks"])
+        if not names:
+            raise CocaEvalError(f"--tasks names no {title} task")
+        values["tasks"] = expand(names)
+    return values
+
+
 def make_family_params(cls: type[FamilyParams], values: dict[str, Any], family: str, known: Sequence[str]):
     """``cls`` from a preset's values overlaid with options, every check a family shares made before
     any model loads: known parameter and task names (``known``), BOS, sampling, share, paths."""
-    from coca_eval.params import normalise_task_values
-
     values = normalise_task_values(values, cls.__dataclass_fields__, family)
     if values.get("tasks") is not None:
-        names = values["tasks"].split(",") if isinstance(values["tasks"], str) else list(values["tasks"])
-        values["tasks"] = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+        values["tasks"] = tuple(dict.fromkeys(split_task_names(values["tasks"])))
         unknown = [n for n in values["tasks"] if n not in known]
         if unknown or not values["tasks"]:
             raise CocaEvalError(
                 f"unknown {family} task {', '.join(unknown) or '(none)'} (valid: {', '.join(known)})"
             )
     params = cls(**values)
-    if params.bos not in PROMPT_BOS_CHOICES:
-        raise CocaEvalError(f"--bos must be one of {', '.join(PROMPT_BOS_CHOICES)}")
+    require_choice("--bos", params.bos, PROMPT_BOS_CHOICES)
     params.check_relative(family, ("haystack",))
     check_sampling(params)
     return params

@@ -4,6 +4,8 @@ cut (beside the score, since a cut thought's answer is forced and scores what it
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from coca_eval.generation.effective import score_interval
 from coca_eval.results import Cell, Run, units_by_key
 
@@ -17,6 +19,17 @@ def imported_note(run: Run) -> str:
             version = f" {source['version']}" if source.get("version") else ""
             return f" {what} {source['harness']}{version} ({source.get('results')})."
     return ""
+
+
+def summary_and_methods(cells: Sequence[Cell], bar: Callable[[], float], summary_table, task_table) -> list:
+    """A family's report tables: ``summary_table(cells, bar)``, then ``task_table(cells, method, bar)``
+    for each method in the order the cells name them; none without cells, and ``bar`` (the share or
+    threshold the runs recorded, refused where they differ) is then not read."""
+    if not cells:
+        return []
+    value = bar()
+    methods = dict.fromkeys(c.method for c in cells)
+    return [summary_table(cells, value), *(task_table(cells, m, value) for m in methods)]
 
 
 def interval(cell: Cell) -> tuple[float, float] | None:

@@ -15,6 +15,7 @@ from coca_eval.generation.params import (
     refuse_vllm_dynamic,
 )
 from coca_eval.graphwalks.prompts import ANSWER_BUDGET, INSTRUCTIONS, QUESTION, TASKS
+from coca_eval.params import require_choice
 
 GENERATE, OPENAI = "generate", "openai"
 SOURCES = (GENERATE, OPENAI)
@@ -58,8 +59,7 @@ class GraphwalksPresetParams(FamilyPresetParams):
 
 def make_graphwalks_params(values: dict[str, Any]) -> GraphwalksParams:
     params = make_family_params(GraphwalksParams, values, "graphwalks", tuple(TASKS))
-    if params.source not in SOURCES:
-        raise CocaEvalError(f"--source must be one of {', '.join(SOURCES)}")
+    require_choice("--source", params.source, SOURCES)
     if params.data is not None and params.source != OPENAI:
         raise CocaEvalError("--data names OpenAI's rows: it needs --source openai")
     if params.data not in (None, "hub") and not Path(params.data).expanduser().exists():

@@ -184,16 +184,9 @@ def load_split_rows(source: IclSource, data: str | None, task: str):
 
 
 def _jsonl(path: Path) -> list[dict]:
-    import json
+    from coca_eval.data.published_rows import json_lines
 
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise CocaEvalError(f"{path} line {number}: {exc.msg}") from None
-    return rows
+    return json_lines(path.read_text(encoding="utf-8"), path, by_line=True)
 
 
 def split_tenth(rows: list[Example], seed: int) -> tuple[list[Example], list[Example]]:

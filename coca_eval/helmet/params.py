@@ -12,6 +12,7 @@ from coca_eval.generation.params import (
     PROMPT_AND_ANSWER,
     RelativeBarParams,
     check_sampling,
+    expanded_values,
     refuse_vllm_dynamic,
 )
 from coca_eval.helmet.tasks import HELMET_GROUPS, HELMET_LENGTHS, HELMET_TASKS, expand_task_names
@@ -21,7 +22,7 @@ from coca_eval.params import (
     PresetLengths,
     PresetParams,
     SampledCells,
-    normalise_task_values,
+    require_choice,
 )
 
 EXACT, HELMET = "exact", "helmet"
@@ -96,23 +97,10 @@ class HelmetPresetParams(PresetParams):
     share: StrictFloat | StrictInt = None
 
 
-def parse_task_names(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    names = value.split(",") if isinstance(value, str) else list(value)
-    names = [n.strip() for n in names if n.strip()]
-    if not names:
-        raise CocaEvalError("--tasks names no HELMET task")
-    return expand_task_names(names)
-
-
 def make_helmet_params(values: dict[str, Any]) -> HelmetParams:
-    values = normalise_task_values(values, HelmetParams.__dataclass_fields__, "helmet")
-    if values.get("tasks") is not None:
-        values["tasks"] = parse_task_names(values["tasks"])
-    params = HelmetParams(**values)
-    if params.protocol not in PROTOCOLS:
-        raise CocaEvalError(f"--protocol must be one of {', '.join(PROTOCOLS)}")
-    if params.bos not in BOS_CHOICES:
-        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
+    params = HelmetParams(**expanded_values(HelmetParams, values, "helmet", "HELMET", expand_task_names))
+    require_choice("--protocol", params.protocol, PROTOCOLS)
+    require_choice("--bos", params.bos, BOS_CHOICES)
     params.check_relative("HELMET", ("haystack", "data"))
     if params.samples != PER_TASK:
         check_sampling(params)

@@ -22,6 +22,7 @@ from coca_eval.generation.relative import (
     record_relative,
     recorded_share,
 )
+from coca_eval.generation.report import summary_and_methods
 from coca_eval.helmet.params import SHORTEST_SHARE
 from coca_eval.helmet.tasks import CATEGORIES, HELMET_TASKS, category_of
 from coca_eval.lengths import format_length
@@ -107,12 +108,7 @@ def task_table(cells: Sequence[Cell], method: str, share: float = SHORTEST_SHARE
 
 def helmet_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = ()) -> list[ReportTable]:
     """The report's ``tables`` hook: the category summary, then each method's task table."""
-    cells = helmet_cells(cells)
-    if not cells:
-        return []
-    share = run_share(runs)
-    methods = dict.fromkeys(c.method for c in cells)
-    return [summary_table(cells, share), *(task_table(cells, m, share) for m in methods)]
+    return summary_and_methods(helmet_cells(cells), lambda: run_share(runs), summary_table, task_table)
 
 
 def run_share(runs: Sequence[Run]) -> float:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from coca_eval.errors import CocaEvalError
+from coca_eval.generation.params import expand_names
 from coca_eval.registry import Registry
 
 HELMET_LENGTHS = (8192, 16384, 32768, 65536)  # the short configs' input_max_length (the default lengths)
@@ -150,16 +150,9 @@ refresh_groups()
 
 
 def expand_task_names(names: Iterable[str]) -> tuple[str, ...]:
-    """Task names with groups expanded, in the order given, each once; an unknown name is a user error."""
-    out: list[str] = []
-    for name in names:
-        for task in HELMET_GROUPS.get(name.lower(), (name,)):
-            if task not in HELMET_TASKS:
-                valid = ", ".join([*HELMET_GROUPS, *HELMET_TASKS.names()])
-                raise CocaEvalError(f"unknown HELMET task {task!r} (valid: {valid})")
-            if task not in out:
-                out.append(task)
-    return tuple(out)
+    """Task names with groups (``helmet``, a category in any case) expanded, in the order given, each
+    once; an unknown name is a user error."""
+    return expand_names(names, HELMET_GROUPS, HELMET_TASKS, "HELMET", fold_case=True)
 
 
 def category_of(task: str) -> str:

@@ -12,14 +12,13 @@ or mistyped field, an ``_id`` held twice is one line naming the file, the row an
 
 from __future__ import annotations
 
-import json
 import zipfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from coca_eval.data.published_rows import file_rows, from_the_hub, refuse_repeats, require_columns
+from coca_eval.data.published_rows import file_rows, from_the_hub, json_lines, refuse_repeats, require_columns
 from coca_eval.errors import CocaEvalError
 
 HUB, HUB_ID, ZIP = "hub", "THUDM/LongBench", "data.zip"
@@ -86,17 +85,11 @@ def _zip_rows(archive: Path, name: str) -> tuple[list[Any], str] | None:
             member = next((m for m in opened.namelist() if m.split("/")[-1] == name), None)
             if member is None:
                 return None
-            lines = opened.read(member).decode("utf-8").splitlines()
+            text = opened.read(member).decode("utf-8")
     except (OSError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
         raise CocaEvalError(f"{archive}: not a readable zip of LongBench's data ({exc})") from None
-    where, rows = f"{archive}:{member}", []
-    for number, line in enumerate(lines):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise CocaEvalError(f"{where} row {number}: not JSON ({exc.msg})") from None
-    return rows, where
+    where = f"{archive}:{member}"
+    return json_lines(text, where), where
 
 
 def _hub_zip() -> Path:

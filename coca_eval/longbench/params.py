@@ -19,6 +19,7 @@ from coca_eval.generation.params import (
     refuse_vllm_dynamic,
 )
 from coca_eval.longbench.tasks import E_NAMES, NAMES, task_of
+from coca_eval.params import require_choice
 
 EXACT, PUBLISHED = "exact", "longbench"
 PROTOCOLS = (EXACT, PUBLISHED)
@@ -81,10 +82,8 @@ class LongBenchPresetParams(FamilyPresetParams):
 
 def make_longbench_params(values: dict[str, Any]) -> LongBenchParams:
     params = make_family_params(LongBenchParams, values, "longbench", NAMES)
-    if params.protocol not in PROTOCOLS:
-        raise CocaEvalError(f"--protocol must be one of {', '.join(PROTOCOLS)}")
-    if params.subset not in SUBSETS:
-        raise CocaEvalError(f"--subset must be one of {', '.join(SUBSETS)}")
+    require_choice("--protocol", params.protocol, PROTOCOLS)
+    require_choice("--subset", params.subset, SUBSETS)
     if params.subset == "e":
         outside = [t for t in params.tasks if t not in E_NAMES]
         if outside:

@@ -15,6 +15,7 @@ from coca_eval.generation.params import (
     refuse_vllm_dynamic,
 )
 from coca_eval.mrcr.tasks import DEEPMIND, GENERATE, NAMES, OPENAI, SOURCES, task_of
+from coca_eval.params import require_choice
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,7 @@ def tasks_of_needles(needles: str) -> str:
 
 def make_mrcr_params(values: dict[str, Any]) -> MrcrParams:
     params = make_family_params(MrcrParams, values, "mrcr", NAMES)
-    if params.source not in SOURCES:
-        raise CocaEvalError(f"--source must be one of {', '.join(SOURCES)}")
+    require_choice("--source", params.source, SOURCES)
     if params.data is not None and params.source == GENERATE:
         raise CocaEvalError("--data names published conversations: it needs --source openai or deepmind")
     if params.source == DEEPMIND and params.data in (None, "hub"):

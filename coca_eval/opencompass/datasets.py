@@ -50,57 +50,28 @@ class BenchmarkDataset:
         return [f.format(subject=s) for s in self.subjects for f in self.files]
 
 
-def _one(name: str, module: str, variable: str, abbr: str, path: str) -> BenchmarkDataset:
-    return BenchmarkDataset(name, module, variable, (abbr,), (path,))
+def _ppl(name: str, config: str, abbr: str, path: str) -> BenchmarkDataset:
+    """A one-file row from OpenCompass's ``<config>/<config>_ppl.py``, which defines its datasets as
+    ``<dataset>_datasets`` (``SuperGLUE_AX_b`` -> ``AX_b_datasets``) holding ``abbr``."""
+    variable = f"{config.split('_', 1)[-1]}_datasets"
+    return BenchmarkDataset(name, f"{config}.{config}_ppl", variable, (abbr,), (path,))
 
 
 TABLE5: tuple[BenchmarkDataset, ...] = (
-    _one(
-        "COPA", "SuperGLUE_COPA.SuperGLUE_COPA_ppl", "COPA_datasets", "COPA", "data/SuperGLUE/COPA/val.jsonl"
-    ),
-    _one(
-        "AX_b", "SuperGLUE_AX_b.SuperGLUE_AX_b_ppl", "AX_b_datasets", "AX_b", "data/SuperGLUE/AX-b/AX-b.jsonl"
-    ),
-    _one(
-        "AX_g", "SuperGLUE_AX_g.SuperGLUE_AX_g_ppl", "AX_g_datasets", "AX_g", "data/SuperGLUE/AX-g/AX-g.jsonl"
-    ),
-    _one("RTE", "SuperGLUE_RTE.SuperGLUE_RTE_ppl", "RTE_datasets", "RTE", "data/SuperGLUE/RTE/val.jsonl"),
-    _one("OCNLI", "CLUE_ocnli.CLUE_ocnli_ppl", "ocnli_datasets", "ocnli", "data/CLUE/OCNLI/dev.json"),
-    _one(
-        "CMNLI",
-        "CLUE_cmnli.CLUE_cmnli_ppl",
-        "cmnli_datasets",
-        "cmnli",
-        "data/CLUE/cmnli/cmnli_public/dev.json",
-    ),
-    _one("C3", "CLUE_C3.CLUE_C3_ppl", "C3_datasets", "C3", "data/CLUE/C3/dev_0.json"),
-    _one(
-        "CSL", "FewCLUE_csl.FewCLUE_csl_ppl", "csl_datasets", "csl_dev", "data/FewCLUE/csl/dev_few_all.json"
-    ),
-    _one(
-        "EPRSTMT",
-        "FewCLUE_eprstmt.FewCLUE_eprstmt_ppl",
-        "eprstmt_datasets",
-        "eprstmt-dev",
-        "data/FewCLUE/eprstmt/dev_few_all.json",
-    ),
-    _one(
-        "BoolQ",
-        "SuperGLUE_BoolQ.SuperGLUE_BoolQ_ppl",
-        "BoolQ_datasets",
-        "BoolQ",
-        "data/SuperGLUE/BoolQ/val.jsonl",
-    ),
-    _one("WiC", "SuperGLUE_WiC.SuperGLUE_WiC_ppl", "WiC_datasets", "WiC", "data/SuperGLUE/WiC/val.jsonl"),
-    _one("WSC", "SuperGLUE_WSC.SuperGLUE_WSC_ppl", "WSC_datasets", "WSC", "data/SuperGLUE/WSC/val.jsonl"),
-    _one(
-        "CHID",
-        "FewCLUE_chid.FewCLUE_chid_ppl",
-        "chid_datasets",
-        "chid-dev",
-        "data/FewCLUE/chid/dev_few_all.json",
-    ),
-    _one("AFQMC", "CLUE_afqmc.CLUE_afqmc_ppl", "afqmc_datasets", "afqmc-dev", "data/CLUE/AFQMC/dev.json"),
+    _ppl("COPA", "SuperGLUE_COPA", "COPA", "data/SuperGLUE/COPA/val.jsonl"),
+    _ppl("AX_b", "SuperGLUE_AX_b", "AX_b", "data/SuperGLUE/AX-b/AX-b.jsonl"),
+    _ppl("AX_g", "SuperGLUE_AX_g", "AX_g", "data/SuperGLUE/AX-g/AX-g.jsonl"),
+    _ppl("RTE", "SuperGLUE_RTE", "RTE", "data/SuperGLUE/RTE/val.jsonl"),
+    _ppl("OCNLI", "CLUE_ocnli", "ocnli", "data/CLUE/OCNLI/dev.json"),
+    _ppl("CMNLI", "CLUE_cmnli", "cmnli", "data/CLUE/cmnli/cmnli_public/dev.json"),
+    _ppl("C3", "CLUE_C3", "C3", "data/CLUE/C3/dev_0.json"),
+    _ppl("CSL", "FewCLUE_csl", "csl_dev", "data/FewCLUE/csl/dev_few_all.json"),
+    _ppl("EPRSTMT", "FewCLUE_eprstmt", "eprstmt-dev", "data/FewCLUE/eprstmt/dev_few_all.json"),
+    _ppl("BoolQ", "SuperGLUE_BoolQ", "BoolQ", "data/SuperGLUE/BoolQ/val.jsonl"),
+    _ppl("WiC", "SuperGLUE_WiC", "WiC", "data/SuperGLUE/WiC/val.jsonl"),
+    _ppl("WSC", "SuperGLUE_WSC", "WSC", "data/SuperGLUE/WSC/val.jsonl"),
+    _ppl("CHID", "FewCLUE_chid", "chid-dev", "data/FewCLUE/chid/dev_few_all.json"),
+    _ppl("AFQMC", "CLUE_afqmc", "afqmc-dev", "data/CLUE/AFQMC/dev.json"),
     BenchmarkDataset(
         "MMLU",
         "mmlu.mmlu_ppl",

@@ -17,6 +17,7 @@ from coca_eval.params import (
     SampledCells,
     check_chat_template,
     normalise_task_values,
+    require_choice,
     require_positive_int,
 )
 from coca_eval.params import (
@@ -128,10 +129,8 @@ def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
             raise CocaEvalError(f"{', '.join(given)} only apply with --samples auto")
     parse_depths(params.depths)
     TEMPLATES.get(params.template)
-    if params.bos not in BOS_CHOICES:
-        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
-    if params.dynamic_rope not in DYNAMIC_ROPE_CHOICES:
-        raise CocaEvalError(f"--dynamic-rope must be one of {', '.join(DYNAMIC_ROPE_CHOICES)}")
+    require_choice("--bos", params.bos, BOS_CHOICES)
+    require_choice("--dynamic-rope", params.dynamic_rope, DYNAMIC_ROPE_CHOICES)
     if params.chat_template != CHAT_PRESET:
         check_chat_template(params.chat_template)
     return params

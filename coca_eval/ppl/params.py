@@ -14,6 +14,7 @@ from coca_eval.params import (
     PresetLengths,
     PresetParams,
     normalise_task_values,
+    require_choice,
     require_positive_int,
 )
 from coca_eval.ppl.windows import disjoint
@@ -76,10 +77,8 @@ def make_params(values: dict[str, Any]) -> PplParams:
         require_positive_int(f"--{name.replace('_', '-')}", getattr(params, name))
     require_positive_int("--num-docs", params.num_docs, allow_none=True)
     require_positive_int("--limit", params.limit, allow_none=True)
-    if params.mode not in MODES:
-        raise CocaEvalError(f"--mode must be one of {', '.join(MODES)}")
-    if params.bos not in BOS_CHOICES:
-        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
+    require_choice("--mode", params.mode, MODES)
+    require_choice("--bos", params.bos, BOS_CHOICES)
     check_shortest(params.lengths, "ppl", 2, "a window scores each token after its first")
     if max(params.lengths) > params.doc_tokens:
         raise CocaEvalError(

@@ -15,6 +15,7 @@ from coca_eval.generation.params import (
     PROMPT_AND_ANSWER,
     PROMPT_ONLY,
     check_sampling,
+    expanded_values,
     refuse_vllm_dynamic,
 )
 from coca_eval.params import (
@@ -26,7 +27,7 @@ from coca_eval.params import (
     PresetParams,
     SampledCells,
     check_chat_template,
-    normalise_task_values,
+    require_choice,
 )
 from coca_eval.ruler.tasks import RULER_GROUPS, RULER_TASKS, expand_task_names
 from coca_eval.sequential import StoppingRule
@@ -125,24 +126,11 @@ class RulerPresetParams(PresetParams):
     length_counts: Literal[LENGTH_COUNTS] = None
 
 
-def parse_task_names(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """``niah_single_1,vt`` or a list; groups (``ruler``) expanded, unknown names refused."""
-    names = value.split(",") if isinstance(value, str) else list(value)
-    names = [n.strip() for n in names if n.strip()]
-    if not names:
-        raise CocaEvalError("--tasks names no RULER task")
-    return expand_task_names(names)
-
-
 def make_ruler_params(values: dict[str, Any]) -> RulerParams:
-    values = normalise_task_values(values, RulerParams.__dataclass_fields__, "ruler")
-    if values.get("tasks") is not None:
-        values["tasks"] = parse_task_names(values["tasks"])
-    params = RulerParams(**values)
-    if params.length_counts not in LENGTH_COUNTS:
-        raise CocaEvalError(f"--length-counts must be one of {', '.join(LENGTH_COUNTS)}")
-    if params.bos not in BOS_CHOICES:
-        raise CocaEvalError(f"--bos must be one of {', '.join(BOS_CHOICES)}")
+    """``tasks`` as ``niah_single_1,vt`` or a list: groups (``ruler``) expanded, unknown names refused."""
+    params = RulerParams(**expanded_values(RulerParams, values, "ruler", "RULER", expand_task_names))
+    require_choice("--length-counts", params.length_counts, LENGTH_COUNTS)
+    require_choice("--bos", params.bos, BOS_CHOICES)
     if isinstance(params.threshold, bool) or not 0 <= float(params.threshold) <= 100:
         raise CocaEvalError(f"--threshold must be a score between 0 and 100 (got {params.threshold!r})")
     check_sampling(params)

@@ -16,7 +16,7 @@ from coca_eval.generation.effective import (
     effective_text,
     length_scores,
 )
-from coca_eval.generation.report import imported_note
+from coca_eval.generation.report import imported_note, summary_and_methods
 from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
@@ -98,12 +98,7 @@ def _bold_if(score: LengthScore, threshold: float, bound: bool) -> Entry:
 def ruler_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = ()) -> list[ReportTable]:
     """The report's ``tables`` hook: the summary, then each method's task table, the effective
     lengths read at the runs' own ``--threshold``."""
-    cells = ruler_cells(cells)
-    if not cells:
-        return []
-    threshold = run_threshold(runs)
-    methods = dict.fromkeys(c.method for c in cells)
-    return [summary_table(cells, threshold), *(task_table(cells, m, threshold) for m in methods)]
+    return summary_and_methods(ruler_cells(cells), lambda: run_threshold(runs), summary_table, task_table)
 
 
 def run_threshold(runs: Sequence[Run]) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from coca_eval.errors import CocaEvalError
+from coca_eval.generation.params import expand_names
 from coca_eval.registry import Registry
 
 NIAH_TEMPLATE = (
@@ -195,16 +195,9 @@ RULER_GROUPS: dict[str, tuple[str, ...]] = {"ruler": tuple(RULER_TASKS.names())}
 
 
 def expand_task_names(names: Iterable[str]) -> tuple[str, ...]:
-    """Task names with groups expanded, in the order given, each once; an unknown name is a user error."""
-    out: list[str] = []
-    for name in names:
-        for task in RULER_GROUPS.get(name, (name,)):
-            if task not in RULER_TASKS:
-                valid = ", ".join([*RULER_GROUPS, *RULER_TASKS.names()])
-                raise CocaEvalError(f"unknown RULER task {task!r} (valid: {valid})")
-            if task not in out:
-                out.append(task)
-    return tuple(out)
+    """Task names with groups (``ruler``) expanded, in the order given, each once; an unknown name is a
+    user error."""
+    return expand_names(names, RULER_GROUPS, RULER_TASKS, "RULER")
 
 
 def definitions() -> Registry[RulerTask]:
