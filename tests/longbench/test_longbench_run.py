@@ -94,7 +94,7 @@ def test_a_row_missing_a_field_is_named_before_any_model_loads(tmp_path, capsys)
     assert f"{path} row 1: missing column all_classes" in err
 
 
-def test_a_mistyped_field_an_unreadable_file_a_missing_task_and_v2_are_refused(tmp_path, capsys):
+def test_a_mistyped_field_an_unreadable_file_and_a_missing_task_are_refused(tmp_path, capsys):
     path = _copy(tmp_path, "trec")
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     rows[0]["answers"] = "Location"
@@ -108,7 +108,6 @@ def test_a_mistyped_field_an_unreadable_file_a_missing_task_and_v2_are_refused(t
     assert "no data/lcc.jsonl" in _refused(capsys, "--tasks", "lcc", "--data", data)
     assert "unknown longbench task nope" in _refused(capsys, "--tasks", "nope")
     assert "LongBench-E has no narrativeqa" in _refused(capsys, "--tasks", "narrativeqa", "--subset", "e")
-    assert "--version 2 is not built yet" in _refused(capsys, "--version", "2")
 
 
 def test_the_quick_preset_is_the_offline_smoke_set():
