@@ -129,3 +129,35 @@ def test_blank_references_and_a_file_not_in_utf8_are_refused(tmp_path, capsys):
     path.write_bytes('{"input": "caf\xe9"}\n'.encode("latin-1"))
     err = _refused(capsys, "--tasks", "trec", "--data", data)
     assert str(path) in err and "UTF-8" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_longbench_e_buckets_follow_each_rows_own_length(tmp_path):
+    """Rows given lengths 5000 and 9000 (the data's own count) land in 4-8k and 8k+; 0-4k is empty."""
+    from coca_eval.longbench.reading import bucket_tables
+    from coca_eval.results import load_run
+
+    folder = tmp_path / "lb" / "data"
+    folder.mkdir(parents=True)
+    for task in ("hotpotqa", "trec"):
+        rows = [
+            json.loads(line) for line in (SMOKE_DIR / "data" / f"{task}_e.jsonl").read_text().splitlines()
+        ]
+        rows[0]["length"], rows[1]["length"] = 5000, 9000
+        (folder / f"{task}_e.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    output = tmp_path / "run.json"
+    args = ("--tasks", "hotpotqa,trec", "--subset", "e", "--data", str(tmp_path / "lb"), "--samples", "2")
+    result = _invoke(*args, "--protocol", "longbench", "--lengths", "1000", "--output", str(output))
+    assert result.exit_code == 0, result.output
+    cells = load_run(output).cells
+    (table,) = bucket_tables(cells)
+    assert table.columns == ["0-4k", "4-8k", "8k+"]
+    shown = {row.label: [e.text for e in row.entries] for row in table.rows}
+    per_row = {
+        c.dataset: [100 * s["score"] for s in sorted(c.detail["samples"], key=lambda s: s["index"])]
+        for c in cells
+    }
+    for task, (first, second) in per_row.items():
+        assert shown[task] == ["-", f"{first:.2f}", f"{second:.2f}"]
+    means = [sum(per_row[t][i] for t in per_row) / 2 for i in (0, 1)]
+    assert shown["Average"] == ["-", f"{means[0]:.2f}", f"{means[1]:.2f}"]
+    assert not bucket_tables([c for c in cells if c.detail.get("subset") != "e"])
