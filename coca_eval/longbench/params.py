@@ -174,9 +174,25 @@ def check_methods(params: PublishedSetParams, methods) -> None:
     else:
         from coca_eval.longbench.data import task_rows
 
+        _require_libraries(params.tasks)
         for task in params.tasks:
             task_rows(params.rows, task, params.subset)
     refuse_vllm_dynamic(methods)
+
+
+def _require_libraries(tasks) -> None:
+    """LongBench's metrics score with its own libraries: one missing is one line before a model loads,
+    not a traceback after the answers are decoded."""
+    from importlib.util import find_spec
+
+    from coca_eval.longbench.scoring import libraries_needed
+
+    missing = [name for name in libraries_needed(tasks) if find_spec(name) is None]
+    if missing:
+        needed = ", ".join(missing)
+        raise CocaEvalError(
+            f"LongBench's metrics for these tasks need {needed}: pip install 'coca-eval[longbench]'"
+        )
 
 
 def shortest_length(params: PublishedSetParams) -> tuple[int, str]:

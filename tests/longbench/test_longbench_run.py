@@ -161,3 +161,14 @@ def test_longbench_e_buckets_follow_each_rows_own_length(tmp_path):
     means = [sum(per_row[t][i] for t in per_row) / 2 for i in (0, 1)]
     assert shown["Average"] == ["-", f"{means[0]:.2f}", f"{means[1]:.2f}"]
     assert not bucket_tables([c for c in cells if c.detail.get("subset") != "e"])
+
+
+def test_a_missing_scoring_library_is_one_line_before_any_model_loads(capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "fuzzywuzzy" else real(name, *a)
+    )
+    message = _refused(capsys, "--tasks", "hotpotqa,lcc")
+    assert "need fuzzywuzzy: pip install 'coca-eval[longbench]'" in message
