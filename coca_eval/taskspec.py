@@ -116,11 +116,11 @@ class GateHooks:
 
 @dataclass(frozen=True)
 class ConsoleTables:
-    """A run's terminal output: its heading (rich markup; None: the caller's), each method's table
-    (``method_table(method)``) and the summary table (``summary()``)."""
+    """A run's terminal output: its heading (rich markup; None: the caller's), each method's table or
+    tables (``method_table(method)``) and the summary table (``summary()``)."""
 
     heading: str | None
-    method_table: Callable[[str], ReportTable]
+    method_table: Callable[[str], ReportTable | list[ReportTable]]
     summary: Callable[[], ReportTable]
 
 

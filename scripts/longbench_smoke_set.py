@@ -1,6 +1,8 @@
-"""Write LongBench's smoke set: coca_eval/longbench/smoke/data/<task>.jsonl (and <task>_e.jsonl for
+"""Write LongBench's smoke sets: coca_eval/longbench/smoke/data/<task>.jsonl (and <task>_e.jsonl for
 LongBench-E's tasks), two rows per task in LongBench's published layout, for the ``longbench-quick``
-preset and the family's tests.
+preset and the family's tests; and coca_eval/longbench/smoke/v2/data.json, two questions per domain of
+LongBench v2 in its published layout (``longbench-v2-quick``), each asking for a code word planted
+early in its document (where every middle cut keeps it), with four code words to choose from.
 
 A smoke set, not LongBench: its documents are passages of the project's embedded public-domain books
 (Chinese ones a few sentences written here, repeated), each holding a planted fact the question asks
@@ -19,7 +21,8 @@ from pathlib import Path
 from coca_eval.data.books import load_embedded_books
 from coca_eval.longbench.averages import CHINESE_TASKS, LONGBENCH_E_TASKS, TASKS
 
-OUT = Path(__file__).resolve().parents[1] / "coca_eval" / "longbench" / "smoke" / "data"
+SMOKE = Path(__file__).resolve().parents[1] / "coca_eval" / "longbench" / "smoke"
+OUT = SMOKE / "data"
 WORDS = (900, 2200)  # row 0 fits a 1k prompt untruncated in most tokenizers, row 1 is past 2k
 ZH = "这是一个用于冒烟测试的段落，内容没有任何意义。城市的河边有一座古老的桥，人们每天从桥上走过。"
 CODES = ("amber", "cobalt", "saffron", "juniper")
@@ -78,8 +81,43 @@ def row(task: str, i: int, words: list[str], rng: random.Random) -> dict:
     }  # fmt: skip
 
 
+V2_DOMAINS = (
+    "Single-Document QA", "Multi-Document QA", "Long In-context Learning",
+    "Long-dialogue History Understanding", "Code Repository Understanding",
+    "Long Structured Data Understanding",
+)  # fmt: skip
+V2_WORDS = 2600  # past 2k tokens in most tokenizers, so exact lengths of 1k and 2k cut every document
+
+
+def question(domain: str, i: int, words: list[str], rng: random.Random) -> dict:
+    """A LongBench v2 row: a document of book text whose code word sits in its first 150 words."""
+    codes = rng.sample(("amber", "cobalt", "saffron", "juniper", "umber", "teal"), 4)
+    answer = rng.choice("ABCD")
+    start = rng.randrange(len(words) - V2_WORDS)
+    chosen = words[start : start + V2_WORDS]
+    at = rng.randrange(40, 150)
+    code = codes["ABCD".index(answer)]
+    context = " ".join([*chosen[:at], f"The keeper's code word is {code}.", *chosen[at:]])
+    number = V2_DOMAINS.index(domain) * 2 + i
+    return {
+        "_id": f"smoke-v2-{number}", "domain": domain, "sub_domain": "smoke",
+        "difficulty": ("easy", "hard")[number % 2], "length": ("short", "medium", "long")[number % 3],
+        "question": "What is the keeper's code word?",
+        **{f"choice_{letter}": c for letter, c in zip("ABCD", codes, strict=True)},
+        "answer": answer, "context": context,
+    }  # fmt: skip
+
+
+def write_v2(words: list[str]) -> None:
+    rng = random.Random(622)
+    rows = [question(domain, i, words, rng) for domain in V2_DOMAINS for i in range(2)]
+    (SMOKE / "v2").mkdir(parents=True, exist_ok=True)
+    (SMOKE / "v2" / "data.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", "utf-8")
+
+
 def main() -> None:
     words, rng = book_words(), random.Random(62)
+    write_v2(words)
     OUT.mkdir(parents=True, exist_ok=True)
     for task in TASKS:
         rows = [row(task, i, words, rng) for i in range(len(WORDS))]

@@ -9,7 +9,7 @@ import click
 
 
 def print_run_tables(run, written, heading: str, method_table, summary) -> None:
-    """What a generation family prints when its run ends: ``heading``, each method's table
+    """What a generation family prints when its run ends: ``heading``, each method's table or tables
     (``method_table(method)``), then ``summary()``, each with its notes; a shard's partial run prints
     only what it holds. A cell that could not run then fails the command (see
     :func:`refuse_error_cells`)."""
@@ -23,7 +23,10 @@ def print_run_tables(run, written, heading: str, method_table, summary) -> None:
     from coca_eval.generation.report import thought_notes
 
     stdout().print(heading)
-    tables = [method_table(m) for m in dict.fromkeys(c.method for c in run.cells)]
+    tables = []
+    for method in dict.fromkeys(c.method for c in run.cells):
+        table = method_table(method)
+        tables.extend(table if isinstance(table, list) else [table])
     last = summary()
     last.notes = [*last.notes, *thought_notes(run.cells)]  # thoughts the think budget cut, per cell
     for table in (*tables, last):

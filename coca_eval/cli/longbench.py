@@ -1,5 +1,6 @@
-"""``coca-eval longbench``: LongBench v1's tasks on real documents, by LongBench's own protocol or at
-exact lengths (v2 is not built yet)."""
+"""``coca-eval longbench``: LongBench v1's tasks (``--version 1``) or v2's multiple-choice questions
+(``--version 2``, the ``longbench_v2`` task) on real documents, by LongBench's own protocol or at exact
+lengths. A preset of either task chooses its version."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from coca_eval.cli import generation_options as shared
 from coca_eval.cli.generation import FROM_SCRATCH_SHORT, decoding_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 
-PRESET = "longbench-quick"
-TASK = "longbench"
+PRESET, PRESET_V2 = "longbench-quick", "longbench-v2-quick"
+TASK, TASK_V2 = "longbench", "longbench_v2"
 
 _preset_option = preset_option_factory(PRESET, TASK)
 
@@ -18,10 +19,14 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @click.command()
 @preset_choice_option(PRESET, eager=False)
 @click.option(
-    "--version", "version", type=click.Choice(["1", "2"]), default="1", show_default=True,
-    help="LongBench v1 (21 tasks) or v2 (not built yet).",
+    "--version", "version", type=click.Choice(["1", "2"]), default=None,
+    help="LongBench v1 (21 tasks; the default) or v2 (503 questions, six domains; preset "
+    f"{PRESET_V2}). A preset of v2 chooses 2.",
 )  # fmt: skip
-@_preset_option("--tasks", key="tasks", help="LongBench's task names, comma-separated (narrativeqa, ...).")
+@_preset_option(
+    "--tasks", key="tasks", help="LongBench's task names, comma-separated (narrativeqa, ...; v2: its "
+    "domains, single_document_qa, ...).",
+)  # fmt: skip
 @_preset_option(
     "--protocol",
     key="protocol",
@@ -33,12 +38,16 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @shared.sampling_options(_preset_option, "Rows per task and length, or auto.")
 @shared.seed_option(_preset_option, "Seed of --samples auto's visiting order.")
 @_preset_option(
-    "--data", key="data", help="hub (THUDM/LongBench), smoke (the smoke set shipped here), or a folder "
-    "holding data/<task>.jsonl (or LongBench's data.zip).",
+    "--data", key="data", help="hub (THUDM/LongBench, v2: THUDM/LongBench-v2), smoke (the smoke set "
+    "shipped here), or a folder holding data/<task>.jsonl (or LongBench's data.zip); v2: data.json.",
 )  # fmt: skip
 @_preset_option(
-    "--subset", key="subset", type=click.Choice(("full", "e")), help="full, or e: LongBench-E's files."
+    "--subset", key="subset", type=click.Choice(("full", "e")), help="v1: full, or e: LongBench-E's files."
 )
+@_preset_option(
+    "--context", key="context", type=click.Choice(("document", "none")),
+    help="v2: the document, or none: the question alone (v2's w/o context baseline; --protocol longbench).",
+)  # fmt: skip
 @_preset_option(
     "--chat-template",
     key="chat_template",
@@ -50,18 +59,39 @@ _preset_option = preset_option_factory(PRESET, TASK)
 def longbench(preset, version, decoding, **overrides):
     """LongBench v1: 21 tasks on real documents (single- and multi-document QA, summaries, few-shot,
     synthetic, code), English and Chinese, scored by LongBench's own metrics, with its category
-    averages.
+    averages. LongBench v2 (--version 2): multiple-choice questions on documents of 8k to 2M words,
+    with its table by difficulty and length class.
 
     \b
     coca-eval longbench                    # longbench-quick: smoke set, SmolLM2-135M-Instruct, 1k, 2k
     coca-eval longbench --preset longbench --model DIR --data hub
     coca-eval longbench --model DIR --data DIR --lengths 8k..128k
+    coca-eval longbench --version 2        # longbench-v2-quick: v2's smoke set
+    coca-eval longbench --preset longbench-v2 --model DIR --data hub
     """
     from coca_eval.cli.generation import print_console, run_family
-    from coca_eval.errors import CocaEvalError
 
-    if version == "2":
-        raise CocaEvalError("longbench --version 2 is not built yet: only v1 runs (--version 1)")
-    saved = run_family(TASK, preset, overrides, **decoding)
+    task, preset = _version(version, preset, overrides)
+    saved = run_family(task, preset, overrides, **decoding)
     if saved is not None:  # None on a torchrun rank other than 0: rank 0 writes and prints
-        print_console(TASK, *saved)
+        print_console(task, *saved)
+
+
+def _version(version: str | None, preset: str, overrides: dict) -> tuple[str, str]:
+    """The task and preset ``--version`` and ``--preset`` choose; an option of the other version is
+    refused in one line (it would change nothing)."""
+    from click.core import ParameterSource
+
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.presets import get_preset
+
+    chosen = click.get_current_context().get_parameter_source("preset") != ParameterSource.DEFAULT
+    if version is None:
+        version = "2" if chosen and get_preset(preset).task == TASK_V2 else "1"
+    if version == "2" and not chosen:
+        preset = PRESET_V2
+    task = TASK_V2 if version == "2" else TASK
+    other = "subset" if task == TASK_V2 else "context"
+    if overrides.pop(other, None) is not None:
+        raise CocaEvalError(f"--{other} is LongBench {'v1' if other == 'subset' else 'v2'}'s option")
+    return task, preset

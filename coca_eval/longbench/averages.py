@@ -87,6 +87,15 @@ def task_bucket_scores(task: str, rows: Sequence[Mapping]) -> dict[str, float]:
     return {bucket: _bucket_mean(values) for bucket, values in scores.items()}
 
 
+def bucket_scores(samples: Sequence[Mapping]) -> dict[str, float]:
+    """A cell's scores in each length bucket from its sample records (``longbench_length``, ``score``
+    in [0, 1], LongBench's metric of the sample)."""
+    scores: dict[str, list[float]] = {bucket: [] for bucket in BUCKETS}
+    for sample in samples:
+        scores[length_bucket(sample["longbench_length"])].append(float(sample["score"]))
+    return {bucket: _bucket_mean(values) for bucket, values in scores.items()}
+
+
 def bucket_averages(bucket_scores: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """Each bucket's mean over the tasks that have samples in it (a summary of this project's; LongBench
     plots per-category curves but its code stops at tasks)."""

@@ -1,7 +1,8 @@
-"""Parameters of the ``longbench`` task, checked before any model loads: the base's
-(:class:`~coca_eval.generation.params.FamilyParams`), the protocol, and where LongBench's rows come
-from (``data``: ``hub``, ``smoke`` for the set this project ships, or a local folder or ``data.zip``),
-with ``subset`` ``e`` for LongBench-E's length-balanced files."""
+"""Parameters of the ``longbench`` (v1) and ``longbench_v2`` tasks, checked before any model loads: the
+base's (:class:`~coca_eval.generation.params.FamilyParams`), the protocol, and where the rows come
+from (``data``: ``hub``, ``smoke`` for the set this project ships, or a local path), with v1's
+``subset`` (``e`` for LongBench-E's length-balanced files) and v2's ``context`` (the document, or none
+for its "w/o context" baseline)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from coca_eval.generation.params import (
     refuse_vllm_dynamic,
 )
 from coca_eval.longbench.tasks import E_NAMES, NAMES, task_of
+from coca_eval.longbench.v2_tasks import ANSWER_BUDGET, CONTEXTS
+from coca_eval.longbench.v2_tasks import NAMES as V2_NAMES
 from coca_eval.params import require_choice
 
 EXACT, PUBLISHED = "exact", "longbench"
@@ -29,24 +32,20 @@ SMOKE_DIR = Path(__file__).with_name("smoke")
 
 
 @dataclass(frozen=True)
-class LongBenchParams(FamilyParams):
-    """Everything that changes a LongBench number. Under ``protocol longbench`` a length is ``pred.py``'s
+class PublishedSetParams(FamilyParams):
+    """What both LongBench versions share. Under ``protocol longbench`` a length is ``pred.py``'s
     ``max_length`` (the prompt's truncation budget, the answer decoded past it); under ``exact`` it is N
     = prompt + answer budget."""
 
-    tasks: tuple[str, ...] = NAMES
     protocol: str = EXACT
     data: str = SMOKE
-    subset: str = "full"
 
     FILES = ("chat_template",)
+    SMOKE_PATH = SMOKE_DIR
 
     @property
     def length_counts(self) -> str:  # type: ignore[override]
         return PROMPT_ONLY if self.protocol == PUBLISHED else PROMPT_AND_ANSWER
-
-    def answer_budget(self, task: str) -> int:
-        return task_of(task).answer_budget
 
     def prompt_length(self, length: int, task: str) -> int:
         return length if self.protocol == PUBLISHED else length - self.answer_budget(task)
@@ -60,17 +59,64 @@ class LongBenchParams(FamilyParams):
 
     def identity(self) -> dict[str, Any]:
         from coca_eval.data.published_rows import files_fingerprint
-        from coca_eval.longbench.data import row_files
 
         values = super().identity()
         if self.data not in ("hub", SMOKE):
-            values["data"] = files_fingerprint(row_files(self.data, self.tasks, self.subset))
+            values["data"] = files_fingerprint(self.local_files())
         return values
 
     @property
     def rows(self) -> str:
-        """The ``data`` the reader takes: the smoke set's folder for ``smoke``."""
-        return str(SMOKE_DIR) if self.data == SMOKE else self.data
+        """The ``data`` the reader takes: the smoke set's path for ``smoke``."""
+        return str(self.SMOKE_PATH) if self.data == SMOKE else self.data
+
+    def local_files(self) -> list[Path]:
+        raise NotImplementedError
+
+    def cell_keys(self) -> dict[str, Any]:
+        """What a cell records of this version's own choices."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class LongBenchParams(PublishedSetParams):
+    """Everything that changes a LongBench v1 number."""
+
+    tasks: tuple[str, ...] = NAMES
+    subset: str = "full"
+
+    def answer_budget(self, task: str) -> int:
+        return task_of(task).answer_budget
+
+    def local_files(self) -> list[Path]:
+        from coca_eval.longbench.data import row_files
+
+        return row_files(self.data, self.tasks, self.subset)
+
+    def cell_keys(self) -> dict[str, Any]:
+        return {"subset": self.subset}
+
+
+@dataclass(frozen=True)
+class LongBenchV2Params(PublishedSetParams):
+    """Everything that changes a LongBench v2 number: its domains and whether the document is given
+    (``context`` none: the "w/o context" baseline)."""
+
+    tasks: tuple[str, ...] = V2_NAMES
+    context: str = "document"
+
+    SMOKE_PATH = SMOKE_DIR / "v2" / "data.json"
+
+    def answer_budget(self, task: str) -> int:
+        return ANSWER_BUDGET
+
+    def local_files(self) -> list[Path]:
+        from coca_eval.longbench.v2_data import question_file
+
+        return [question_file(self.data)]
+
+    def cell_keys(self) -> dict[str, Any]:
+        return {"context": self.context}
 
 
 class LongBenchPresetParams(FamilyPresetParams):
@@ -80,30 +126,74 @@ class LongBenchPresetParams(FamilyPresetParams):
     subset: Literal[SUBSETS] = None
 
 
+class LongBenchV2PresetParams(FamilyPresetParams):
+    """What a longbench_v2 preset file may set, in YAML's types."""
+
+    protocol: Literal[PROTOCOLS] = None
+    context: Literal[tuple(CONTEXTS)] = None
+
+
+def _check_shared(params: PublishedSetParams) -> None:
+    require_choice("--protocol", params.protocol, PROTOCOLS)
+    local = params.data not in ("hub", SMOKE)
+    if params.data is None or (local and not Path(params.data).expanduser().exists()):
+        raise CocaEvalError(f"--data {params.data}: no such file or directory (hub, smoke, or a path)")
+
+
 def make_longbench_params(values: dict[str, Any]) -> LongBenchParams:
     params = make_family_params(LongBenchParams, values, "longbench", NAMES)
-    require_choice("--protocol", params.protocol, PROTOCOLS)
+    _check_shared(params)
     require_choice("--subset", params.subset, SUBSETS)
     if params.subset == "e":
         outside = [t for t in params.tasks if t not in E_NAMES]
         if outside:
             raise CocaEvalError(f"LongBench-E has no {outside[0]} (its tasks: {', '.join(E_NAMES)})")
-    local = params.data not in ("hub", SMOKE)
-    if params.data is None or (local and not Path(params.data).expanduser().exists()):
-        raise CocaEvalError(f"--data {params.data}: no such file or directory (hub, smoke, or a folder)")
     return params
 
 
-def check_methods(params: LongBenchParams, methods) -> None:
-    """Read and check every row of every task before a model loads."""
-    from coca_eval.longbench.data import task_rows
+def make_longbench_v2_params(values: dict[str, Any]) -> LongBenchV2Params:
+    params = make_family_params(LongBenchV2Params, values, "longbench_v2", V2_NAMES)
+    _check_shared(params)
+    require_choice("--context", params.context, tuple(CONTEXTS))
+    if params.context == "none" and params.protocol != PUBLISHED:
+        raise CocaEvalError(
+            "--context none (the question alone) has no document to fill N with: use --protocol longbench"
+        )
+    return params
 
-    for task in params.tasks:
-        task_rows(params.rows, task, params.subset)
+
+def check_methods(params: PublishedSetParams, methods) -> None:
+    """Read and check every row of every task before a model loads."""
+    if isinstance(params, LongBenchV2Params):
+        from coca_eval.longbench.v2_data import domain_questions
+
+        for task in params.tasks:
+            domain_questions(params.rows, task)
+    else:
+        from coca_eval.longbench.data import task_rows
+
+        _require_libraries(params.tasks)
+        for task in params.tasks:
+            task_rows(params.rows, task, params.subset)
     refuse_vllm_dynamic(methods)
 
 
-def shortest_length(params: LongBenchParams) -> tuple[int, str]:
+def _require_libraries(tasks) -> None:
+    """LongBench's metrics score with its own libraries: one missing is one line before a model loads,
+    not a traceback after the answers are decoded."""
+    from importlib.util import find_spec
+
+    from coca_eval.longbench.scoring import libraries_needed
+
+    missing = [name for name in libraries_needed(tasks) if find_spec(name) is None]
+    if missing:
+        needed = ", ".join(missing)
+        raise CocaEvalError(
+            f"LongBench's metrics for these tasks need {needed}: pip install 'coca-eval[longbench]'"
+        )
+
+
+def shortest_length(params: PublishedSetParams) -> tuple[int, str]:
     """The shortest N every task can build: one prompt token, and under ``exact`` the answer budget."""
     from coca_eval.lengths import shortest_answered
 

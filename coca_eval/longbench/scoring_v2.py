@@ -73,3 +73,9 @@ def judged_row(response: str, question: Mapping) -> dict:
         "pred": letter,
         "judge": letter == question["answer"],
     }
+
+
+def score_choice(task, output: str, answers: Sequence[str], record: dict | None = None) -> dict:
+    """One sample's record: ``score`` 1 for the right letter, else 0, and the ``choice`` read."""
+    letter = extract_choice(output)
+    return {"score": float(letter == answers[0]), "choice": letter}

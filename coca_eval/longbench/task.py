@@ -30,6 +30,7 @@ class _Rows:
     """What both protocols share: the task's rows as read, each sample's record of its row."""
 
     kind = "LongBench task"
+    definitions = staticmethod(task_of)
 
     def __init__(self, params) -> None:
         self.params = params
@@ -41,6 +42,10 @@ class _Rows:
         from coca_eval.longbench.data import task_rows
 
         return task_rows(self.params.rows, task.name, self.params.subset)
+
+    def text(self, task, row) -> str:
+        """The task's prompt for a row, before any cut or frame."""
+        return task.prompt(row)
 
     @staticmethod
     def detail(row, ids: list[int], cut: int) -> dict:
@@ -64,16 +69,26 @@ class PublishedPrompts(_Rows):
     def prompt(self, task, row, max_length: int) -> tuple[str, str | None, int]:
         """The prompt's text as ``pred.py`` gives it to the model, the user's message when a chat frame
         holds it (None without one), and how many tokens the middle cut dropped."""
-        text = task.prompt(row)
+        text = self.text(task, row)
         ids = self.tokenizer(text, truncation=False).input_ids
         cut = 0
         if len(ids) > max_length:
-            half = int(max_length / 2)
+            first, last = self.halves(ids, max_length)
             decode = partial(self.tokenizer.decode, skip_special_tokens=True)
-            text, cut = decode(ids[:half]) + decode(ids[-half:]), len(ids) - 2 * half
+            text, cut = decode(first) + decode(last), len(ids) - len(first) - len(last)
         if task.chat and self.template is not None:
             return self._framed(text), text, cut
         return text, None, cut
+
+    @staticmethod
+    def halves(ids: list[int], max_length: int) -> tuple[list[int], list[int]]:
+        """The tokens a middle cut keeps: ``pred.py``'s ``int(max_length / 2)`` from each end."""
+        half = int(max_length / 2)
+        return ids[:half], ids[-half:]
+
+    def encoded(self, text: str, framed: bool) -> list[int]:
+        """The prompt's ids as the model is given them: ``pred.py`` tokenises the framed text whole."""
+        return self.tokenizer(text, truncation=False).input_ids
 
     def _framed(self, text: str) -> str:
         return self.tokenizer.apply_chat_template(
@@ -82,11 +97,11 @@ class PublishedPrompts(_Rows):
         )  # fmt: skip
 
     def build(self, task_name: str, length: int, samples: int, seed: int, prompt_length: int) -> list:
-        task = task_of(task_name)
+        task = self.definitions(task_name)
         out = []
         for index, row in enumerate(self.rows(task)[:samples]):
             text, message, cut = self.prompt(task, row, length)
-            ids = self.tokenizer(text, truncation=False).input_ids
+            ids = self.encoded(text, message is not None)
             turns = ({"role": "user", "content": message},) if message is not None else ()
             detail = self.detail(row, ids, cut)
             out.append(PromptSample(task.name, index, ids, row.answers, 0, detail, (0, len(ids)), "", turns))
@@ -108,7 +123,7 @@ class ExactPrompts(_Rows):
 
     def _ids(self, task, row) -> list[int]:
         if row.where not in self._encoded:
-            self._encoded[row.where] = self.framed.encode(task.prompt(row))
+            self._encoded[row.where] = self.framed.encode(self.text(task, row))
         return self._encoded[row.where]
 
     def too_short(self, task, prompt_length: int) -> int:
@@ -122,7 +137,7 @@ class ExactPrompts(_Rows):
         return list(builder.chat.tail) if builder.chat is not None else []
 
     def build(self, task_name: str, length: int, samples: int, seed: int, prompt_length: int) -> list:
-        task = task_of(task_name)
+        task = self.definitions(task_name)
         builder = self._builder(task)
         head, tail = list(builder.head), self._tail(builder)
         keep = prompt_length - len(head) - len(tail)
@@ -147,24 +162,26 @@ class ExactPrompts(_Rows):
 
 class LongBenchRunner(GenerationRunner):
     name, metric, version = "longbench", "score", VERSION
+    published_prompts, exact_prompts = PublishedPrompts, ExactPrompts
 
     def prepare(self, method: MethodSpec, backend) -> PreparedModel:
         from dataclasses import replace
 
         from coca_eval.generation.assembly import ExactPromptBuilder
 
-        exact = partial(ExactPromptBuilder, definitions=task_of)
+        exact = partial(ExactPromptBuilder, definitions=self.task_of)
         state = prepare_model(self.params, backend, method.model, exact, thinking=self.thinking)
         if self.params.protocol == PUBLISHED:
             refusal = "--protocol longbench renders the chat template itself: a chat API cannot take it"
             template = rendered_template(self.params, backend, state, True, refusal, thinking=self.thinking)
             return PreparedModel(
-                PublishedPrompts(self.params, backend.tokenizer, template), state.chat_digest
+                self.published_prompts(self.params, backend.tokenizer, template), state.chat_digest
             )
         plain = prepare_model(
             replace(self.params, chat_template="none"), backend, method.model, exact, thinking=self.thinking
         )
-        return PreparedModel(ExactPrompts(self.params, state.builder, plain.builder), state.chat_digest)
+        prompts = self.exact_prompts(self.params, state.builder, plain.builder)
+        return PreparedModel(prompts, state.chat_digest)
 
     def task_of(self, dataset: str):
         return task_of(dataset)
@@ -180,7 +197,7 @@ class LongBenchRunner(GenerationRunner):
         return stop_rule(task)
 
     def cell_context(self, state: PreparedModel, task) -> dict:
-        context = {"protocol": self.params.protocol, "subset": self.params.subset, "chat": task.chat}
+        context = {"protocol": self.params.protocol, **self.params.cell_keys(), "chat": task.chat}
         if self.params.protocol != PUBLISHED:
             context["rows"] = len(state.builder.rows(task))
         return context

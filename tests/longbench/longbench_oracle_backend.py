@@ -1,7 +1,9 @@
 """A backend double that answers the smoke set's questions from the prompt's own text, none of the
 family's code involved: the planted code word where the prompt still holds it (in the Chinese rows'
 form there), ``Location`` for the classification rows, ``6`` for the count, ``Paragraph 3`` for the
-retrieval and the code's next line; then a second line, which the few-shot tasks must not score."""
+retrieval and the code's next line; then a second line, which the few-shot tasks must not score. A
+LongBench v2 question gets the letter of the choice that is the planted code word, in v2's answer form
+(no letter when the prompt does not hold the word)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,20 @@ from tests.generation.digest_backend import AnsweringBackend
 
 CODE_WORD = re.compile(r"The keeper's code word is (\w+)\.")
 CHINESE = re.compile(r"守门人的暗号是(\w+?)。")
+CHOICE = re.compile(r"^\(([A-D])\) (\w+)$", re.MULTILINE)
+
+
+def choice_text(prompt: str) -> str:
+    word = CODE_WORD.search(prompt)
+    letters = {text: letter for letter, text in CHOICE.findall(prompt)}
+    if word is None or word[1] not in letters:
+        return "I cannot tell from the text."
+    return f"The correct answer is ({letters[word[1]]})"
 
 
 def answer_text(prompt: str) -> str:
+    if "What is the correct answer to this question" in prompt:
+        return choice_text(prompt)
     if "determine the type of the question" in prompt or "判断给定新闻的类别" in prompt:
         return "Location"
     if "how many non-repeating paragraphs" in prompt:

@@ -94,7 +94,7 @@ def test_a_row_missing_a_field_is_named_before_any_model_loads(tmp_path, capsys)
     assert f"{path} row 1: missing column all_classes" in err
 
 
-def test_a_mistyped_field_an_unreadable_file_a_missing_task_and_v2_are_refused(tmp_path, capsys):
+def test_a_mistyped_field_an_unreadable_file_and_a_missing_task_are_refused(tmp_path, capsys):
     path = _copy(tmp_path, "trec")
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     rows[0]["answers"] = "Location"
@@ -108,7 +108,6 @@ def test_a_mistyped_field_an_unreadable_file_a_missing_task_and_v2_are_refused(t
     assert "no data/lcc.jsonl" in _refused(capsys, "--tasks", "lcc", "--data", data)
     assert "unknown longbench task nope" in _refused(capsys, "--tasks", "nope")
     assert "LongBench-E has no narrativeqa" in _refused(capsys, "--tasks", "narrativeqa", "--subset", "e")
-    assert "--version 2 is not built yet" in _refused(capsys, "--version", "2")
 
 
 def test_the_quick_preset_is_the_offline_smoke_set():
@@ -130,3 +129,46 @@ def test_blank_references_and_a_file_not_in_utf8_are_refused(tmp_path, capsys):
     path.write_bytes('{"input": "caf\xe9"}\n'.encode("latin-1"))
     err = _refused(capsys, "--tasks", "trec", "--data", data)
     assert str(path) in err and "UTF-8" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_longbench_e_buckets_follow_each_rows_own_length(tmp_path):
+    """Rows given lengths 5000 and 9000 (the data's own count) land in 4-8k and 8k+; 0-4k is empty."""
+    from coca_eval.longbench.reading import bucket_tables
+    from coca_eval.results import load_run
+
+    folder = tmp_path / "lb" / "data"
+    folder.mkdir(parents=True)
+    for task in ("hotpotqa", "trec"):
+        rows = [
+            json.loads(line) for line in (SMOKE_DIR / "data" / f"{task}_e.jsonl").read_text().splitlines()
+        ]
+        rows[0]["length"], rows[1]["length"] = 5000, 9000
+        (folder / f"{task}_e.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    output = tmp_path / "run.json"
+    args = ("--tasks", "hotpotqa,trec", "--subset", "e", "--data", str(tmp_path / "lb"), "--samples", "2")
+    result = _invoke(*args, "--protocol", "longbench", "--lengths", "1000", "--output", str(output))
+    assert result.exit_code == 0, result.output
+    cells = load_run(output).cells
+    (table,) = bucket_tables(cells)
+    assert table.columns == ["0-4k", "4-8k", "8k+"]
+    shown = {row.label: [e.text for e in row.entries] for row in table.rows}
+    per_row = {
+        c.dataset: [100 * s["score"] for s in sorted(c.detail["samples"], key=lambda s: s["index"])]
+        for c in cells
+    }
+    for task, (first, second) in per_row.items():
+        assert shown[task] == ["-", f"{first:.2f}", f"{second:.2f}"]
+    means = [sum(per_row[t][i] for t in per_row) / 2 for i in (0, 1)]
+    assert shown["Average"] == ["-", f"{means[0]:.2f}", f"{means[1]:.2f}"]
+    assert not bucket_tables([c for c in cells if c.detail.get("subset") != "e"])
+
+
+def test_a_missing_scoring_library_is_one_line_before_any_model_loads(capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "fuzzywuzzy" else real(name, *a)
+    )
+    message = _refused(capsys, "--tasks", "hotpotqa,lcc")
+    assert "need fuzzywuzzy: pip install 'coca-eval[longbench]'" in message
