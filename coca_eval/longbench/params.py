@@ -178,12 +178,23 @@ def check_methods(params: PublishedSetParams, methods) -> None:
     refuse_vllm_dynamic(methods)
 
 
+def libraries_needed(tasks) -> list[str]:
+    """The scoring libraries the tasks' metrics import (the ``longbench`` extra), in install order."""
+    from coca_eval.longbench.averages import CHINESE_TASKS
+    from coca_eval.longbench.scoring import METRIC_OF_TASK, code_similarity, rouge_l, rouge_l_zh
+
+    needed = {
+        "rouge": any(METRIC_OF_TASK[t] in (rouge_l, rouge_l_zh) for t in tasks),
+        "jieba": any(t in CHINESE_TASKS for t in tasks),
+        "fuzzywuzzy": any(METRIC_OF_TASK[t] is code_similarity for t in tasks),
+    }
+    return [name for name, wanted in needed.items() if wanted]
+
+
 def _require_libraries(tasks) -> None:
     """LongBench's metrics score with its own libraries: one missing is one line before a model loads,
     not a traceback after the answers are decoded."""
     from importlib.util import find_spec
-
-    from coca_eval.longbench.scoring import libraries_needed
 
     missing = [name for name in libraries_needed(tasks) if find_spec(name) is None]
     if missing:

@@ -257,15 +257,3 @@ def task_score(task: str, rows: Sequence[Mapping]) -> float:
     for row in rows:
         total += row_score(task, row)
     return round(100 * total / len(rows), 2)
-
-
-def libraries_needed(tasks: Sequence[str]) -> list[str]:
-    """The scoring libraries the tasks' metrics import (the ``longbench`` extra), in install order."""
-    from coca_eval.longbench.averages import CHINESE_TASKS
-
-    needed = {
-        "rouge": any(METRIC_OF_TASK[t] in (rouge_l, rouge_l_zh) for t in tasks),
-        "jieba": any(t in CHINESE_TASKS for t in tasks),
-        "fuzzywuzzy": any(METRIC_OF_TASK[t] is code_similarity for t in tasks),
-    }
-    return [name for name, wanted in needed.items() if wanted]

@@ -357,3 +357,22 @@ def test_a_bare_mrcr_run_prints_the_table_its_page_quotes(bare_run):
         f"undefined ({reading['undefined']})" if reading.get("undefined") else _length(reading["effective"])
     )
     assert cells[-1] == expected
+
+
+@pytest.mark.slow
+def test_a_bare_longbench_run_prints_the_table_its_page_quotes(bare_run):
+    """docs/longbench.md: a bare `coca-eval longbench` (longbench-quick, its smoke set) gives each task's
+    score at 1k and 2k as quoted, the average over tasks, and the effective length as printed."""
+    done = bare_run("longbench")
+    measured = {(c["dataset"], c["length"]): round(c["value"], 1) for c in done.ok_cells()}
+    (tasks, summary), _ = _printed_tables("docs/longbench.md", "LongBench, N = prompt + answer budget")
+    assert measured == _scores(tasks, ("Average",))
+    for k, n in enumerate((1024, 2048)):
+        values = [c["value"] for c in done.ok_cells() if c["length"] == n]
+        assert float(tasks["Average"][k]) == round(sum(values) / len(values), 1)
+    (reading,) = done.run["config"]["effective_length"]["methods"].values()
+    ((_, cells),) = summary.items()
+    expected = (
+        f"undefined ({reading['undefined']})" if reading.get("undefined") else _length(reading["effective"])
+    )
+    assert cells[-1] == expected
