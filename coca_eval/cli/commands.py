@@ -50,7 +50,8 @@ def tasks(family: str | None) -> None:
     if family is not None and family not in names:
         raise CocaEvalError(f"no task {family!r} (tasks: {', '.join(names)})")
     presets, rows = list_presets(), []
-    for name in [family] if family else names:
+    chosen = [family, *(n for n in names if n.startswith(f"{family}_"))] if family else names  # longbench_v2
+    for name in chosen:
         mine = [p for p in presets if p.task == name] or [None]
         for k, preset in enumerate(mine):  # the task named once, on its first preset's row
             described = preset.description if preset else TASKS.get(name).description

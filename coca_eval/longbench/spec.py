@@ -12,38 +12,53 @@ from coca_eval.longbench.v2_reading import READING as V2_READING
 from coca_eval.registry import lazy
 from coca_eval.taskspec import register_task
 
-register_task(
-    family_spec(
-        READING,
-        version=1,
-        description="LongBench v1: its 21 tasks on real documents (QA, summaries, few-shot, synthetic, "
-        "code), by LongBench's own prompts and truncation or at exact token lengths: LongBench's metric "
-        "per task and length.",
-        make_params="coca_eval.longbench.params:make_longbench_params",
-        make_runner="coca_eval.longbench.task:LongBenchRunner",
-        command="coca_eval.cli.longbench:longbench",
-        check=lazy("coca_eval.longbench.params:check_methods"),
-        graded=True,
-        protocol_keys=("protocol", "subset", "chat_template", "answer_budget"),
-        preset_params="coca_eval.longbench.params:LongBenchPresetParams",
-        shortest=lazy("coca_eval.longbench.params:shortest_length"),
-    )
-)
+PARAMS = "coca_eval.longbench.params"
+VERSIONS = {  # params maker, runner, preset fields, the version's own cell key
+    "v1": (
+        "make_longbench_params",
+        "coca_eval.longbench.task:LongBenchRunner",
+        "LongBenchPresetParams",
+        "subset",
+    ),
+    "v2": (
+        "make_longbench_v2_params",
+        "coca_eval.longbench.v2_task:LongBenchV2Runner",
+        "LongBenchV2PresetParams",
+        "context",
+    ),
+}
 
-register_task(
-    family_spec(
-        V2_READING,
-        version=1,
-        description="LongBench v2: its 503 multiple-choice questions on documents of 8k to 2M words, six "
-        "domains, by its own prompts and truncation or at exact token lengths: accuracy per domain and "
-        "length, and its table by difficulty and length class.",
-        make_params="coca_eval.longbench.params:make_longbench_v2_params",
-        make_runner="coca_eval.longbench.v2_task:LongBenchV2Runner",
-        command="coca_eval.cli.longbench:longbench",
-        check=lazy("coca_eval.longbench.params:check_methods"),
-        graded=True,
-        protocol_keys=("protocol", "context", "chat_template", "answer_budget"),
-        preset_params="coca_eval.longbench.params:LongBenchV2PresetParams",
-        shortest=lazy("coca_eval.longbench.params:shortest_length"),
+
+def _register(reading, description: str, version: str) -> None:
+    make_params, runner, preset_params, own_key = VERSIONS[version]
+    register_task(
+        family_spec(
+            reading,
+            version=1,
+            description=description,
+            make_params=f"{PARAMS}:{make_params}",
+            make_runner=runner,
+            command="coca_eval.cli.longbench:longbench",
+            check=lazy(f"{PARAMS}:check_methods"),
+            graded=True,
+            protocol_keys=("protocol", own_key, "chat_template", "answer_budget"),
+            preset_params=f"{PARAMS}:{preset_params}",
+            shortest=lazy(f"{PARAMS}:shortest_length"),
+        )
     )
+
+
+_register(
+    READING,
+    "LongBench v1: its 21 tasks on real documents (QA, summaries, few-shot, synthetic, code), by "
+    "LongBench's own prompts and truncation or at exact token lengths: LongBench's metric per task and "
+    "length.",
+    "v1",
+)
+_register(
+    V2_READING,
+    "LongBench v2: its 503 multiple-choice questions on documents of 8k to 2M words, six domains, by its "
+    "own prompts and truncation or at exact token lengths: accuracy per domain and length, and its table "
+    "by difficulty and length class.",
+    "v2",
 )
