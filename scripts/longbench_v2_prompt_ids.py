@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import types
@@ -27,11 +28,25 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "coca_eval" / "longbench" / "smoke" / "v2" / "data.json"
 MAX_LENGTHS = (1001, 3000)  # an odd one: pred.py keeps max_len // 2 first and -max_len // 2 last
-VARIANTS = {"document": {"no_context": False}, "none": {"no_context": True}}
+VARIANTS = {
+    "document": {"no_context": False, "cot": False},
+    "none": {"no_context": True, "cot": False},
+    "cot": {"no_context": False, "cot": True},
+}
+CODE_WORD = re.compile(r"The keeper's code word is \w+\.")
+
+
+def reply(prompt: str) -> str:
+    """The stub's answer: to a chain-of-thought prompt, a reasoning quoting the planted sentence (with
+    the white space pred.py strips); to any other, a letter."""
+    if prompt.endswith("Let’s think step by step:"):
+        found = CODE_WORD.search(prompt)
+        return f"  {found[0] if found else 'I cannot tell.'}\n"
+    return "The correct answer is (A)"
 
 
 class RecordingClient:
-    """Stands in for the OpenAI client: keeps each request's messages, answers "(A)"."""
+    """Stands in for the OpenAI client: keeps each request's messages, answers as :func:`reply`."""
 
     def __init__(self, **_) -> None:
         self.sent: list[list[dict]] = []
@@ -39,7 +54,7 @@ class RecordingClient:
 
     def _create(self, messages, **_):
         self.sent.append(messages)
-        message = types.SimpleNamespace(content="The correct answer is (A)")
+        message = types.SimpleNamespace(content=reply(messages[0]["content"]))
         return types.SimpleNamespace(choices=[types.SimpleNamespace(message=message)])
 
 
@@ -55,14 +70,16 @@ def load_pred(longbench: Path):
     return pred
 
 
-def sent_messages(pred, tokenizer_dir: str, rows: list[dict], max_len: int, no_context: bool) -> list:
+def sent_messages(pred, tokenizer_dir: str, rows: list[dict], max_len: int, no_context: bool, cot: bool):
+    """Each row's requests in order: one, or two under ``cot`` (the reasoning, then the answer)."""
     client = RecordingClient()
     pred.OpenAI = lambda **_: client
     pred.model_map, pred.maxlen_map = {"coca": tokenizer_dir}, {"coca": max_len}
-    args = types.SimpleNamespace(model="coca", rag=0, no_context=no_context, cot=False)
+    args = types.SimpleNamespace(model="coca", rag=0, no_context=no_context, cot=cot)
     with tempfile.TemporaryFile("w+") as out:
         pred.get_pred([dict(row) for row in rows], args, out)
-    return client.sent
+    calls = 2 if cot else 1
+    return [client.sent[k : k + calls] for k in range(0, len(client.sent), calls)]
 
 
 def digest(ids: list[int]) -> dict:
@@ -81,17 +98,17 @@ def main() -> None:
     records = []
     for context, flags in VARIANTS.items():
         for max_len in MAX_LENGTHS:
-            for row, messages in zip(
-                rows, sent_messages(pred, tokenizer_dir, rows, max_len, **flags), strict=True
-            ):
-                framed = tokenizer.apply_chat_template(
-                    messages, chat_template=chat, add_generation_prompt=True, tokenize=False
-                )
-                records.append({
-                    "_id": row["_id"], "context": context, "max_len": max_len,
-                    "chat": digest(tokenizer(framed, add_special_tokens=False).input_ids),
-                    "plain": digest(tokenizer(messages[0]["content"]).input_ids),
-                })  # fmt: skip
+            sent = sent_messages(pred, tokenizer_dir, rows, max_len, **flags)
+            for row, calls in zip(rows, sent, strict=True):
+                for call, messages in enumerate(calls):
+                    framed = tokenizer.apply_chat_template(
+                        messages, chat_template=chat, add_generation_prompt=True, tokenize=False
+                    )
+                    records.append({
+                        "_id": row["_id"], "context": context, "max_len": max_len, "call": call,
+                        "chat": digest(tokenizer(framed, add_special_tokens=False).input_ids),
+                        "plain": digest(tokenizer(messages[0]["content"]).input_ids),
+                    })  # fmt: skip
     print(json.dumps({"longbench_commit": commit, "prompts": records}, indent=1))
 
 

@@ -49,6 +49,10 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="v2: the document, or none: the question alone (v2's w/o context baseline; --protocol longbench).",
 )  # fmt: skip
 @_preset_option(
+    "--cot/--no-cot", key="cot", default=None,
+    help="v2: chain of thought as v2's pred.py asks it (1,024 tokens of reasoning, then the answer).",
+)  # fmt: skip
+@_preset_option(
     "--chat-template",
     key="chat_template",
     help="auto (the tokenizer's), none, or a Jinja file; never on the tasks pred.py runs without one.",
@@ -91,7 +95,8 @@ def _version(version: str | None, preset: str, overrides: dict) -> tuple[str, st
     if version == "2" and not chosen:
         preset = PRESET_V2
     task = TASK_V2 if version == "2" else TASK
-    other = "subset" if task == TASK_V2 else "context"
-    if overrides.pop(other, None) is not None:
-        raise CocaEvalError(f"--{other} is LongBench {'v1' if other == 'subset' else 'v2'}'s option")
+    others = ("subset",) if task == TASK_V2 else ("context", "cot")
+    for other in others:
+        if overrides.pop(other, None) is not None:
+            raise CocaEvalError(f"--{other} is LongBench {'v1' if other == 'subset' else 'v2'}'s option")
     return task, preset

@@ -7,8 +7,8 @@ split run divides (``--shard``, torchrun); :func:`~coca_eval.generation.cells.co
 cell from their records anywhere, without a model. A cell's value is the mean per-sample score x 100.
 
 A family subclasses :class:`GenerationRunner` and says what is its own: its tasks (:meth:`task_of`),
-its scorer (:meth:`score`), its stop rule, its prompt builder (:meth:`prepare`) and what a cell records
-of how its prompts were made (:meth:`cell_context`).
+its scorer (:meth:`score`), stop rule, prompt builder (:meth:`prepare`), what a cell records of how its
+prompts were made (:meth:`cell_context`), and, answering in two calls, its :meth:`greedy_call`.
 
 Cells decode together: every task with the same answer budget builds prompts of the same length, so
 the first cell of a length to run also decodes the unfinished samples of its companions (the run's
@@ -291,10 +291,10 @@ class GenerationRunner(GenerationTask):
         rows = [(cell, i) for cell in cells for i in cell.todo]
         if not rows:  # every sample journaled (a resumed cell, or a companion's call answered them)
             return
-        budget = self.stop_rule(own.task).max_new_tokens + (plan.budget if plan is not None else 0)
+        budget = self.new_tokens(own.task, plan)
         together = f" of {len(cells)} cells decoding together" if len(cells) > 1 else ""
         self.progress.expect_work(sum(len(cell.samples[i].ids) + budget for cell, i in rows), together)
-        generate = backend.generate_greedy if plan is None else partial(generate_with_thought, backend, plan)
+        generate = self.greedy_call(backend, plan, rows)
         try:
             reused = generate(
                 [cell.samples[i].ids for cell, i in rows],
@@ -313,6 +313,14 @@ class GenerationRunner(GenerationTask):
         own.reused.append(reused)
         for cell in cells[1:]:
             self._reused[cell.key] = reused
+
+    def new_tokens(self, task, plan=None) -> int:  # the most one sample decodes: answer and thought
+        return self.stop_rule(task).max_new_tokens + (plan.budget if plan is not None else 0)
+
+    def greedy_call(self, backend, plan, rows: list):
+        """The greedy decoding of one call over ``rows`` (pending cell, sample index): the backend's
+        own, or a thought before each answer; a family answering in two calls returns its own."""
+        return backend.generate_greedy if plan is None else partial(generate_with_thought, backend, plan)
 
     def _sequential_cell(self, base: dict, key: str, rule, length: int, decode, context) -> Cell:
         """``--samples auto``: rounds of samples in their visiting order until ``rule`` stops on their

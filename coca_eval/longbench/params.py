@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import StrictBool
+
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.params import (
     PROMPT_AND_ANSWER,
@@ -20,7 +22,7 @@ from coca_eval.generation.params import (
     refuse_vllm_dynamic,
 )
 from coca_eval.longbench.tasks import E_NAMES, NAMES, task_of
-from coca_eval.longbench.v2_tasks import ANSWER_BUDGET, CONTEXTS
+from coca_eval.longbench.v2_tasks import ANSWER_BUDGET, CONTEXTS, REASONING_BUDGET
 from coca_eval.longbench.v2_tasks import NAMES as V2_NAMES
 from coca_eval.params import require_choice
 
@@ -104,11 +106,13 @@ class LongBenchV2Params(PublishedSetParams):
 
     tasks: tuple[str, ...] = V2_NAMES
     context: str = "document"
+    cot: bool = False
 
     SMOKE_PATH = SMOKE_DIR / "v2" / "data.json"
 
     def answer_budget(self, task: str) -> int:
-        return ANSWER_BUDGET
+        """The answer's 128 tokens, or under ``cot`` the reasoning's 1,024 that N counts."""
+        return REASONING_BUDGET if self.cot else ANSWER_BUDGET
 
     def local_files(self) -> list[Path]:
         from coca_eval.longbench.v2_data import question_file
@@ -116,7 +120,7 @@ class LongBenchV2Params(PublishedSetParams):
         return [question_file(self.data)]
 
     def cell_keys(self) -> dict[str, Any]:
-        return {"context": self.context}
+        return {"context": self.context, "cot": self.cot}
 
 
 class LongBenchPresetParams(FamilyPresetParams):
@@ -131,6 +135,7 @@ class LongBenchV2PresetParams(FamilyPresetParams):
 
     protocol: Literal[PROTOCOLS] = None
     context: Literal[tuple(CONTEXTS)] = None
+    cot: StrictBool = None
 
 
 def _check_shared(params: PublishedSetParams) -> None:
@@ -155,6 +160,8 @@ def make_longbench_v2_params(values: dict[str, Any]) -> LongBenchV2Params:
     params = make_family_params(LongBenchV2Params, values, "longbench_v2", V2_NAMES)
     _check_shared(params)
     require_choice("--context", params.context, tuple(CONTEXTS))
+    if params.cot and params.context == "none":
+        raise CocaEvalError("--cot reasons over the document: it does not go with --context none")
     if params.context == "none" and params.protocol != PUBLISHED:
         raise CocaEvalError(
             "--context none (the question alone) has no document to fill N with: use --protocol longbench"

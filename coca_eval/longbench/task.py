@@ -69,7 +69,10 @@ class PublishedPrompts(_Rows):
     def prompt(self, task, row, max_length: int) -> tuple[str, str | None, int]:
         """The prompt's text as ``pred.py`` gives it to the model, the user's message when a chat frame
         holds it (None without one), and how many tokens the middle cut dropped."""
-        text = self.text(task, row)
+        return self.shaped(task, self.text(task, row), max_length)
+
+    def shaped(self, task, text: str, max_length: int) -> tuple[str, str | None, int]:
+        """:meth:`prompt` of a prompt's ``text``: cut to ``max_length`` and framed."""
         ids = self.tokenizer(text, truncation=False).input_ids
         cut = 0
         if len(ids) > max_length:

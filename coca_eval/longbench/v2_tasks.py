@@ -4,10 +4,12 @@ THUDM/LongBench at 2e00731, ``prompts/*.txt``), filled by plain replacement of `
 ``$C_A$`` .. ``$C_D$`` with the stripped fields, since a number is comparable with the published
 leaderboard only on the same prompt to the character.
 
-Two templates: ``0shot`` (the document, the question and its four choices, then the answer format),
-and ``0shot_no_context`` (the question alone: LongBench v2's "w/o context" baseline, which tells how
-much of a score the document earns). The answer budget is ``pred.py``'s 128 new tokens. LongBench v2
-always sends its prompt as one user turn of a chat.
+Its templates: ``0shot`` (the document, the question and its four choices, then the answer format),
+``0shot_no_context`` (the question alone: LongBench v2's "w/o context" baseline, which tells how much
+of a score the document earns), and for the chain of thought (``--cot``) ``0shot_cot`` (the document
+and question, then "Let's think step by step:") and ``0shot_cot_ans`` (the question and that reasoning,
+the document left out). The answer budget is ``pred.py``'s 128 new tokens, the reasoning's 1,024.
+LongBench v2 always sends its prompt as one user turn of a chat.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from coca_eval.errors import CocaEvalError
 from coca_eval.longbench.v2_data import DOMAINS
 
 TEMPLATES = Path(__file__).with_name("v2_prompts.json")
-ANSWER_BUDGET = 128
+ANSWER_BUDGET, REASONING_BUDGET = 128, 1024
 CONTEXTS = {"document": "0shot", "none": "0shot_no_context"}
 """``--context``: the document (LongBench v2's 0-shot run) or none (its "w/o context" baseline)."""
 
@@ -47,11 +49,14 @@ class DomainTask:
     def category(self) -> str:
         return self.domain
 
-    def prompt(self, row, context: str = "document") -> str:
-        """The prompt for a question, filled as ``pred.py`` fills it."""
+    def prompt(self, row, name: str = "0shot", reasoning: str | None = None) -> str:
+        """The prompt for a question from LongBench v2's template ``name``, filled as ``pred.py`` fills
+        it (``reasoning``: the chain of thought that ``0shot_cot_ans`` quotes)."""
         fields = {"$DOC$": row.context, "$Q$": row.question}
         fields |= {f"$C_{letter}$": text for letter, text in zip("ABCD", row.choices, strict=True)}
-        text = template(CONTEXTS[context])
+        if reasoning is not None:
+            fields["$COT$"] = reasoning
+        text = template(name)
         for marker, value in fields.items():  # pred.py's order: $DOC$ first, then $Q$ and the choices
             text = text.replace(marker, value.strip())
         return text

@@ -41,11 +41,24 @@ def answer_text(prompt: str) -> str:
     return english[1] if english else "unknown"
 
 
+SEEN: list[list[int]] = []  # every prompt the oracle was given, in order (tests read it)
+
+
+def reasoning_text(prompt: str) -> str:
+    """To LongBench v2's chain-of-thought prompt, a reasoning quoting the planted sentence, with white
+    space around it that the family must strip (the same reply the v2 prompt script's stub gives)."""
+    found = re.search(r"The keeper's code word is \w+\.", prompt)
+    return f"  {found[0] if found else 'I cannot tell.'}\n"
+
+
 class LongBenchOracle(AnsweringBackend):
     fingerprint = "longbench-oracle"
 
     def answer(self, prompt) -> list[int]:
+        SEEN.append(list(prompt))
         text = self.tokenizer.decode(list(prompt), skip_special_tokens=True)
+        if "Let’s think step by step:" in text and "Based on the above" not in text:  # framed or not
+            return self.tokenizer(reasoning_text(text), add_special_tokens=False).input_ids
         reply = answer_text(text) + "\nDialogue: and more"
         return self.tokenizer(reply, add_special_tokens=False).input_ids + [self.tokenizer.eos_token_id]
 

@@ -79,7 +79,9 @@ def test_published_prompts_are_the_ids_v2_pred_py_sends(tmp_path, model, expecte
         pytest.skip(f"{model} is not cached")
     theirs = json.loads((DATA / expected).read_text())["prompts"]
     theirs = {
-        (p["_id"], p["max_len"]): p["chat" if chat else "plain"] for p in theirs if p["context"] == context
+        (p["_id"], p["max_len"]): p["chat" if chat else "plain"]
+        for p in theirs
+        if p["context"] == context and p["call"] == 0
     }
     rows = _dump(
         tmp_path, "--version", "2", "--model", model, "--data", "smoke", "--protocol", "longbench",
@@ -158,6 +160,7 @@ def test_a_v2_preset_chooses_version_2(tmp_path):
         (("--version", "2", "--context", "none"), "--context none (the question alone) has no document"),
         (("--version", "2", "--subset", "e"), "--subset is LongBench v1's option"),
         (("--context", "none"), "--context is LongBench v2's option"),
+        (("--cot",), "--cot is LongBench v2's option"),
         (("--version", "2", "--tasks", "narrativeqa"), "unknown longbench_v2 task narrativeqa"),
     ],
 )
@@ -217,3 +220,75 @@ def test_an_unreadable_file_is_one_line(tmp_path, capsys, content, message):
 def test_a_folder_without_data_json_names_what_to_fetch(tmp_path, capsys):
     code, err = _refusal(capsys, tmp_path, "--version", "2", "--data", str(tmp_path))
     assert code == 2 and "THUDM/LongBench-v2" in err, err
+
+
+@pytest.mark.parametrize(
+    ("model", "expected", "template"),
+    [
+        ("zoo-rope", "v2_prompt_ids_zoo.json", str(DATA / "chat.jinja")),
+        ("smollm2-135m", "v2_prompt_ids_smollm2.json", "auto"),
+    ],
+)
+@pytest.mark.parametrize("chat", [True, False])
+def test_the_chain_of_thoughts_two_prompts_are_the_ids_v2_pred_py_sends(
+    tmp_path, model, expected, template, chat
+):
+    """``--cot``: the reasoning prompt and the answer prompt holding the reasoning (stripped, as
+    ``pred.py`` quotes it) are, call by call, the ids v2's ``pred.py`` sends with the same replies."""
+    from coca_eval.models.presets import resolve_model
+
+    if not Path(resolve_model(model)[0]).is_dir():
+        pytest.skip(f"{model} is not cached")
+    theirs = json.loads((DATA / expected).read_text())["prompts"]
+    theirs = [p["chat" if chat else "plain"] for p in theirs if p["context"] == "cot"]
+    longbench_oracle_backend.SEEN.clear()
+    result = _invoke(
+        tmp_path, "--version", "2", "--model", model, "--data", "smoke", "--protocol", "longbench", "--cot",
+        "--lengths", "1001,3000", "--samples", "2", "--chat-template", template if chat else "none",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    ours = sorted((d["tokens"], d["sha256"]) for d in map(_digest, longbench_oracle_backend.SEEN))
+    assert len(ours) == len(theirs) == len(DOMAINS) * 2 * 2 * 2
+    assert ours == sorted((d["tokens"], d["sha256"]) for d in theirs)
+
+
+def test_the_chain_of_thought_reasons_then_answers_from_its_reasoning(tmp_path):
+    """Exact N counts the first prompt and its 1,024-token reasoning; the answer prompt quotes the
+    reasoning (which names the code word), so the oracle answers every question right; each sample
+    records its reasoning."""
+    longbench_oracle_backend.SEEN.clear()
+    rows = _dump(
+        tmp_path, "--version", "2", "--model", "zoo-rope", "--cot", "--lengths", "2k", "--samples", "1"
+    )
+    assert all(r["prompt_tokens"] == 2048 - 1024 for r in rows)
+    cells = json.loads((tmp_path / "run.json").read_text())["cells"]
+    assert cells and all(c["value"] == 100.0 and c["detail"]["cot"] is True for c in cells)
+    assert all(c["detail"]["answer_budget"] == 1024 for c in cells)
+    for sample in (s for c in cells for s in c["detail"]["samples"]):
+        question = QUESTIONS_BY_ID[sample["_id"]]
+        word = question["choice_" + question["answer"]]
+        assert sample["cot"] == f"The keeper's code word is {word}." and sample["cot_tokens"] > 0
+    seconds = [p for p in longbench_oracle_backend.SEEN if len(p) < 1024 - 100]
+    assert len(seconds) == len(cells)  # one answer prompt per question, without the document
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--cot", "--context", "none", "--protocol", "longbench"), "--cot reasons over the document"),
+    ],
+)
+def test_the_chain_of_thought_refuses_what_it_cannot_do(tmp_path, capsys, args, message):
+    code, err = _refusal(capsys, tmp_path, "--version", "2", *args)
+    assert code == 2 and message in err, err
+
+
+def test_the_chain_of_thought_refuses_a_thought_decoded_apart(tmp_path, capsys):
+    longbench_oracle_backend.register()
+    command = ["longbench", "--version", "2", "--model", "zoo-rope", "--backend", "longbench-oracle", "--cot",
+               "--thinking", "on", "--lengths", "2k", "--output", str(tmp_path / "run.json")]  # fmt: skip
+    with pytest.raises(SystemExit) as exit_info:
+        main(command)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "--cot and a thought decoded apart" in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "run.json").exists()
