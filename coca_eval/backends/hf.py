@@ -57,8 +57,8 @@ class HFBackend:
     """A loaded transformers model and tokenizer, scoring windows as :class:`ScoringBackend` says.
 
     Beside that interface, the load probes (:mod:`.probes`) and the greedy decoder (:mod:`.hf_generation`)
-    use ``model``, ``device``, ``softcap``, ``fast_paths``, ``has_dynamic_rope``, ``reset_dynamic_rope``
-    and ``final_hidden``; the rest is private.
+    use ``model``, ``device``, ``softcap``, ``fast_paths``, ``has_dynamic_rope``, ``reset_dynamic_rope``,
+    ``pads_exactly`` and ``final_hidden``; the rest is private.
     """
 
     def __init__(self, model: Any, tokenizer: Any, fingerprint: str, trained_context: int | None) -> None:
@@ -69,6 +69,7 @@ class HFBackend:
         self.device = next(model.parameters()).device
         self.softcap: float | None = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
         self._dynamic = dynamic_rope.dynamic_rope_modules(model)
+        self._pads_exactly: bool | None = None
         self.fast_paths: frozenset[str] = frozenset()  # the plain path while the probes run
         self.fast_paths = probes.choose_fast_paths(self)
 
@@ -76,6 +77,16 @@ class HFBackend:
     def has_dynamic_rope(self) -> bool:
         """Whether some rotary table rescales with the sequence length (dynamic NTK, dynamic YaRN)."""
         return bool(self._dynamic)
+
+    @property
+    def pads_exactly(self) -> bool:
+        """Whether prompts of unequal lengths may decode in one left-padded batch (probed once, on first
+        use: see :func:`.padding.padding_matches_batch_one`)."""
+        if self._pads_exactly is None:
+            from coca_eval.backends.padding import padding_matches_batch_one
+
+            self._pads_exactly = padding_matches_batch_one(self)
+        return self._pads_exactly
 
     @property
     def bos_token_id(self) -> int | None:
@@ -146,8 +157,9 @@ class HFBackend:
         batch_size: int | None = None,
         prefix_groups: Sequence[int] | None = None,
     ) -> bool:
-        """Step-by-step greedy decoding under the task's ``stop`` rule (or a bare token budget), rows of
-        one length ``batch_size`` at a time (None: as many as fit, :func:`.batch_size.auto_batch_size`),
+        """Step-by-step greedy decoding under the task's ``stop`` rule (or a bare token budget),
+        ``batch_size`` rows at a time (None: as many rows of the longest prompt as fit,
+        :func:`.batch_size.auto_batch_size`; rows of unequal lengths left-padded, :mod:`.padding`),
         with the shared-prefix KV cache (see :mod:`.hf_generation`); ``hold_dynamic_rope`` keeps the
         prompt's dynamic rope scaling for the answer. ``prefix_groups`` says which prompts share a
         prefix (all when None): one call may hold several cells' prompts."""

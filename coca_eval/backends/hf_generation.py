@@ -1,11 +1,13 @@
-"""Greedy decoding on the hf backend: rows of one length decoded together, the task's stop rule per
-row, and the shared-prefix fast path for the prefill.
+"""Greedy decoding on the hf backend: rows of one length decoded together (and rows of unequal lengths
+left-padded together, :mod:`~coca_eval.backends.padding`), the task's stop rule per row, and the
+shared-prefix fast path for the prefill.
 
 * Batches without padding. Every prompt of a cell (and every cell of a run at one length and answer
   budget) has the same number of tokens, so ``B`` rows go through decoding together with no pad token
   and no attention mask: each step reads the weights once for ``B`` tokens instead of once per token.
   A row that stops (EOS, the budget, the task's rule) leaves the batch at once; the cache keeps the
-  others' rows.
+  others' rows. Prompts of unequal lengths go in left-padded batches of similar lengths where the
+  model pads exactly (:mod:`~coca_eval.backends.padding`).
 * Prefill: where the prompts share a leading run of tokens (passkey: BOS + intro + the filler before
   their key line), one forward over the longest such prefix fills a KV cache; rows run from the deepest
   key to the shallowest, each cropping the cache back to its own prefix and computing only the rest,
@@ -48,6 +50,7 @@ from coca_eval.backends.decode_rows import (
     same_length_batches,
 )
 from coca_eval.backends.kv_cache import buffered_cache, select_rows, stacked_cache
+from coca_eval.backends.padding import PaddedRows, padded_batches, slides
 from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, rows_reusing
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
@@ -84,16 +87,18 @@ class GreedyDecoder:
         self._cache_keyword = cache_keyword(self.model)
         self._stackable = buffered_cache(self.model) is not None  # rows filled apart can join one batch
 
-    def _forward(self, rows: Sequence[Sequence[int]], cache=None):
+    def _forward(self, rows: Sequence[Sequence[int]], cache=None, padding: dict | None = None):
         input_ids = torch.tensor([list(row) for row in rows], device=self.backend.device)  # (b, n)
         cached = {self._cache_keyword: cache if cache is not None else buffered_cache(self.model)}
-        out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1, **cached)
+        out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1, **cached, **(padding or {}))
         work_done(input_ids.numel())  # the run's progress counts tokens, not only finished samples
         return out.logits[:, -1], returned_cache(out)  # (b, vocab), cache
 
-    def _continue(self, logits: torch.Tensor, cache, prompts: Sequence[int], on_done: OnDone) -> None:
-        """Decode every row of ``cache`` from its last ``logits`` (b, vocab) until each stops; rows that
-        stop leave the batch. Non-finite rows are left out and raised once the others are done."""
+    def _continue(
+        self, logits: torch.Tensor, cache, prompts: Sequence[int], on_done: OnDone, padded=None
+    ) -> None:
+        """Decode every row of ``cache`` (and ``padded``) from its last ``logits`` (b, vocab) until each
+        stops; rows that stop leave the batch. Non-finite rows are left out, raised once all are done."""
         rows, failures = DecodingRows(list(prompts)), NonFiniteRows()
         while rows.prompts:
             # one transfer to the host per step: the argmax and whether the row's logits are finite
@@ -104,8 +109,11 @@ class GreedyDecoder:
                 break
             if len(going) < len(rows.prompts):
                 select_rows(cache, going)
+                if padded is not None:
+                    padded.keep(going)
             rows.keep(going)
-            logits, cache = self._forward([[tokens[k]] for k in going], cache)
+            step = padded.step() if padded is not None else None
+            logits, cache = self._forward([[tokens[k]] for k in going], cache, step)  # (r, vocab), cache
         failures.raise_any()
 
     def _step(
@@ -134,14 +142,22 @@ class GreedyDecoder:
 
     @torch.inference_mode()
     def whole_rows(self, prompts: Sequence[Sequence[int]], on_done: OnDone) -> None:
-        """Every prompt prefilled whole and decoded, rows of one length ``batch_size`` at a time (prompts
-        of other lengths one by one); calls ``on_done(i, tokens)``."""
+        """Every prompt prefilled whole and decoded, ``batch_size`` rows at a time: rows of one length
+        together, and, where the model pads exactly, prompts of unequal lengths in left-padded batches
+        of similar lengths (else one by one); calls ``on_done(i, tokens)``."""
         failures = NonFiniteRows()
-        for group in same_length_batches(prompts, range(len(prompts)), self.batch_size):
+        lengths = [len(p) for p in prompts]
+        if len(set(lengths)) > 1 and self.batch_size > 1 and self.backend.pads_exactly:
+            batches = padded_batches(lengths, self.batch_size)
+        else:
+            batches = same_length_batches(prompts, range(len(prompts)), self.batch_size)
+        for group in batches:
             failures.collect(lambda group=group: self._whole_group(prompts, group, on_done))
         failures.raise_any()
 
     def _whole_group(self, prompts: Sequence[Sequence[int]], group: list[int], on_done: OnDone) -> None:
+        if len({len(prompts[i]) for i in group}) > 1:
+            return self._padded_group(prompts, group, on_done)
         if self.hold:
             with self._scaling(len(prompts[group[0]]), through_answer=True):
                 return self._prefill_and_decode(prompts, group, on_done)
@@ -166,6 +182,26 @@ class GreedyDecoder:
             filled.append((logits, layer_tensors(cache)))
         logits = torch.cat([f[0] for f in filled])  # (b, vocab)
         return self._continue(logits, stacked_cache(self.model, [f[1] for f in filled]), group, on_done)
+
+    def _padded_group(self, prompts, group: list[int], on_done: OnDone) -> None:
+        """Prompts of unequal lengths (the longest first) left-padded to the longest, prefilled and
+        decoded as :meth:`_prefill_and_decode` does; only models that pad exactly come here."""
+        width = len(prompts[group[0]])
+        per_forward = max(1, PREFILL_TOKENS // width)
+        if len(group) > per_forward and not self._stackable:
+            failures = NonFiniteRows()
+            for part in batches_of(group, per_forward):
+                failures.collect(lambda part=part: self._padded_group(prompts, part, on_done))
+            return failures.raise_any()
+        filled, paddings = [], []
+        for part in batches_of(group, per_forward):
+            rows, padded = PaddedRows.left_padded([prompts[i] for i in part], width, self.backend.device)
+            logits, cache = self._forward(rows, None, padded.prompt_inputs())  # (p, vocab), cache
+            filled.append((logits, layer_tensors(cache) if len(group) > per_forward else cache))
+            paddings.append(padded)
+        logits = torch.cat([f[0] for f in filled])  # (b, vocab)
+        cache = stacked_cache(self.model, [f[1] for f in filled]) if len(filled) > 1 else filled[0][1]
+        return self._continue(logits, cache, group, on_done, PaddedRows.joined(paddings))
 
     @torch.inference_mode()
     def shared_prefix(
@@ -308,11 +344,6 @@ def decode_prompts(
 
 def prefix_reuse_is_exact(backend, prompts: Sequence[Sequence[int]]) -> bool:
     """Whether cached prefixes give the very outputs a fresh per-sample run gives (see module doc)."""
-    config = backend.model.config.get_text_config()
-    if getattr(config, "sliding_window", None) and "sliding_attention" in (
-        getattr(config, "layer_types", None) or []
-    ):
-        return False
-    if getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True):
+    if slides(backend.model.config.get_text_config()):
         return False
     return not backend.has_dynamic_rope or len({len(p) for p in prompts}) == 1

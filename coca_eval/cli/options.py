@@ -80,9 +80,9 @@ def batch_size_option(command):
         type=BatchSize(),
         default="auto",
         show_default=True,
-        help="Prompts of one length decoded together on the hf backend (no padding: they have one "
-        "length); auto takes as many as half the free memory holds, at most 16 on a CPU and 64 on a GPU. "
-        "Outputs are the same at every batch size.",
+        help="Prompts decoded together on the hf backend (those of unequal lengths left-padded, in batches "
+        "of similar lengths, where the model pads exactly); auto takes as many as half the free memory "
+        "holds, at most 16 on a CPU and 64 on a GPU. Outputs are the same at every batch size.",
     )(command)
 
 
