@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from coca_eval.data.published_rows import file_rows, from_the_hub, refuse_repeats, require_columns
+from coca_eval.data.published_rows import from_the_hub, json_lines, refuse_repeats, require_columns
 from coca_eval.errors import CocaEvalError
 from coca_eval.files import read_user_text
 
@@ -112,7 +112,7 @@ def _raw_questions(path: Path) -> list[Any]:
         except json.JSONDecodeError as exc:
             raise CocaEvalError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
         return rows
-    return file_rows(path)
+    return json_lines(text, path)
 
 
 @cache

@@ -292,3 +292,13 @@ def test_the_chain_of_thought_refuses_a_thought_decoded_apart(tmp_path, capsys):
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and "--cot and a thought decoded apart" in err, err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "run.json").exists()
+
+
+def test_a_json_lines_copy_reads_as_the_published_list(tmp_path):
+    from coca_eval.longbench.v2_data import all_questions
+
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    read = all_questions(str(path))
+    assert [r.id for r in read] == [q["_id"] for q in QUESTIONS]
+    assert [r.answer for r in read] == [q["answer"] for q in QUESTIONS]
