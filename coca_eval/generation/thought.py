@@ -80,11 +80,9 @@ def generate_with_thought(
     def thought_done(i: int, tokens: list[int]) -> None:
         thoughts[i] = split_thought(plan, tokens, eos)
 
-    try:
-        reused = backend.generate_greedy(prompts, prefix_lengths, rule, thought_done, prefix_reuse, **options)
-    except NonFiniteOutput as exc:
-        failed.append(exc)
-        reused = False
+    reused = finite_rows(
+        failed, backend.generate_greedy, prompts, prefix_lengths, rule, thought_done, prefix_reuse, **options
+    )
     for i in sorted(i for i, thought in thoughts.items() if thought.ended):
         on_done(i, [], thoughts.pop(i))
     going = sorted(thoughts)
@@ -92,25 +90,38 @@ def generate_with_thought(
         groups = options.pop("prefix_groups", None)
         if groups is not None:
             options["prefix_groups"] = [groups[i] for i in going]
-        try:
-            answered = backend.generate_greedy(
-                [[*prompts[i], *thoughts[i].continuation(plan)] for i in going],
-                [prefix_lengths[i] for i in going],
-                stop,
-                lambda k, tokens: on_done(going[k], tokens, thoughts[going[k]]),
-                prefix_reuse,
-                **options,
-            )
-            reused = reused or answered
-        except NonFiniteOutput as exc:
-            failed.append(_renamed(exc, going))
+        answered = finite_rows(
+            failed,
+            backend.generate_greedy,
+            [[*prompts[i], *thoughts[i].continuation(plan)] for i in going],
+            [prefix_lengths[i] for i in going],
+            stop,
+            lambda k, tokens: on_done(going[k], tokens, thoughts[going[k]]),
+            prefix_reuse,
+            rows=going,
+            **options,
+        )
+        reused = reused or answered
     if failed:
         raise NonFiniteOutput.of_rows(failed)
     return reused
 
 
+def finite_rows(
+    failed: list[NonFiniteOutput], call: Callable, *args, rows: list[int] | None = None, **kwargs
+):
+    """``call(*args, **kwargs)`` (a ``generate_greedy``) whose non-finite rows are appended to ``failed``
+    instead of raised, so a two-call decoding answers every other row before the failures are raised
+    together. ``rows``: the whole call's position of each of this call's prompts, for the message."""
+    try:
+        return call(*args, **kwargs)
+    except NonFiniteOutput as exc:
+        failed.append(exc if rows is None else _renamed(exc, rows))
+        return False
+
+
 def _renamed(exc: NonFiniteOutput, going: list[int]) -> NonFiniteOutput:
-    """The answer call's failures named by their prompts' positions in the whole call."""
+    """A later call's failures named by their prompts' positions in the whole call."""
     rows = {going[k]: text.replace(f"sample {k}:", f"sample {going[k]}:", 1) for k, text in exc.rows.items()}
     return NonFiniteOutput(next(iter(rows.values()), str(exc)), rows)
 

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from coca_eval.backends.stopping import StopRule
+from coca_eval.errors import NonFiniteOutput
+from coca_eval.generation.thought import finite_rows
 from coca_eval.longbench.v2_tasks import REASONING_BUDGET
 
 
@@ -38,22 +40,36 @@ def generate_with_reasoning(
     **options,
 ) -> bool:
     """``generate_greedy`` in two calls: the reasoning of each prompt, then ``second_prompt(i, text)``
-    answered under ``stop``; ``on_done(i, answer_ids, reasoning)``. Returns whether a prefix was reused."""
+    answered under ``stop``; ``on_done(i, answer_ids, reasoning)``. Returns whether a prefix was reused.
+    Non-finite logits in either call fail only their rows: the others are answered, then the failures
+    are raised together, named by the prompt's position in this call."""
     first: dict[int, list[int]] = {}
-    rule = StopRule(REASONING_BUDGET)
-    reused = backend.generate_greedy(
-        prompts, prefix_lengths, rule, first.__setitem__, prefix_reuse, **options
+    failed: list[NonFiniteOutput] = []
+    reused = finite_rows(
+        failed,
+        backend.generate_greedy,
+        prompts,
+        prefix_lengths,
+        StopRule(REASONING_BUDGET),
+        first.__setitem__,
+        prefix_reuse,
+        **options,
     )
     decode = backend.tokenizer.decode
     reasoning = {i: Reasoning(decode(t, skip_special_tokens=True).strip(), len(t)) for i, t in first.items()}
     going = sorted(reasoning)
     options.pop("prefix_groups", None)  # the second prompts hold no shared prefix
-    answered = backend.generate_greedy(
+    answered = going and finite_rows(
+        failed,
+        backend.generate_greedy,
         [second_prompt(i, reasoning[i].text) for i in going],
         [0] * len(going),
         stop,
         lambda k, tokens: on_done(going[k], tokens, reasoning[going[k]]),
         prefix_reuse,
+        rows=going,
         **options,
     )
-    return reused or answered
+    if failed:
+        raise NonFiniteOutput.of_rows(failed)
+    return bool(reused or answered)
