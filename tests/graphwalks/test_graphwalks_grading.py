@@ -1,12 +1,17 @@
-"""GraphWalks' grading on a frozen set of responses, each against precision, recall and F1 worked out
-by hand here; and the stop rule that ends decoding at the answer line."""
+"""GraphWalks' grading on frozen sets of responses: one against precision, recall and F1 worked out by
+hand here, one against the dataset card's own grader run outside the project (its values committed
+in data/published_values.json); and the stop rule that ends decoding at the answer line."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
 from coca_eval.graphwalks.scoring import answer_line_done, answer_list, score_answer
 
+DATA = Path(__file__).parent / "data"
 GOLD = ("aa11", "bb22", "cc33", "dd44")
 
 # response, expected (answered, precision, recall, F1), worked out by hand for the gold set above
@@ -58,3 +63,38 @@ def test_decoding_stops_once_the_last_line_holds_a_whole_answer():
     assert not answer_line_done("Final Answer: [aa11, bb")
     assert answer_line_done("Thinking.\nFinal Answer: [aa11, bb22]")
     assert answer_line_done("Final Answer: [aa11]\n")
+
+
+PUBLISHED_CASES = json.loads((DATA / "responses.json").read_text(encoding="utf-8"))["cases"]
+PUBLISHED = json.loads((DATA / "published_values.json").read_text(encoding="utf-8"))["values"]
+
+
+def test_the_frozen_set_for_the_published_grader_covers_the_hard_cases():
+    names = {case["name"] for case in PUBLISHED_CASES}
+    wanted = {"answer line missing", "duplicated nodes", "extra spaces", "empty list, non-empty gold"}
+    assert wanted <= names and len(PUBLISHED) == len(PUBLISHED_CASES)
+
+
+@pytest.mark.parametrize(
+    ("case", "published"), list(zip(PUBLISHED_CASES, PUBLISHED, strict=True)), ids=lambda v: str(v)[:40]
+)
+def test_every_response_scores_what_the_cards_grader_gives(case, published):
+    """Equal to the card's ``get_list`` and F1 (run outside the project by
+    scripts/graphwalks_grader_values.py), sample by sample; the one documented departure, trailing
+    whitespace dropped before the last line is read, is checked as such: ours on the response equals
+    the card's on the response without it."""
+    response = case["response"]
+    record = score_answer(None, response, case["answer_nodes"])
+    if response != response.rstrip():
+        assert record["score"] == pytest.approx(_card_on(response.rstrip()))
+        return
+    assert record["score"] == pytest.approx(published["f1"], abs=1e-12)
+    assert record["answered"] is not published["failed"]
+    assert (answer_list(response) or []) == published["list"]
+
+
+def _card_on(response: str) -> float:
+    """The card's F1 for the departure's twin: the same response without its trailing whitespace,
+    which the frozen set also holds."""
+    (twin,) = [p for c, p in zip(PUBLISHED_CASES, PUBLISHED, strict=True) if c["response"] == response]
+    return twin["f1"]
