@@ -28,6 +28,7 @@ import torch
 
 from coca_eval.backends.echo import echo_prompts
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
+from coca_eval.backends.openai_chat import ChatThinking
 from coca_eval.backends.openai_client import CompletionsClient, clients_for
 from coca_eval.backends.openai_replies import ChatCompletion, Choice
 from coca_eval.backends.server_pool import ServerPool
@@ -135,19 +136,21 @@ class OpenAIBackend(TokenizerMixin):
         self,
         prompts: Sequence[ChatPrompt],
         stop: StopRule | int,
-        on_done: Callable[[int, list[int]], None],
+        on_done: Callable,
+        thinking: ChatThinking | None = None,
     ) -> None:
         """Greedy chat completions of framed prompts, one conversation per request, spread over the
         servers; each reply is checked to answer the prompt's own tokens before its answer is cut by
-        the ``stop`` rule and passed on."""
-        from coca_eval.backends.openai_chat import chat_payload, check_rendered
+        the ``stop`` rule and passed on: ``on_done(i, answer)``, or with ``thinking`` (a reasoning
+        model's thought, see :mod:`coca_eval.backends.openai_chat`) ``on_done(i, answer, thought)``."""
+        from coca_eval.backends.openai_chat import chat_payload, check_rendered, split_reply
         from coca_eval.backends.special_tokens import eos_ids
 
         stop = stop_rule(stop)
         eos = eos_ids(None, self.tokenizer)
 
         def send(server: Server, rows: range) -> list[tuple[ChatCompletion, str]]:
-            payloads = [chat_payload(server.model, prompts[i], stop.max_new_tokens) for i in rows]
+            payloads = [chat_payload(server.model, prompts[i], stop.max_new_tokens, thinking) for i in rows]
             return [(server.client.chat(payload), server.client.base_url) for payload in payloads]
 
         for rows, replies in self.pool.map(send, len(prompts), 1):
@@ -155,12 +158,19 @@ class OpenAIBackend(TokenizerMixin):
                 check_rendered(reply, prompts[i], url)
                 choice = reply.choices[0]
                 if choice.token_ids is not None:
-                    tokens = _in_vocabulary(list(choice.token_ids), len(self.tokenizer), url)
-                else:
-                    tokens = self.encode(choice.message.content or "")
+                    _in_vocabulary(list(choice.token_ids), len(self.tokenizer), url)
+                if thinking is None:
+                    ids = choice.token_ids
+                    tokens = list(ids) if ids is not None else self.encode(choice.message.content or "")
+                    answer = stop.cut(tokens, eos, self.decode)
+                    _check_answer_logprobs(choice.answer_logprobs(), len(answer), url)  # as completions do
+                    on_done(i, answer)
+                    continue
+                tokens, thought = split_reply(choice, reply, thinking, self.encode, self.decode)
                 answer = stop.cut(tokens, eos, self.decode)
-                _check_answer_logprobs(choice.answer_logprobs(), len(answer), url)  # as completions do
-                on_done(i, answer)
+                logprobs = choice.answer_logprobs()
+                _check_answer_logprobs(logprobs, len(logprobs), url)  # the thought's tokens too
+                on_done(i, answer, thought)
 
     def score(self, input_ids: torch.Tensor, first_logit: int, targets: torch.Tensor) -> torch.Tensor:
         """NLL of ``targets`` (b, s) from the echoed log-probs of prompts that hold every target (see

@@ -45,6 +45,8 @@ class Completion(BaseModel):
 
 class ChatMessage(BaseModel):
     content: str | None = None
+    reasoning_content: str | None = None  # a reasoning model's thought: vLLM's older name, DeepSeek's
+    reasoning: str | None = None  # the same under its newer name (vLLM, OpenRouter)
 
 
 class ChatTokenLogprob(BaseModel):
@@ -60,13 +62,19 @@ class ChatChoice(BaseModel):
     message: ChatMessage
     token_ids: list[int] | None = None  # vLLM's return_token_ids
     logprobs: ChatLogprobs | None = None
+    finish_reason: str | None = None
 
     def answer_logprobs(self) -> list[float | None]:
         return [entry.logprob for entry in (self.logprobs.content or [])] if self.logprobs else []
 
 
+class CompletionDetails(BaseModel):
+    reasoning_tokens: int | None = None
+
+
 class Usage(BaseModel):
     prompt_tokens: int
+    completion_tokens_details: CompletionDetails | None = None  # a reasoning model's thought, counted
 
 
 class ChatCompletion(BaseModel):

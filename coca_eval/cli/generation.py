@@ -66,7 +66,13 @@ def evaluate_generation(task: str, params, chosen, preset: str | None, **options
     every such command has (``no_prefix_reuse``, ``batch_size``, ``dump_prompts``, a family's own);
     ``(run, written)``, or None on a torchrun rank other than 0 (rank 0 writes and prints)."""
     from coca_eval.cli.evaluation import evaluate_and_save
+    from coca_eval.errors import CocaEvalError
 
+    thinking = options.get("thinking")
+    if thinking is not None and thinking.effort and not (chosen.methods_file or chosen.backend == "openai"):
+        raise CocaEvalError(
+            "--reasoning-effort is passed to a chat API (--backend openai with a chat template) only"
+        )
     options["prefix_reuse"] = not options.pop("no_prefix_reuse", False)
     return evaluate_and_save(task, params, chosen, preset, **options)
 
@@ -87,8 +93,8 @@ def run_family(task: str, preset: str, overrides: dict, **options):
 
 
 def thinking_options(command):
-    """``--thinking``, ``--think-budget`` and ``--think-markers`` of a generation command (passed on as
-    ``thinking``, ``think_budget``, ``think_markers``; see :mod:`coca_eval.generation.thinking`)."""
+    """``--thinking``, ``--think-budget``, ``--think-markers`` and ``--reasoning-effort`` of a generation
+    command (passed on under their names; see :mod:`coca_eval.generation.thinking`)."""
     from coca_eval.cli.options import with_options
     from coca_eval.generation.thinking import DEFAULT_THINK_BUDGET, THINKING_MODES
 
@@ -115,6 +121,12 @@ def thinking_options(command):
             metavar="OPEN,CLOSE",
             help="The thought's markers (default: found in the tokenizer or its chat template, e.g. "
             "<think>,</think>).",
+        ),
+        click.option(
+            "--reasoning-effort",
+            default=None,
+            metavar="EFFORT",
+            help="Sent as reasoning_effort to a chat API server (e.g. low, medium, high).",
         ),
     ]
     return with_options(command, options)
@@ -152,12 +164,19 @@ def decoding_options(
     def decorate(func):
         @functools.wraps(func)
         def command(
-            no_prefix_reuse, batch_size, dump_prompts, thinking, think_budget, think_markers, **kwargs
+            no_prefix_reuse,
+            batch_size,
+            dump_prompts,
+            thinking,
+            think_budget,
+            think_markers,
+            reasoning_effort,
+            **kwargs,
         ):
             from coca_eval.generation.thinking import Thinking
 
             decoding = dict(no_prefix_reuse=no_prefix_reuse, batch_size=batch_size, dump_prompts=dump_prompts)
-            settings = Thinking.of(thinking, think_budget, think_markers)
+            settings = Thinking.of(thinking, think_budget, think_markers, reasoning_effort)
             if not settings.default:
                 decoding["thinking"] = settings
             return func(decoding=decoding, **kwargs)

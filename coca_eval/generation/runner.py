@@ -29,7 +29,7 @@ from coca_eval.errors import CocaEvalError, NonFiniteOutput
 from coca_eval.generation.cells import chat_prompt, combine_cell, scored_as_its_output, too_long
 from coca_eval.generation.params import PROMPT_ONLY
 from coca_eval.generation.task import GenerationTask, keeping, preset_puts_bos, sample_error
-from coca_eval.generation.thinking import ModelThinking, model_thinking
+from coca_eval.generation.thinking import ModelThinking, chat_thinking, model_thinking
 from coca_eval.generation.thought import generate_with_thought
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
@@ -214,8 +214,7 @@ class GenerationRunner(GenerationTask):
         mine = self.share.owned(len(samples))
         self.progress.start_cell(name, len(mine), len(done.intersection(map(str, mine))))
         chat = state.chat_digest is not None and callable(getattr(backend, "generate_chat", None))
-        if chat and plan is not None:
-            raise CocaEvalError("thoughts are not decoded apart through a chat API yet; use --thinking off")
+        through_chat = chat_thinking(self.thinking, plan, chat, self.params.chat_template, backend.tokenizer)
         rule = self.params.stopping_rule()
         own = _Pending(key, task, samples, [])
 
@@ -225,7 +224,8 @@ class GenerationRunner(GenerationTask):
             own.todo = [i for i in indices if str(i) not in done]
             if chat:  # a chat API: the framed prompts go as messages (see coca_eval.backends.openai_chat)
                 prompts = [chat_prompt(samples[i], backend.tokenizer) for i in own.todo]
-                backend.generate_chat(prompts, self.stop_rule(task), self._recorder(backend, [own], own))
+                record = self._recorder(backend, [own], own, plan)
+                backend.generate_chat(prompts, self.stop_rule(task), record, **through_chat)
                 own.reused.append(False)
                 return
             together = [own, *(self._companions(method, state, length, dataset) if rule is None else [])]

@@ -57,7 +57,12 @@ def generation_gate(title: str, **own: Any) -> GateHooks:
         units_name="samples",
         units_differ=f"{title} samples (their references)",
         dataset_names_row=True,
-        strict_keys=("thinking", "think_budget", "think_markers"),  # see coca_eval.generation.thinking
+        strict_keys=(
+            "thinking",
+            "think_budget",
+            "think_markers",
+            "reasoning_effort",
+        ),  # see coca_eval.generation.thinking
     )
     return replace(hooks, **own)
 

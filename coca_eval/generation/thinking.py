@@ -42,13 +42,18 @@ class Thinking:
     mode: str = "auto"
     budget: int | None = None
     markers: tuple[str, str] | None = None
+    effort: str | None = None  # a chat API's reasoning_effort, passed on as it is
 
     @classmethod
-    def of(cls, mode: str | None, budget: int | None, markers: str | None) -> Thinking:
+    def of(
+        cls, mode: str | None, budget: int | None, markers: str | None, effort: str | None = None
+    ) -> Thinking:
         """The settings from the options' values (None: not given), each checked in one line."""
         mode = mode or "auto"
         if mode not in THINKING_MODES:
             raise CocaEvalError(f"--thinking must be one of {', '.join(THINKING_MODES)} (got {mode!r})")
+        if effort is not None and (not effort.strip() or mode == "off"):
+            raise CocaEvalError(f"--reasoning-effort {effort!r} needs a word and thinking not off")
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
             raise CocaEvalError(f"--think-budget must be a whole number of tokens from 1 (got {budget!r})")
         pair = None
@@ -59,7 +64,7 @@ class Thinking:
                     f"--think-markers takes OPEN,CLOSE, two non-empty markers (got {markers!r})"
                 )
             pair = (parts[0], parts[1])
-        return cls(mode, budget, pair)
+        return cls(mode, budget, pair, effort)
 
     @property
     def default(self) -> bool:
@@ -70,7 +75,8 @@ class Thinking:
         options existed stay valid), else every setting."""
         if self.default:
             return None
-        return {"mode": self.mode, "budget": self.budget, "markers": list(self.markers or ()) or None}
+        identity = {"mode": self.mode, "budget": self.budget, "markers": list(self.markers or ()) or None}
+        return identity | ({"effort": self.effort} if self.effort else {})
 
     def variables(self, template: str | None) -> dict:
         """The extra variables the chat template is rendered with: ``enable_thinking`` for ``on`` and
@@ -190,5 +196,24 @@ def model_thinking(thinking: Thinking, chat_template: str, tokenizer) -> ModelTh
     default = lambda: renders_alike(template, tokenizer, {TEMPLATE_VARIABLE: True})  # noqa: E731
     plan = thought_plan(thinking, template, tokenizer, default)
     if plan is not None:
-        return ModelThinking(plan, plan.context())
+        effort = {"reasoning_effort": thinking.effort} if thinking.effort else {}
+        return ModelThinking(plan, plan.context() | effort)
     return ModelThinking(None, {"thinking": "off"} if takes_thinking(template) else {})
+
+
+def chat_thinking(
+    thinking: Thinking, plan: ThoughtPlan | None, chat: bool, chat_template: str, tokenizer
+) -> dict:
+    """The ``thinking`` argument of a chat API call (:mod:`coca_eval.backends.openai_chat`), as keyword
+    arguments: none without a thought plan. ``--reasoning-effort`` reaches a chat API only, and only
+    with a thought decoded: elsewhere it is refused rather than ignored."""
+    if thinking.effort and (not chat or plan is None):
+        where = "a chat API (--backend openai with a chat template)" if not chat else "a thinking model"
+        raise CocaEvalError(f"--reasoning-effort is passed to {where} only")
+    if not chat or plan is None:
+        return {}
+    from coca_eval.backends.openai_chat import ChatThinking
+    from coca_eval.chat import template_text
+
+    variables = thinking.variables(template_text(chat_template, tokenizer))
+    return {"thinking": ChatThinking(plan.budget, plan.close_ids, variables, thinking.effort)}

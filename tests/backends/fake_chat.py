@@ -6,6 +6,13 @@ without special tokens added, as ``vllm serve`` does; ``answer(prompt_ids)`` giv
 The reply carries ``usage.prompt_tokens`` and, when ``report_ids``, the prompt's ids (vLLM's
 ``return_token_ids``), and with ``logprobs`` one ``logprob`` per answer token (a NaN one plays a model
 answering from non-finite logits). Every request body is kept (``server.bodies``).
+
+A reasoning model's reply: ``answer`` returns a dict instead of the content, with ``content`` and any
+of ``reasoning_content`` / ``reasoning`` (the thought, under either name), ``finish_reason``,
+``token_ids`` (the whole completion's ids, as vLLM's ``return_token_ids`` gives them) and
+``reasoning_tokens`` (``usage.completion_tokens_details``). The request's ``chat_template_kwargs``
+reach the template; ``template`` serves another chat template than the tokenizer's (``vllm serve
+--chat-template``).
 """
 
 from __future__ import annotations
@@ -19,7 +26,12 @@ from tests.backends.fake_completions import FakeServer
 
 
 def make_chat_handler(
-    tokenizer, name: str, answer: Callable[[list[int]], str], report_ids: bool, logprob: float = -0.5
+    tokenizer,
+    name: str,
+    answer: Callable[[list[int]], str | dict],
+    report_ids: bool,
+    logprob: float = -0.5,
+    template: str | None = None,
 ):
     class ChatHandler(BaseHTTPRequestHandler):
         def log_message(self, *args) -> None:
@@ -49,18 +61,24 @@ def make_chat_handler(
                 add_generation_prompt=body.get("add_generation_prompt", True),
                 continue_final_message=body.get("continue_final_message", False),
                 tokenize=False,
+                **({"chat_template": template} if template else {}),
+                **body.get("chat_template_kwargs", {}),
             )
             ids = tokenizer(text, add_special_tokens=False).input_ids
-            content = answer(ids)
-            logprobs = [{"token": t, "logprob": logprob} for t in tokenizer.tokenize(content)]
-            choice = {"index": 0, "message": {"role": "assistant", "content": content}}
+            reply_parts = answer(ids)  # the content, or a reasoning model's reply (see the docstring)
+            parts = reply_parts if isinstance(reply_parts, dict) else {"content": reply_parts}
+            content = parts.get("content")
+            logprobs = [{"token": t, "logprob": logprob} for t in tokenizer.tokenize(content or "")]
+            message = {"role": "assistant", "content": content}
+            message |= {k: parts[k] for k in ("reasoning_content", "reasoning") if k in parts}
+            choice = {"index": 0, "message": message, "finish_reason": parts.get("finish_reason", "stop")}
+            choice |= {"token_ids": parts["token_ids"]} if "token_ids" in parts else {}
             if body.get("logprobs"):
                 choice["logprobs"] = {"content": logprobs}
-            reply = {
-                "object": "chat.completion",
-                "choices": [choice],
-                "usage": {"prompt_tokens": len(ids), "completion_tokens": 1, "total_tokens": len(ids) + 1},
-            }
+            usage = {"prompt_tokens": len(ids), "completion_tokens": 1, "total_tokens": len(ids) + 1}
+            if "reasoning_tokens" in parts:
+                usage["completion_tokens_details"] = {"reasoning_tokens": parts["reasoning_tokens"]}
+            reply = {"object": "chat.completion", "choices": [choice], "usage": usage}
             self._send(200, {**reply, "prompt_token_ids": ids} if report_ids else reply)
 
     return ChatHandler
@@ -73,12 +91,15 @@ class FakeChatServer(FakeServer):
         self,
         tokenizer,
         name: str,
-        answer: Callable[[list[int]], str],
+        answer: Callable[[list[int]], str | dict],
         report_ids: bool = True,
         logprob: float = -0.5,
+        template: str | None = None,
     ):
         super().__init__(None, name)
-        self.httpd.RequestHandlerClass = make_chat_handler(tokenizer, name, answer, report_ids, logprob)
+        self.httpd.RequestHandlerClass = make_chat_handler(
+            tokenizer, name, answer, report_ids, logprob, template
+        )
         self.httpd.bodies = []
 
     @property
