@@ -70,9 +70,9 @@ def rendered_template(
     params: Any, backend, state: PreparedModel, renders: bool, refusal: str, thinking=None
 ) -> str | None:
     """The chat template's text where a family tokenises its prompts' rendered text itself (``renders``:
-    HELMET's protocol helmet, BABILong's prepared sets), else None. A chat API renders its own, so a
-    chat template with one is refused with ``refusal``; so is ``--thinking on|off`` (``thinking``),
-    which that rendering does not pass on yet."""
+    HELMET's protocol helmet, BABILong's prepared sets), else None; ``--thinking on|off``
+    (``thinking``) bound in it. A chat API renders its own, so a chat template with one is refused
+    with ``refusal``."""
     from coca_eval.chat import template_text
 
     if not renders:
@@ -80,9 +80,7 @@ def rendered_template(
     if state.chat_digest is not None and callable(getattr(backend, "generate_chat", None)):
         raise CocaEvalError(refusal)
     template = template_text(params.chat_template, backend.tokenizer)
-    if thinking is not None:
-        thinking.refuse_own_rendering(template, "this protocol")
-    return template
+    return thinking.bound(template) if thinking is not None else template
 
 
 @dataclass

@@ -15,6 +15,7 @@ its prompts, outputs and records are those of a run made before these options ex
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,14 +99,21 @@ class Thinking:
             return  # the chat template's own check names the unreadable file
         refuse_without_variable(text, f"chat template {chat_template}")
 
-    def refuse_own_rendering(self, template: str | None, how: str) -> None:
-        """A family that renders the chat template's text itself (``how`` says where) does not pass
-        ``enable_thinking`` yet: ``on`` and ``off`` are refused there rather than silently ignored."""
-        if self.variables(template):
-            raise CocaEvalError(
-                f"--thinking {self.mode}: {how} renders the chat template itself and does not pass "
-                f"{TEMPLATE_VARIABLE} yet; use --thinking auto"
-            )
+    def bound(self, template: str | None) -> str | None:
+        """``template`` with this run's variables bound in its text, for a family that renders the
+        template's text itself (MRCR's conversations, HELMET's and LongBench's own protocols,
+        BABILong's prepared sets): see :func:`bound_template`."""
+        return bound_template(template, self.variables(template))
+
+
+def bound_template(template: str | None, variables: dict) -> str | None:
+    """``template`` with ``variables`` set at its top (``{% set enable_thinking = true %}``, no output
+    of its own): rendered without them, it renders what the template renders with them passed, so a
+    family that hands the template's text to ``apply_chat_template`` itself needs no other change."""
+    if template is None or not variables:
+        return template
+    sets = "".join(f"{{% set {name} = {json.dumps(value)} %}}" for name, value in variables.items())
+    return sets + template
 
 
 def takes_thinking(template: str | None) -> bool:

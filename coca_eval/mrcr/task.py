@@ -96,8 +96,7 @@ class MrcrRunner(GenerationRunner):
         from coca_eval.generation.haystacks import load_essay
         from coca_eval.mrcr.generate import GeneratedConversations
 
-        template = template_text(self.params.chat_template, backend.tokenizer)
-        self.thinking.refuse_own_rendering(template, "MRCR's conversation frame")
+        template = self.thinking.bound(template_text(self.params.chat_template, backend.tokenizer))
 
         def make(encode, bos, chat, haystack):
             frame = ConversationFrame(template, backend.tokenizer, encode, bos)
