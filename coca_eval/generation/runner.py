@@ -253,9 +253,7 @@ class GenerationRunner(GenerationTask):
     def _thinking_of(self, method: MethodSpec, backend) -> ModelThinking:
         """The method's thought plan and what its cells record of thinking, made once per model."""
         if method.label not in self._plans:
-            self._plans[method.label] = model_thinking(
-                self.thinking, self.params.chat_template, backend.tokenizer
-            )
+            self._plans[method.label] = model_thinking(self.thinking, self.params, backend)
         return self._plans[method.label]
 
     def _recorder(self, backend, cells: list[_Pending], own: _Pending, plan=None):

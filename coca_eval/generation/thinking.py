@@ -195,14 +195,20 @@ class ModelThinking:
     context: dict
 
 
-def model_thinking(thinking: Thinking, chat_template: str, tokenizer) -> ModelThinking:
-    """The plan and cell context for the model whose tokenizer is ``tokenizer``, under
-    ``--chat-template`` ``chat_template``."""
+def model_thinking(thinking: Thinking, params, backend) -> ModelThinking:
+    """The plan and cell context for the model ``backend`` holds, under the run's ``params`` (its
+    ``--chat-template``). A backend that sizes its engine up front (vLLM) is given room for the thought
+    past the run's longest sequence: the answer follows prompt + thought, and an engine sized for N
+    alone would cut it short."""
     from coca_eval.chat import renders_alike, template_text
 
-    template = template_text(chat_template, tokenizer)
+    tokenizer = backend.tokenizer
+    template = template_text(params.chat_template, tokenizer)
     default = lambda: renders_alike(template, tokenizer, {TEMPLATE_VARIABLE: True})  # noqa: E731
     plan = thought_plan(thinking, template, tokenizer, default)
+    reserve = getattr(backend, "reserve", None)
+    if plan is not None and callable(reserve):
+        reserve(params.longest_sequence() + plan.budget)  # every generation family's params say it
     if plan is not None:
         effort = {"reasoning_effort": thinking.effort} if thinking.effort else {}
         return ModelThinking(plan, plan.context() | effort)

@@ -340,3 +340,58 @@ def test_newer_families_outputs_and_scores_equal_hf(model_dirs, tmp_path, family
         assert hf.status == vl.status == "ok", key
         assert hf.detail["samples"] == vl.detail["samples"] and hf.value == vl.value, key
         assert any(s["output"] for s in hf.detail["samples"]), key
+
+
+SAME_EITHER_WAY = (  # takes enable_thinking (the word is in it) and renders the same with it on or off
+    "{# enable_thinking: a reasoning model's switch, read by nothing here #}"
+    "{% for m in messages %}### {{ m['role'] }}:\n{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}### assistant:\n{% endif %}"
+)
+
+
+def _close_marker(model_dir, output: str) -> str:
+    """A token of ``output`` (its 4th to 20th) that reads back as itself: the thought's close marker, so
+    the thought decoded from the same prompt meets it (closed by its marker, not by the budget)."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    for token in tokenizer(output, add_special_tokens=False).input_ids[3:20]:
+        text = tokenizer.decode([token])
+        if (
+            text.strip()
+            and "," not in text
+            and tokenizer(text, add_special_tokens=False).input_ids == [token]
+        ):
+            return (
+                text.strip()
+                if tokenizer(text.strip(), add_special_tokens=False).input_ids == [token]
+                else text
+            )
+    pytest.skip("no token of the model's answer reads back as itself")
+
+
+def test_thoughts_decoded_apart_equal_hf(model_dirs, tmp_path):
+    """``--thinking on``: vLLM decodes the thought (stopping at the close marker's ids, or closed by the
+    budget) and then the answer as hf does, sample by sample: thoughts, their lengths, how each was
+    closed, the answers and their scores. The close marker is a token the model says early in its
+    answer to the same prompt, so some thoughts end at it and the rest are closed by the budget."""
+    template = tmp_path / "thinking.jinja"
+    template.write_text(SAME_EITHER_WAY)
+    task = ["--tasks", "niah_single_1", "--lengths", "1700", "--samples", "3", "--chat-template", template]
+    plain = tmp_path / "plain.json"
+    result = run_cli("ruler", "--model", model_dirs["llama"], *task, "--thinking", "off", "--output", plain)
+    assert result.returncode == 0, result.stderr[-3000:]
+    first = load_run(plain).cells[0].detail["samples"][0]["output"]
+    markers = f"<think>,{_close_marker(model_dirs['llama'], first)}"
+    methods = _methods_file(tmp_path / "m.yaml", [("llama", model_dirs["llama"], "none")])
+    out = tmp_path / "thinking.json"
+    thinking = ["--thinking", "on", "--think-budget", "12", "--think-markers", markers]
+    result = run_cli("ruler", "--methods", methods, *task, *thinking, "--output", out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    ((key, both),) = _backend_pairs(out).items()
+    hf, vl = both["hf"], both["vllm"]
+    assert hf.status == vl.status == "ok", key
+    assert hf.detail["samples"] == vl.detail["samples"] and hf.value == vl.value
+    closed = [s["thought_closed_by_budget"] for s in hf.detail["samples"]]
+    assert False in closed, closed  # at least one thought ended at its own marker
+    assert all(s["thought_tokens"] <= 12 for s in hf.detail["samples"])
