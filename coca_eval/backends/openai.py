@@ -35,6 +35,7 @@ from coca_eval.backends.server_pool import ServerPool
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.chat import ChatPrompt
 from coca_eval.errors import CocaEvalError, NonFiniteOutput
+from coca_eval.progress import work_done
 
 __all__ = ["CompletionsClient", "OpenAIBackend", "Server", "load_openai_backend"]
 
@@ -126,7 +127,9 @@ class OpenAIBackend(TokenizerMixin):
 
         for rows, choices in self.pool.map(send, len(prompts), BATCH):
             for i, (choice, url) in zip(rows, choices, strict=True):
-                answer = stop.cut(self._ids_of(choice, url), eos, self.decode)
+                generated = self._ids_of(choice, url)
+                work_done(len(prompts[i]) + len(generated))  # a cell's progress counts tokens
+                answer = stop.cut(generated, eos, self.decode)
                 _check_answer_logprobs((choice.logprobs.token_logprobs if choice.logprobs else None) or [],
                                        len(answer), url)  # fmt: skip
                 on_done(i, answer)
@@ -157,6 +160,8 @@ class OpenAIBackend(TokenizerMixin):
             for i, (reply, url) in zip(rows, replies, strict=True):
                 check_rendered(reply, prompts[i], url)
                 choice = reply.choices[0]
+                done = len(choice.token_ids) if choice.token_ids is not None else 0
+                work_done(len(prompts[i].ids) + (done or len(self.encode(choice.message.content or ""))))
                 if choice.token_ids is not None:
                     _in_vocabulary(list(choice.token_ids), len(self.tokenizer), url)
                 if thinking is None:

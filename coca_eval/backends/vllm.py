@@ -32,6 +32,7 @@ from coca_eval.backends.options import EngineOptions
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.backends.vllm_rope import rope_note, rope_overrides
 from coca_eval.errors import CocaEvalError, NonFiniteOutput
+from coca_eval.progress import work_done
 
 FIRST_ROUND_TOKENS = 8
 
@@ -223,7 +224,9 @@ class VllmBackend(TokenizerMixin):
             grown = set()
             for i, out in zip(pending, llm.generate(requests, params, use_tqdm=False), strict=True):
                 _check_finite(out.outputs[0], len(generated[i]), i)
+                prefilled = 0 if generated[i] else len(prompts[i])  # later rounds read the prompt cached
                 generated[i] += list(out.outputs[0].token_ids)
+                work_done(prefilled + len(out.outputs[0].token_ids))  # a cell's progress counts tokens
                 grown.update([i] if len(out.outputs[0].token_ids) == budget else [])
             pending = [  # a short round ended at EOS (or the engine's length limit): nothing follows
                 i for i in sorted(grown) if stop.first_stop(generated[i], self.eos, self.decode) is None
