@@ -64,8 +64,9 @@ REPLAY_OPTION = click.option(
     "--length-counts",
     key="length_counts",
     type=click.Choice(LENGTH_COUNTS),
-    help="What a length N holds: prompt+answer (RULER's: the prompt is N minus the task's answer budget) "
-    "or prompt (the prompt alone is N, the answer decoded past it; runs made before this option).  "
+    help="What a length N holds: prompt+answer (RULER's: the prompt is N minus the task's answer budget), "
+    "prompt (the prompt alone is N, the answer decoded past it; runs made before this option) or "
+    "prompt+answer+thought (a thinking run's think budget counted in N too).  "
     "[default: prompt+answer]",
 )
 @_preset_option(

@@ -116,9 +116,18 @@ def dump_run_prompts(runner: Any, run: Run, methods: Sequence[MethodSpec], direc
         backend = TokenizerOnly(method.model)
         state, decode = runner.prepare(method, backend), backend.text_of
         for cell in cells:
-            samples = runner.build_samples(state, cell.dataset, cell.length)
+            samples = runner.build_samples(state, cell.dataset, cell.length - _thought_room(runner, cell))
             task = cell.dataset or runner.name
             rows += prompt_rows(method.label, task, samples, cell_indices(cell), cell.length, decode)
     path = dump_file(directory, runner.name, runner.share.journal_tag)
     write_prompt_dump(rows, path)
     return path
+
+
+def _thought_room(runner: Any, cell) -> int:
+    """The tokens of the cell's N its thought took (``--length-counts prompt+answer+thought``): the
+    samples were built that much shorter (:func:`coca_eval.generation.thinking.thought_room`)."""
+    from coca_eval.generation.params import WITH_THOUGHT
+
+    counts = getattr(runner.params, "length_counts", None)
+    return int(cell.detail.get("think_budget") or 0) if counts == WITH_THOUGHT else 0

@@ -26,10 +26,12 @@ from coca_eval.params import (
 )
 from coca_eval.sequential import StoppingRule
 
-PROMPT_AND_ANSWER, PROMPT_ONLY = "prompt+answer", "prompt"
-LENGTH_COUNTS = (PROMPT_AND_ANSWER, PROMPT_ONLY)
+PROMPT_AND_ANSWER, PROMPT_ONLY, WITH_THOUGHT = "prompt+answer", "prompt", "prompt+answer+thought"
+LENGTH_COUNTS = (PROMPT_AND_ANSWER, PROMPT_ONLY, WITH_THOUGHT)
 """What a length N counts: RULER's prompt + answer budget = N (the prompt is N minus the task's budget),
-or the prompt alone (the answer decoded past N), this project's meaning before it matched RULER's."""
+the prompt alone (the answer decoded past N), this project's meaning before it matched RULER's, or
+prompt + answer budget + think budget = N for a thinking run (the accounting of RULER's users who give
+a reasoning model 112k of input and 16k of output at 128k)."""
 
 
 def check_sampling(params: Any) -> None:

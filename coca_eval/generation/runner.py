@@ -29,7 +29,7 @@ from coca_eval.errors import CocaEvalError, NonFiniteOutput
 from coca_eval.generation.cells import chat_prompt, combine_cell, scored_as_its_output, too_long
 from coca_eval.generation.params import PROMPT_ONLY
 from coca_eval.generation.task import GenerationTask, keeping, preset_puts_bos, sample_error
-from coca_eval.generation.thinking import ModelThinking, chat_thinking, model_thinking
+from coca_eval.generation.thinking import ModelThinking, chat_thinking, model_thinking, thought_room
 from coca_eval.generation.thought import generate_with_thought
 from coca_eval.journal import cell_key
 from coca_eval.methods import MethodSpec
@@ -129,8 +129,9 @@ class GenerationRunner(GenerationTask):
     def _samples(self, method: MethodSpec, state: PreparedModel, length: int, dataset: str) -> list:
         """The cell's samples, built on first use (a companion's are built when it decodes early)."""
         slot = (method.label, length, dataset)
-        if slot not in self._built:
-            self._built[slot] = self.build_samples(state, dataset, length)
+        if slot not in self._built:  # a thought counted in N leaves the prompt that much less room
+            room = thought_room(self._plans[method.label].plan, self.params.length_counts)
+            self._built[slot] = self.build_samples(state, dataset, length - room)
         return self._built[slot]
 
     def build_samples(self, state: PreparedModel, dataset: str, length: int) -> list:
@@ -199,7 +200,7 @@ class GenerationRunner(GenerationTask):
         thinking = self._thinking_of(method, backend)  # a refusal here is the run's, not the cell's
         plan = thinking.plan
         answer = task.answer_budget if self.params.length_counts == PROMPT_ONLY else 0
-        answer += plan.budget if plan is not None else 0
+        answer += (plan.budget if plan is not None else 0) - thought_room(plan, self.params.length_counts)
         try:
             reason = too_long(getattr(backend, "position_limit", None), length, answer)
             if reason is not None:

@@ -231,3 +231,11 @@ def chat_thinking(
 
     variables = thinking.variables(template_text(chat_template, tokenizer))
     return {"thinking": ChatThinking(plan.budget, plan.close_ids, variables, thinking.effort)}
+
+
+def thought_room(plan: ThoughtPlan | None, length_counts: str) -> int:
+    """Tokens of N a thought takes under ``--length-counts`` ``length_counts``: its budget with
+    ``prompt+answer+thought`` (the prompt is that much shorter), else none (the thought is past N)."""
+    from coca_eval.generation.params import WITH_THOUGHT
+
+    return plan.budget if plan is not None and length_counts == WITH_THOUGHT else 0

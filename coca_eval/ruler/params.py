@@ -93,12 +93,12 @@ class RulerParams(SampledCells):
     def prompt_length(self, length: int, task: str) -> int:
         """The prompt's tokens at ``length`` for ``task``: N minus its answer budget (RULER's), or N."""
         budget = RULER_TASKS.get(task).answer_budget
-        return length - budget if self.length_counts == PROMPT_AND_ANSWER else length
+        return length if self.length_counts == PROMPT_ONLY else length - budget
 
     def longest_sequence(self) -> int:
         """Prompt plus answer at the longest length: what engines that size their context up front hold
         (N itself when N counts both, as in RULER)."""
-        if self.length_counts == PROMPT_AND_ANSWER:
+        if self.length_counts != PROMPT_ONLY:
             return max(self.lengths)
         return max(self.lengths) + max(RULER_TASKS.get(t).answer_budget for t in self.tasks)
 

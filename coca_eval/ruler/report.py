@@ -161,6 +161,8 @@ def length_text(params: dict) -> str:
     ``--length-counts prompt``) the prompt alone."""
     if params.get("length_counts") == "prompt+answer":
         return "N = prompt + answer budget (RULER's)"
+    if params.get("length_counts") == "prompt+answer+thought":
+        return "N = prompt + answer budget + think budget"
     return "N = the prompt alone, the answer past it (not RULER's N)"
 
 

@@ -46,7 +46,7 @@ register_task(
         ),
         gate=generation_gate(
             "RULER",
-            protocol_keys=("haystack", "chat_template", "answer_budget"),
+            protocol_keys=("haystack", "chat_template", "answer_budget", "length_counts"),
             units_mismatch=lazy("coca_eval.ruler.gate:samples_mismatch"),
             run_checks=lazy("coca_eval.ruler.gate:effective_length_checks"),
         ),

@@ -5,6 +5,8 @@ thinking off the thought is decoded inside RULER's 128-token answer budget and s
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from coca_eval.api import Runtime, evaluate
@@ -128,3 +130,25 @@ def test_cells_of_one_length_think_and_answer_together_and_resume_from_the_journ
     other = evaluate("ruler", [method], params, output, Runtime(force=True), thinking=Thinking("on", 500))
     assert CALLS == [4, 4]  # another think budget is another cell: nothing taken from the journal
     assert all(not s["thought_closed_by_budget"] for c in other.cells for s in c.detail["samples"])
+
+
+@pytest.mark.parametrize(("counts", "room"), [("prompt+answer", 0), ("prompt+answer+thought", 200)])
+def test_a_thought_counted_in_n_leaves_the_prompt_that_much_shorter(tmp_path, thinking_model, counts, room):
+    """RULER's users' accounting for reasoning models: N = prompt + answer budget + think budget."""
+    from coca_eval.ruler.report import length_text
+
+    params = make_ruler_params(
+        {"tasks": ["niah_single_1"], "lengths": "1200", "samples": 2, "seed": 1,
+         "chat_template": thinking_model["thinking"], "length_counts": counts}
+    )  # fmt: skip
+    method = make_method("zoo-rope", "none", "zoo", "float32", "thinking")
+    dump = tmp_path / "prompts"
+    run = evaluate(
+        "ruler", [method], params, tmp_path / f"{room}.json", Runtime(), thinking=Thinking("on", 200),
+        dump_prompts=dump,
+    )  # fmt: skip
+    assert [c.value for c in run.cells] == [100.0]
+    rows = [json.loads(line) for line in (dump / "ruler.jsonl").read_text().splitlines()]
+    assert [row["prompt_tokens"] for row in rows] == [1200 - 128 - room] * 2
+    assert run.cells[0].detail["length_counts"] == counts
+    assert ("think budget" in length_text(run.config["params"])) is bool(room)
