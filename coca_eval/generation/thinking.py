@@ -195,15 +195,16 @@ class ModelThinking:
     context: dict
 
 
-def model_thinking(thinking: Thinking, params, backend) -> ModelThinking:
+def model_thinking(thinking: Thinking, params, backend, chat_template: str | None = None) -> ModelThinking:
     """The plan and cell context for the model ``backend`` holds, under the run's ``params`` (its
     ``--chat-template``). A backend that sizes its engine up front (vLLM) is given room for the thought
     past the run's longest sequence: the answer follows prompt + thought, and an engine sized for N
-    alone would cut it short."""
+    alone would cut it short. ``chat_template``: the option in force where it is not
+    ``params.chat_template`` as given (passkey's ``preset``, resolved per model)."""
     from coca_eval.chat import renders_alike, template_text
 
     tokenizer = backend.tokenizer
-    template = template_text(params.chat_template, tokenizer)
+    template = template_text(chat_template or params.chat_template, tokenizer)
     default = lambda: renders_alike(template, tokenizer, {TEMPLATE_VARIABLE: True})  # noqa: E731
     plan = thought_plan(thinking, template, tokenizer, default)
     reserve = getattr(backend, "reserve", None)

@@ -42,6 +42,7 @@ register_task(
             units=lazy("coca_eval.passkey.report:unit_ids"),
             units_name="samples",
             units_differ="passkey samples (keys, depths)",
+            strict_keys=("thinking", "think_budget", "think_markers", "reasoning_effort"),
         ),
     )
 )

@@ -41,11 +41,6 @@ def test_bad_thinking_input_is_one_line_exit_2(capsys, tmp_path, thinking_model,
     assert CALLS == [] and not (tmp_path / "run.json").exists()
 
 
-def test_passkey_refuses_thinking_options_it_does_not_decode_yet(capsys, tmp_path):
-    code, out, err = _cli(capsys, "passkey", *RUN, "--thinking", "on", "--output", str(tmp_path / "p.json"))
-    assert code == 2 and "passkey does not take --thinking" in err and len(err.strip().splitlines()) == 1
-
-
 def test_the_options_reach_the_cells(capsys, tmp_path, thinking_model):
     output = tmp_path / "run.json"
     args = ("--tasks", "niah_single_1", "--chat-template", thinking_model["thinking"], "--seed", "2")
