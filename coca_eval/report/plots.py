@@ -55,8 +55,9 @@ def length_plot(
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
     grid = cell_grid(cells)
-    for method in grid.rows:
-        _method_line(ax, [grid.get(method, n) for n in grid.columns], grid.columns, method)
+    drawn: dict[tuple, list[str]] = {}
+    for number, method in enumerate(grid.rows):
+        _method_line(ax, [grid.get(method, n) for n in grid.columns], grid.columns, method, number, drawn)
     _mark_failures(ax, cells)
     _mark_trained_contexts(ax, grid.rows, grid.columns, context_of)
     length_axis(ax, grid.columns)
@@ -109,19 +110,37 @@ def _mark_trained_contexts(
         ax.axvline(context, color="grey", linestyle=":", label=f"trained context ({format_length(context)})")
 
 
-def _method_line(ax: Axes, row: Sequence[Cell | None], lengths: Sequence[int], label: str):
+MARKERS = "os^DvPX*"
+"""One marker shape per method, in order, so lines that cross or meet stay told apart without colour."""
+SAME_LINE_SHIFT = 2**0.03
+"""How far (a factor on the log2 length axis) a line equal to an earlier one is drawn beside it."""
+
+
+def _method_line(
+    ax: Axes, row: Sequence[Cell | None], lengths: Sequence[int], label: str, number: int, drawn: dict
+):
+    """The method's line; one whose every point an earlier line already drew (two methods scoring the
+    same, often 0 or 100 everywhere) is shifted a little to the right, dashed, and says whose it equals,
+    instead of vanishing under it."""
     points = [(n, c.value) for n, c in zip(lengths, row, strict=True) if ok_cell(c)]
     if not points:
         return None
+    same = drawn.setdefault(tuple(points), [])
     xs, ys = zip(*points, strict=True)
-    (line,) = ax.plot(xs, ys, marker="o", label=label)
+    style = {"marker": MARKERS[number % len(MARKERS)], "label": label}
+    if same:
+        xs = [x * SAME_LINE_SHIFT ** len(same) for x in xs]
+        style |= {"linestyle": "--", "label": f"{label} (= {same[0]})"}
+    same.append(label)
+    (line,) = ax.plot(xs, ys, **style)
+    line.set_gid(label)  # the method, whatever the legend says
     return line
 
 
 def _mark_failures(ax: Axes, cells: Sequence[Cell]) -> None:
     """``OOM`` / ``inf`` cells have no value to draw; the paper prints the word, so the plot does too:
     a marker on the top edge in the method's colour, the words stacked below it inside the axes."""
-    colours = {line.get_label(): line.get_color() for line in ax.get_lines()}
+    colours = {line.get_gid() or line.get_label(): line.get_color() for line in ax.get_lines()}
     edge, stacked = ax.get_xaxis_transform(), {}  # x in data, y in axes fractions
     for cell in (c for c in cells if c.status != "ok"):
         colour = colours.get(cell.method, "red")

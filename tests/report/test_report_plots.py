@@ -75,3 +75,22 @@ def test_ppl_plot_marks_the_trained_context_inside_the_range(tmp_path, context, 
     ppl_plots(cells, tmp_path, context_of=lambda method: context)
     svg = (tmp_path / "ppl_vs_length.svg").read_text()
     assert ("trained context (1k)" in svg) is drawn
+
+
+def test_methods_that_score_the_same_stay_visible_side_by_side(tmp_path):
+    """Two methods scoring the same at every length would draw one line over the other; the second is
+    drawn a little to the right, dashed, with its own marker, and its legend says whose line it equals."""
+    from report_fixtures import ppl_cell
+
+    from coca_eval.report.plots import SAME_LINE_SHIFT, length_plot
+
+    values = [(512, 10.0), (1024, 11.0), (2048, 40.0)]
+    cells = [ppl_cell(m, n, v) for m in ("A", "B", "C") for n, v in values]
+    cells[-1] = ppl_cell("C", 2048, 41.0)  # C differs at one length: drawn where it is
+    ax = length_plot(cells, "title", "ppl")
+    lines = {line.get_gid(): line for line in ax.get_lines()}
+    a, b, c = lines["A"], lines["B"], lines["C"]
+    assert list(b.get_xdata()) == [x * SAME_LINE_SHIFT for x in a.get_xdata()]
+    assert list(b.get_ydata()) == list(a.get_ydata()) and b.get_label() == "B (= A)"
+    assert b.get_linestyle() == "--" and b.get_marker() != a.get_marker()
+    assert list(c.get_xdata()) == [512, 1024, 2048] and c.get_label() == "C"
