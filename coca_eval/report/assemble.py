@@ -24,7 +24,7 @@ def make_tables(runs: RunSet, definition: ReportDefinition) -> list[ReportTable]
     for key, cells in keyed.items():
         name = table_name(key, list(keyed))
         table = value_table(key, cells, definition, name)
-        table.notes = _notes(runs, key[0], definition)
+        table.notes = [*_notes(runs, key[0], definition), *table.notes]
         tables.append(table)
         deltas = (delta_table(key, cells, definition, name), paired_delta_table(key, cells, definition, name))
         tables += [t for t in deltas if t is not None]

@@ -48,7 +48,7 @@ def value_table(key: tuple, cells: Sequence[Cell], definition: ReportDefinition,
     """Rows = methods (grouped), columns = lengths; the best printed value per column and group in bold."""
     task, metric, dataset = key
     grid = cell_grid(cells)
-    lengths = _columns(grid.columns, _paper_lengths(task, definition))
+    lengths = sorted(grid.columns)  # the paper's rows fill these; its other lengths no run has
     higher, digits = higher_is_better(task, metric), definition.digits
     rows = []
     for group, labels in arrange(grid.rows, definition.group_pairs()):
@@ -61,16 +61,16 @@ def value_table(key: tuple, cells: Sequence[Cell], definition: ReportDefinition,
     title = table_title(task, metric) + (f" ({dataset})" if dataset else "")
     table = ReportTable(name, title, [format_length(n) for n in lengths], rows)
     _add_paper_rows(table, task, metric, lengths, definition)
+    left_out = sorted(set(_paper_lengths(task, definition)) - set(lengths))
+    if left_out:
+        shown = ", ".join(format_length(n) for n in left_out)
+        table.notes.append(f"The paper's columns at {shown} have no run here and are left out.")
     return table
 
 
 def _paper_lengths(task: str, definition: ReportDefinition) -> list[int]:
     keys = [k for k in definition.paper if task in paper_spec(k).tasks]
     return [int(c) for k in keys for row in paper_rows(k, task) for c in row.values]
-
-
-def _columns(ours: Sequence[int], theirs: Sequence[int]) -> list[int]:
-    return sorted(set(ours) | set(theirs))
 
 
 def _add_paper_rows(
