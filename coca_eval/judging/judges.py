@@ -4,7 +4,7 @@
 its model chosen as ``URL#name`` where it serves several), or a model preset, local directory or hub id,
 loaded through the hf backend. Before any model loads the judge is checked and named
 (:func:`judge_identity`): a server must answer ``/models`` and serve the model asked for, a model must
-resolve to weights; its identity (``server:<model name>@<URL>`` or the weights' fingerprint) enters the
+resolve to weights; its identity (``server:<model name>`` or the weights' fingerprint) enters the
 cells' keys, their records and the gate's strict keys, so runs judged by different judges never pair.
 
 Each call is journaled under the judge's own journal key, by the digest of its messages: a resumed run
@@ -64,8 +64,8 @@ def _client(spec: JudgeSpec, timeout: float, retries: int):
 
 def judge_identity(spec: JudgeSpec, timeout: float = 10.0) -> tuple[JudgeSpec, str]:
     """The judge checked and named before any model loads: a server's model (the one it serves, or the
-    one ``URL#name`` asks for) and ``server:<model>@<URL>``, or a model's weights fingerprint. A server
-    that does not answer, or a name that is no model, is one line."""
+    one ``URL#name`` asks for), named ``server:<model>`` wherever it is served, or a model's weights
+    fingerprint. A server that does not answer, or a name that is no model, is one line."""
     if not spec.is_server:
         from coca_eval.models.presets import model_fingerprint
 
@@ -81,9 +81,7 @@ def judge_identity(spec: JudgeSpec, timeout: float = 10.0) -> tuple[JudgeSpec, s
     if model is None or model not in served:
         asked = f"serves no {spec.model!r}" if spec.model else f"serves {len(served)} models"
         raise CocaEvalError(f"--judge {spec.url} {asked} ({', '.join(served)}): name one as URL#model")
-    from coca_eval.backends.server_url import public_url
-
-    return JudgeSpec(spec.name, spec.url, model), f"server:{model}@{public_url(spec.url)}"
+    return JudgeSpec(spec.name, spec.url, model), f"server:{model}"
 
 
 def messages_digest(messages: list[dict]) -> str:

@@ -59,7 +59,7 @@ def test_scores_are_the_scripted_verdicts_and_a_rerun_asks_nothing(judge, tmp_pa
     result = _run(judge.url, output)
     assert result.exit_code == 0, result.output
     run = json.loads(output.read_text())
-    assert run["config"]["params"]["judge_id"] == f"server:judge-model@{judge.url}"
+    assert run["config"]["params"]["judge_id"] == "server:judge-model"
     (cell,) = run["cells"]
     assert cell["detail"]["judge"] == run["config"]["params"]["judge_id"]
     scripted = _scripted()
