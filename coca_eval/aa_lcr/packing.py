@@ -1,9 +1,10 @@
 """AA-LCR's prompts in the model's tokens, under either protocol, as token segments (the base's way: a
 piece of text is tokenised on its own and the pieces joined, so lengths are exact).
 
-``published``: the card's prompt, every document of the question whole and nothing else, framed by the
-chat template; each question counts at the shortest run length its prompt fits (a bin of lengths), and
-one longer than every length is left out (counted in the cell's ``left_out``).
+``published``: the card's prompt, every document of the question whole and nothing else, its text
+tokenised whole and framed by the chat template; each question counts at the shortest run length its
+prompt fits (a bin of lengths), and one longer than every length is left out (counted in the cell's
+``left_out``).
 
 ``exact``: the prompt is exactly N minus the answer budget. The question's own documents come first,
 whole and in the card's order, numbered as the card numbers them; the rest is filled with other
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import random
 
-from coca_eval.aa_lcr.prompts import ANSWER_TEMPLATE
+from coca_eval.aa_lcr.prompts import ANSWER_TEMPLATE, answer_prompt
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.assembly import PromptSample
 
@@ -108,8 +109,8 @@ class Packer:
     def _made(self, question, length: int, prompt_length: int):
         if self.params.protocol == "exact":
             return self.packed(question, prompt_length)
-        before, after = self.own(question)
-        ids = [*before, *after]
+        text = answer_prompt(list(question.documents), question.question)
+        ids = [*self.head, *self.builder.encode(text), *self.tail]  # the card's text, tokenised whole
         shorter = [n for n in self.params.lengths if n < length]
         if len(ids) > length or (shorter and len(ids) <= max(shorter)):
             return None  # past this length, or counted at a shorter one

@@ -2,7 +2,8 @@
 answers the judge finds CORRECT x 100 (AA-LCR's accuracy). Prompts are built by
 :mod:`coca_eval.aa_lcr.packing`; each answer (the answer alone, a thought split off) is judged with the
 card's equality-checker prompt (:mod:`coca_eval.aa_lcr.prompts`) by the run's judge
-(:mod:`coca_eval.judging.judges`), whose prompt, reply and verdict the sample records. A judge that
+(:mod:`coca_eval.judging.judges`), whose prompt, reply and verdict the sample records; the answer is
+stripped of surrounding white space first, as the benchmark's ports strip it. A judge that
 gives no verdict (no answer in time, an error, a reply naming none) makes the cell an error cell naming
 the question."""
 
@@ -30,7 +31,7 @@ class AaLcrTask:
 def judged(protocol: str, question: str, official: str, output: str, reply: str) -> dict:
     """A sample's record of its judgement: the judge's messages, its reply, the verdict and the score
     (1 for CORRECT, 0 for INCORRECT); a reply naming no verdict raises."""
-    messages = judge_messages(protocol, question, official, output)
+    messages = judge_messages(protocol, question, official, output.strip())
     found = verdict(protocol, reply)
     return {
         "judge_protocol": protocol,
@@ -88,7 +89,8 @@ class AaLcrRunner(GenerationRunner):
         record = record or {}
         where = f"question {record.get('question_id', '?')}"
         protocol = self.params.judge_protocol
-        reply = self.judge.ask(judge_messages(protocol, record["question"], answers[0], output), where)
+        messages = judge_messages(protocol, record["question"], answers[0], output.strip())
+        reply = self.judge.ask(messages, where)
         try:
             return judged(protocol, record["question"], answers[0], output, reply)
         except CocaEvalError as exc:
