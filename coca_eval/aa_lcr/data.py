@@ -66,23 +66,47 @@ def _hub_folder() -> _Folder:
     return _Folder(table, archive)
 
 
+def name_key(name: str) -> str:
+    """A file name's ASCII letters and digits: the hub's zip stores some names with their apostrophes
+    and dashes mangled into other characters, which this key ignores."""
+    return "".join(c for c in name if c.isascii() and c.isalnum()).lower()
+
+
 class _Folder:
-    """The question table and where its documents are: an ``lcr`` folder, or the zip holding one."""
+    """The question table and where its documents are: an ``lcr`` folder, or the zip holding one. A
+    document is found by its name, else by its :func:`name_key` among its set's files."""
 
     def __init__(self, table: Path, documents: Path) -> None:
         self.table, self.documents = table, documents
+
+    def _names(self) -> list[str]:
+        """Every document's path below ``lcr/``."""
+        if self.documents.is_dir():
+            return [
+                p.relative_to(self.documents).as_posix() for p in self.documents.rglob("*") if p.is_file()
+            ]
+        with zipfile.ZipFile(self.documents) as archive:
+            return [n.removeprefix("lcr/") for n in archive.namelist() if not n.endswith("/")]
+
+    def _found(self, relative: str) -> str:
+        folder, _, name = relative.rpartition("/")
+        keyed = [n for n in self._names() if n.rpartition("/")[0] == folder]
+        matches = [n for n in keyed if name_key(n.rpartition("/")[2]) == name_key(name)]
+        if len(matches) != 1:
+            why = "no document" if not matches else "several documents match"
+            raise CocaEvalError(f"{self.documents}: {why} {relative}")
+        return matches[0]
 
     def read(self, relative: str) -> str:
         if self.documents.is_dir():
             path = self.documents / relative
             if not path.is_file():
-                raise CocaEvalError(f"{self.documents}: no document {relative}")
+                path = self.documents / self._found(relative)
             return path.read_text(encoding="utf-8")
         with zipfile.ZipFile(self.documents) as archive:
-            try:
-                return archive.read(f"lcr/{relative}").decode("utf-8")
-            except KeyError:
-                raise CocaEvalError(f"{self.documents}: no document lcr/{relative}") from None
+            names = set(archive.namelist())
+            member = f"lcr/{relative}" if f"lcr/{relative}" in names else f"lcr/{self._found(relative)}"
+            return archive.read(member).decode("utf-8")
 
 
 def _local_folder(data: str) -> _Folder:
