@@ -96,6 +96,14 @@ class AaLcrRunner(GenerationRunner):
         except CocaEvalError as exc:
             raise JudgeFailed(f"{where}: {exc}") from None
 
+    def greedy_call(self, backend, plan, rows: list):
+        """The base's call with its answers journaled before they are judged (a thought decoded apart
+        goes unkept: a judge failure there decodes its batch again)."""
+        from coca_eval.judging.answers import judged_call
+
+        generate = super().greedy_call(backend, plan, rows)
+        return generate if plan is not None else judged_call(generate, self.journal, rows)
+
     def evaluate(self, method, backend, state, length: int, key: str, dataset: str):
         asked, reused = self.judge.asked, self.judge.reused
         cell = super().evaluate(method, backend, state, length, key, dataset)

@@ -49,10 +49,10 @@ _preset_option = preset_option_factory(PRESET, TASK)
 def aa_lcr(preset, decoding, **overrides):
     """AA-LCR: questions that need reasoning over several real documents (about 100k tokens a set),
     answered from the card's prompt and judged CORRECT or INCORRECT by a model with the card's
-    equality-checker prompt. The default preset runs the invented smoke set offline.
+    equality-checker prompt. The default preset runs the invented smoke set; it needs a judge.
 
     \b
-    coca-eval aa-lcr                       # aa-lcr-quick: smoke set, SmolLM2-135M, judged by itself
+    coca-eval aa-lcr --judge URL           # aa-lcr-quick: smoke set, SmolLM2-135M
     coca-eval aa-lcr --preset aa-lcr --model DIR --judge http://localhost:8000/v1
     coca-eval aa-lcr --model DIR --data DIR --judge JUDGE_DIR --lengths 32k..128k
     """

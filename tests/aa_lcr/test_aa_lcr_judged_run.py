@@ -3,7 +3,8 @@ OpenAI-compatible server with scripted verdicts: each sample's score is its scri
 truth of its answer), its judge prompt and reply are recorded, the judge's identity is in the run's
 config and cells; a rerun asks the judge nothing (the reused calls counted); a killed run resumes
 without re-asking the calls it had answered; a judge that does not answer in time makes an error cell
-naming the question, never a 0."""
+naming the question, never a 0, and its rerun decodes nothing again and asks the judge only that
+question."""
 
 from __future__ import annotations
 
@@ -119,6 +120,15 @@ def test_a_judge_that_times_out_makes_an_error_cell_naming_the_question(judge, t
     assert "question 3" in cell["detail"]["error"]
     kept = cell["detail"].get("samples", [])
     assert all(s["question_id"] != "3" for s in kept)
+    asked = len(judge.calls)
+    judge.hang.clear()  # the judge answers again: the rerun decodes nothing, asks only question 3
+    decoded = []
+    monkeypatch.setattr(aa_lcr_doubles.AaLcrOracle, "generate_greedy", lambda *a, **k: decoded.append(a))
+    result = _run(judge.url, output)
+    assert result.exit_code == 0, result.output
+    assert decoded == [] and len(judge.calls) == asked + 1
+    (cell,) = json.loads(output.read_text())["cells"]
+    assert cell["status"] == "ok" and cell["detail"]["judge_calls"] == {"asked": 1, "reused": 5}
 
 
 def test_an_unparseable_verdict_is_an_error_cell(tmp_path, capsys):
