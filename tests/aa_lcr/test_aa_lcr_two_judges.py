@@ -1,7 +1,7 @@
 """Two runs of the same answers judged by two judges: the gate refuses to pair them (the judge is a
-strict key), pairs two runs of one judge, and ``coca-eval judge-agreement`` says how often the two
-judges' verdicts agree, per cell and over all, with Cohen's kappa; runs of other answers are not read
-as judge agreement."""
+strict key), pairs two runs of one judge, and ``coca-eval judge-agreement`` (the example of
+docs/judges.md) says how often the two judges' verdicts agree, per cell and over all, with Cohen's
+kappa; runs of other answers are not read as judge agreement."""
 
 from __future__ import annotations
 
