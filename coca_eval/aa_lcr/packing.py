@@ -2,9 +2,9 @@
 piece of text is tokenised on its own and the pieces joined, so lengths are exact).
 
 ``published``: the card's prompt, every document of the question whole and nothing else, its text
-tokenised whole and framed by the chat template; each question counts at the shortest run length its
-prompt fits (a bin of lengths), and one longer than every length is left out (counted in the cell's
-``left_out``).
+tokenised whole and framed by the chat template; a length holds the questions whose prompt fits it
+(the answer decoded past it), and leaves out, never cuts, the others (counted in the cell's
+``left_out``): a model of 128k positions is read on the questions it can take whole.
 
 ``exact``: the prompt is exactly N minus the answer budget. The question's own documents come first,
 whole and in the card's order, numbered as the card numbers them; the rest is filled with other
@@ -111,10 +111,7 @@ class Packer:
             return self.packed(question, prompt_length)
         text = answer_prompt(list(question.documents), question.question)
         ids = [*self.head, *self.builder.encode(text), *self.tail]  # the card's text, tokenised whole
-        shorter = [n for n in self.params.lengths if n < length]
-        if len(ids) > length or (shorter and len(ids) <= max(shorter)):
-            return None  # past this length, or counted at a shorter one
-        return ids, 0
+        return None if len(ids) > length else (ids, 0)  # past this length: left out, never cut
 
     def _sample(self, task: str, index: int, question, ids: list[int], fillers: int) -> PromptSample:
         detail = {

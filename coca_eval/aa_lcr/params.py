@@ -36,8 +36,8 @@ DEFAULT_ANSWER_TOKENS = 1024  # the card sets no budget; AA runs reasoning model
 @dataclass(frozen=True)
 class AaLcrParams(FamilyParams):
     """Everything that changes an AA-LCR number. Under ``exact`` a length is N = prompt + answer
-    budget; under ``published`` it is a bin of the published prompt's length in the model's tokens
-    (a question counts at the shortest length its prompt fits)."""
+    budget; under ``published`` it bounds the published prompt in the model's tokens (a length holds
+    the questions whose whole prompt fits it)."""
 
     tasks: tuple[str, ...] = NAMES
     protocol: str = EXACT

@@ -19,8 +19,8 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @_preset_option(
     "--protocol", key="protocol", type=click.Choice(("exact", "published")),
     help="exact: every prompt N minus the answer budget, the question's documents whole and other "
-    "documents filling the rest; published: the card's prompt, each question at the shortest length "
-    "it fits.",
+    "documents filling the rest; published: the card's prompt, each length holding the questions "
+    "whose whole prompt fits it.",
 )  # fmt: skip
 @shared.lengths_option(_preset_option, "Lengths in tokens: 1k..128k (see --protocol).")
 @shared.sampling_options(_preset_option, "Questions per length, or auto.")

@@ -140,3 +140,30 @@ def test_an_unparseable_verdict_is_an_error_cell(tmp_path, capsys):
     assert "holds no JSON verdict" in err and "question 1" in err
     (cell,) = json.loads((tmp_path / "run.json").read_text())["cells"]
     assert cell["status"] == "error" and cell["value"] is None
+
+
+def test_a_published_run_bins_questions_and_reports(judge, tmp_path):
+    """Under ``published`` a length past every prompt holds every question; the report renders the run."""
+    output = tmp_path / "run.json"
+    aa_lcr_doubles.register()
+    args = [
+        "aa-lcr",
+        *ARGS[:-4],
+        "--protocol",
+        "published",
+        "--lengths",
+        "1k,2k,8k",
+        "--judge-protocol",
+        "1.1",
+    ]
+    result = CliRunner().invoke(cli, [*args, "--judge", judge.url, "--samples", "6", "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    cells = json.loads(output.read_text())["cells"]
+    assert [c["status"] for c in cells] == ["ok"] * 3
+    longest = cells[-1]["detail"]
+    assert sorted(s["question_id"] for s in longest["samples"]) == ["1", "2", "3", "4", "5", "6"]
+    assert all(c["detail"]["length_counts"] == "prompt" for c in cells) and longest["left_out"] == 0
+    assert [c["n"] for c in cells] == sorted(c["n"] for c in cells)
+    report = CliRunner().invoke(cli, ["report", str(output), "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    assert "AA-LCR" in "".join(p.read_text() for p in (tmp_path / "report").rglob("*.md"))

@@ -1,5 +1,5 @@
 """AA-LCR's prompts in a real tokenizer's tokens: ``published`` holds the card's text tokenised whole,
-each question at the shortest run length it fits and nowhere else; ``exact`` holds exactly N minus the
+at every length it fits, left out (never cut) of the others; ``exact`` holds exactly N minus the
 answer budget, the question's own documents whole, first and in order, other documents after them (the
 last cut), and leaves out a question whose own documents do not fit."""
 
@@ -41,24 +41,23 @@ def _text(ids) -> str:
     return _tokenizer().decode(ids, skip_special_tokens=True)
 
 
-def test_published_prompts_are_the_card_text_in_the_shortest_length_they_fit():
-    lengths = (200, 400, 4096)
-    packer = _packer(protocol="published", lengths=lengths, answer_tokens=16)
-    seen = {}
-    for length in lengths:
-        try:
-            samples = packer.build("aa_lcr", length, 100, 0, length)
-        except CocaEvalError:
-            continue
+def test_published_prompts_are_the_card_text_whole_at_every_length_they_fit():
+    packer = _packer(protocol="published", answer_tokens=16)
+    sizes = {}
+    for question in questions("smoke"):
+        text = answer_prompt(list(question.documents), question.question)
+        sizes[question.question_id] = (_tokenizer()(text, add_special_tokens=False).input_ids, text)
+    middle = sorted(len(ids) + 1 for ids, _ in sizes.values())[2]
+    for length in (middle, 8192):
+        samples = packer.build("aa_lcr", length, 100, 0, length)
+        held = {s.detail["question_id"] for s in samples}
+        assert held == {q for q, (ids, _) in sizes.items() if len(ids) + 1 <= length}
         for sample in samples:
-            (question,) = [q for q in questions("smoke") if q.question_id == sample.detail["question_id"]]
-            text = answer_prompt(list(question.documents), question.question)
-            assert sample.ids[1:] == _tokenizer()(text, add_special_tokens=False).input_ids
-            assert sample.ids[0] == _tokenizer().bos_token_id
-            assert len(sample.ids) <= length and sample.detail["fillers"] == 0
-            seen.setdefault(question.question_id, []).append(length)
-    assert sorted(seen) == [str(n) for n in range(1, 7)]
-    assert all(len(at) == 1 for at in seen.values())  # each question in one bin only
+            ids, _ = sizes[sample.detail["question_id"]]
+            assert sample.ids == [_tokenizer().bos_token_id, *ids]  # the card's text, tokenised whole
+            assert sample.detail["fillers"] == 0
+        assert packer.left_out == 6 - len(held)
+    assert packer.left_out == 0  # 8192 holds all six
 
 
 @pytest.mark.parametrize("length", [2048, 4096])
