@@ -36,8 +36,6 @@ class Packer:
     """The prompts of one tokenizer and chat frame (``builder``: the base's exact-length builder, for
     its ``encode``, head and chat tail)."""
 
-    kind = "AA-LCR task"
-
     def __init__(self, params, builder, questions) -> None:
         self.params, self.builder, self.questions = params, builder, questions
         self.head = list(builder.head)

@@ -122,10 +122,6 @@ class Judge:
         self.journal.record_part(self.key, digest, {"reply": reply})
         return reply
 
-    def describe(self) -> dict:
-        """What a run's config records of its judge."""
-        return {"judge": self.spec.name, "identity": self.identity, "max_tokens": self.max_tokens}
-
 
 class ServerTransport:
     """Greedy chat completions from an OpenAI-compatible server (one try: a timeout is a failure)."""
