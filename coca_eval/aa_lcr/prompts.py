@@ -115,14 +115,15 @@ def judge_messages(protocol: str, question: str, official: str, candidate: str) 
     raise CocaEvalError(f"--judge-protocol must be one of {', '.join(JUDGE_PROTOCOLS)} (got {protocol!r})")
 
 
-_WORD = re.compile(r"\b(INCORRECT|CORRECT)\b")
+_DECORATION = " \t*_.`'\"!"  # what a judge wraps a bare verdict in: bold, a full stop, quotes
 _JSON = re.compile(r"\{[^{}]*\}")
 
 
 def verdict(protocol: str, reply: str) -> str:
-    """CORRECT or INCORRECT from the judge's ``reply``: under 1.0 the reply's first verdict word (a
-    reply naming both is read by its first, as it reads); under 1.1 the ``verdict`` of its JSON
-    object. Anything else raises :class:`~coca_eval.errors.CocaEvalError`."""
+    """CORRECT or INCORRECT from the judge's ``reply``: under 1.0 the reply itself, or its last line,
+    when that is the bare word (case, white space, bold, quotes and a full stop aside: "The answer is
+    not CORRECT" is no verdict); under 1.1 the ``verdict`` of its JSON object. Anything else raises
+    :class:`~coca_eval.errors.CocaEvalError`."""
     text = reply.strip()
     if protocol == "1.1":
         for found in _JSON.findall(text):
@@ -133,7 +134,9 @@ def verdict(protocol: str, reply: str) -> str:
             if isinstance(value, str) and value.strip().upper() in VERDICTS:
                 return value.strip().upper()
         raise CocaEvalError(f"the judge's reply holds no JSON verdict: {text[:80]!r}")
-    found = _WORD.search(text.upper())
-    if found is None:
-        raise CocaEvalError(f"the judge's reply names no verdict: {text[:80]!r}")
-    return found[1]
+    lines = [line for line in text.splitlines() if line.strip()]
+    for candidate in (text, *lines[-1:]):
+        word = candidate.strip(_DECORATION).upper()
+        if word in VERDICTS:
+            return word
+    raise CocaEvalError(f"the judge's reply is no bare verdict: {text[:80]!r}")

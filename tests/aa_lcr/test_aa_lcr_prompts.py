@@ -46,7 +46,8 @@ def test_the_1_1_judge_sends_its_notes_as_a_system_message():
     [
         ("1.0", "CORRECT", "CORRECT"),
         ("1.0", " incorrect.\n", "INCORRECT"),
-        ("1.0", "INCORRECT, not CORRECT", "INCORRECT"),
+        ("1.0", "**Correct**", "CORRECT"),
+        ("1.0", "The numbers match.\nINCORRECT.", "INCORRECT"),
         ("1.1", '{"verdict": "CORRECT"}', "CORRECT"),
         ("1.1", 'Here: {"verdict": "incorrect"}', "INCORRECT"),
     ],
@@ -56,7 +57,14 @@ def test_verdicts_are_read_as_the_card_asks(protocol, reply, expected):
 
 
 @pytest.mark.parametrize(
-    ("protocol", "reply"), [("1.0", "maybe"), ("1.0", "CORRECTNESS"), ("1.1", "CORRECT")]
+    ("protocol", "reply"),
+    [
+        ("1.0", "maybe"),
+        ("1.0", "CORRECTNESS"),
+        ("1.0", "The answer is not CORRECT."),
+        ("1.0", "INCORRECT, not CORRECT"),
+        ("1.1", "CORRECT"),
+    ],
 )
 def test_a_reply_naming_no_verdict_is_refused(protocol, reply):
     with pytest.raises(CocaEvalError):
