@@ -1,16 +1,20 @@
 """AA-LCR's answering prompt and its equality-checker judge prompts, as the dataset card publishes them
 (``huggingface.co/datasets/ArtificialAnalysis/AA-LCR``, README). The card was not readable from this
-project's workplace; the wording below is the card's as transcribed alike by independent ports of the
-benchmark (NVIDIA NeMo Gym's ``aalcr`` resource server, ModelScope evalscope's ``aa_lcr`` adapter),
-one of which checks its prompts' cl100k token counts against the dataset's ``input_tokens`` column.
-``scripts/aa_lcr_prompt_values.py`` fills the same templates outside this package, and the tests
-compare its committed output with these builders.
+project's workplace; the wording below is the card's as ports of the benchmark transcribe it (NVIDIA
+NeMo Gym's, and another that checks its prompts' cl100k token counts against the dataset's
+``input_tokens`` column; ModelScope evalscope's differs in white space: it joins the 1.0 prompt's
+first two sentences on one line and opens the answering prompt with a blank line).
+``scripts/aa_lcr_prompt_values.py`` runs NeMo Gym's code (commit 07d6b0d) that builds the answering
+and 1.0 judge prompts outside this package, and the tests compare its committed output with these
+builders. The 1.1 prompts are NeMo Gym's ``resources_servers/aalcr/versions.py`` at commit 3b7e5c9
+(there said to be verbatim from the card's "Scoring Approach"), compared by reading, not run.
 
 Two judge protocols were published:
 
 * ``1.0`` (the card at release): one user message ending "Reply only with CORRECT or INCORRECT.";
-* ``1.1`` (the card's revision of 2026): a system message of grading notes and a user message whose
-  question, official and candidate answers are delimited, the verdict asked as JSON.
+* ``1.1`` (the card's later revision, dataset revision 9a77ef5): a system message of grading notes
+  and a user message whose question, official and candidate answers are delimited, the verdict asked
+  as JSON.
 
 A judge's reply that names no verdict is no verdict: :func:`verdict` raises, and the sample's cell is an
 error cell, never a 0.
@@ -64,8 +68,7 @@ Note the following points when assessing correctness:
 - Grade the value the CANDIDATE ANSWER finally commits to, and it must commit to one. Values
   reached while working, and alternatives it considers and sets aside, do not count. If it
   offers several values without selecting one, it is incorrect even if one of them is right.
-  Hedging is fine as long as one clearly definitive answer is given.
-"""
+  Hedging is fine as long as one clearly definitive answer is given."""
 
 JUDGE_1_1_USER = """Assess whether the following CANDIDATE ANSWER is CORRECT or INCORRECT.
 For the CANDIDATE ANSWER to be correct, it must be consistent with the OFFICIAL ANSWER.
