@@ -63,7 +63,7 @@ class AaLcrRunner(GenerationRunner):
         super().__init__(params, journal, progress, **options)
         spec, identity = judge_identity(parse_judge(params.judge))
         if identity != params.judge_id:
-            raise CocaEvalError(f"--judge {params.judge} changed since the run began ({identity})")
+            raise CocaEvalError(f"the judge changed since the run began ({params.judge_id}, now {identity})")
         self.judge = Judge(spec, identity, journal, params.judge_max_tokens)
 
     def prepare(self, method, backend) -> PreparedModel:

@@ -73,14 +73,17 @@ def judge_identity(spec: JudgeSpec, timeout: float = 10.0) -> tuple[JudgeSpec, s
             return spec, model_fingerprint(spec.name)
         except CocaEvalError as exc:
             raise CocaEvalError(f"--judge {spec.name}: {exc}") from None
+    from coca_eval.backends.server_url import public_url
+
+    shown = public_url(spec.url)  # never the credentials a URL may hold
     try:
         served = _client(spec, timeout, 0).served_models()
     except CocaEvalError as exc:
-        raise CocaEvalError(f"--judge {spec.url} does not answer: {exc}") from None
+        raise CocaEvalError(f"--judge {shown} does not answer: {exc}") from None
     model = spec.model or (served[0] if len(served) == 1 else None)
     if model is None or model not in served:
         asked = f"serves no {spec.model!r}" if spec.model else f"serves {len(served)} models"
-        raise CocaEvalError(f"--judge {spec.url} {asked} ({', '.join(served)}): name one as URL#model")
+        raise CocaEvalError(f"--judge {shown} {asked} ({', '.join(served)}): name one as URL#model")
     return JudgeSpec(spec.name, spec.url, model), f"server:{model}"
 
 

@@ -76,3 +76,9 @@ def test_a_folder_without_the_published_table(capsys, tmp_path):
 
 def test_an_unknown_judge_protocol(capsys):
     assert "--judge-protocol" in _refused(capsys, "--judge", "x", "--judge-protocol", "2.0")
+
+
+def test_a_refusal_never_shows_the_credentials_of_a_judge_url(capsys):
+    port = _closed_port()
+    err = _refused(capsys, "--judge", f"http://user:secret@127.0.0.1:{port}/v1")
+    assert "does not answer" in err and "secret" not in err and f"127.0.0.1:{port}" in err
