@@ -2,8 +2,8 @@
 the benchmark, for each question of this project's smoke set and a few candidate answers, and print
 them as JSON: the values ``tests/aa_lcr/test_aa_lcr_prompts.py`` compares this project's builders with.
 
-The dataset card (``ArtificialAnalysis/AA-LCR``, README) was not readable from this project's
-workplace, so the published code run here is NeMo Gym's: ``benchmarks/aalcr/prepare.py`` builds the
+No copy of the dataset card (``ArtificialAnalysis/AA-LCR``, README) is kept offline, so the published
+code run here is NeMo Gym's: ``benchmarks/aalcr/prepare.py`` builds the
 answering prompt (its ``documents_text`` and ``prompt`` assignments, taken alone with ``ast``) and
 ``resources_servers/aalcr/app.py`` the judge prompt (its ``judge_prompt`` assignment). Run outside
 this project, with any Python 3.9+ and a checkout of NVIDIA-NeMo/Gym; nothing of this project is

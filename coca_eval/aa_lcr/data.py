@@ -5,7 +5,7 @@ question with ``document_category``, ``document_set_id``, ``question_id``, ``que
 ``data_source_filenames`` (the question's documents, ``;``-separated, in prompt order) and
 ``input_tokens``; and ``extracted_text/AA-LCR_extracted-text.zip``, whose ``lcr/<category>/<set id>/``
 folders hold each document as text. ``--data`` takes ``hub`` (both files downloaded through
-``huggingface_hub``; untested here, this workplace has no network), ``smoke`` (the set shipped beside
+``huggingface_hub``; untested, since the tests run offline), ``smoke`` (the set shipped beside
 this module, invented for offline runs: its numbers mean nothing), or a folder of that layout with the
 zip or its ``lcr`` folder extracted.
 """

@@ -1,6 +1,6 @@
 """AA-LCR's answering prompt and its equality-checker judge prompts, as the dataset card publishes them
-(``huggingface.co/datasets/ArtificialAnalysis/AA-LCR``, README). The card was not readable from this
-project's workplace; the wording below is the card's as ports of the benchmark transcribe it (NVIDIA
+(``huggingface.co/datasets/ArtificialAnalysis/AA-LCR``, README). No copy of the card is kept offline;
+the wording below is the card's as ports of the benchmark transcribe it (NVIDIA
 NeMo Gym's, and another that checks its prompts' cl100k token counts against the dataset's
 ``input_tokens`` column; ModelScope evalscope's differs in white space: it joins the 1.0 prompt's
 first two sentences on one line and opens the answering prompt with a blank line).
