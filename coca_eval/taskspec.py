@@ -190,6 +190,7 @@ TASKS = Registry[TaskSpec](
         "coca_eval.graphwalks.spec",
         "coca_eval.mrcr.spec",
         "coca_eval.longbench.spec",
+        "coca_eval.aa_lcr.spec",
         "coca_eval.opencompass.spec",
         "coca_eval.analyses.spec",
         "coca_eval.imported.spec",

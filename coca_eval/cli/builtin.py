@@ -14,6 +14,14 @@ for name, help_text in (
 ):
     COMMANDS.add(name, CommandEntry(f"coca_eval.cli.commands:{name}", help_text))
 COMMANDS.add(
+    "aa-lcr",
+    CommandEntry("coca_eval.cli.aa_lcr:aa_lcr", "AA-LCR: long-context reasoning over document sets, judged."),
+)
+COMMANDS.add(
+    "judge-agreement",
+    CommandEntry("coca_eval.cli.judging:judge_agreement", "How often two judges agree on a run's samples."),
+)
+COMMANDS.add(
     "import",
     CommandEntry("coca_eval.cli.imports:import_group", "Another harness's outputs as a results file."),
 )

@@ -2,7 +2,8 @@
 own hooks: cells combined from per-sample parts, scores 0-100 with higher better, Wilson intervals on
 the mean sample score, and the gate's paired full-credit test in the same points (``--max-acc-drop``,
 a fraction, read x 100) on samples named by their references. Runs with different thinking
-settings never pair: the thinking keys are strict (absent on one side is a difference).
+settings, or judged by different judges, never pair: those keys are strict (absent on one side is a
+difference).
 
 Imported by ``coca-eval --help`` through the families' specs: every hook is a lazy reference.
 """
@@ -57,12 +58,8 @@ def generation_gate(title: str, **own: Any) -> GateHooks:
         units_name="samples",
         units_differ=f"{title} samples (their references)",
         dataset_names_row=True,
-        strict_keys=(
-            "thinking",
-            "think_budget",
-            "think_markers",
-            "reasoning_effort",
-        ),  # see coca_eval.generation.thinking
+        # see coca_eval.generation.thinking and coca_eval.judging
+        strict_keys=("thinking", "think_budget", "think_markers", "reasoning_effort", "judge"),
     )
     return replace(hooks, **own)
 
