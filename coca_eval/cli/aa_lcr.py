@@ -16,19 +16,17 @@ _preset_option = preset_option_factory(PRESET, TASK)
 
 @click.command(name="aa-lcr")
 @preset_choice_option(PRESET, eager=False)
-@_preset_option(
-    "--protocol", key="protocol", type=click.Choice(("exact", "published")),
-    help="exact: every prompt N minus the answer budget, the question's documents whole and other "
+@shared.published_set_options(
+    _preset_option,
+    ("exact", "published"),
+    protocol="exact: every prompt N minus the answer budget, the question's documents whole and other "
     "documents filling the rest; published: the card's prompt, each length holding the questions "
     "whose whole prompt fits it.",
-)  # fmt: skip
-@shared.lengths_option(_preset_option, "Lengths in tokens: 1k..128k (see --protocol).")
-@shared.sampling_options(_preset_option, "Questions per length, or auto.")
-@shared.seed_option(_preset_option, "Seed of the fillers' order (exact) and of --samples auto.")
-@_preset_option(
-    "--data", key="data", help="hub (ArtificialAnalysis/AA-LCR), smoke (the invented set shipped here), "
-    "or a folder holding AA-LCR_Dataset.csv and its lcr folder or extracted-text zip.",
-)  # fmt: skip
+    per_length="Questions per length, or auto.",
+    seed="Seed of the fillers' order (exact) and of --samples auto.",
+    data="hub (ArtificialAnalysis/AA-LCR), smoke (the invented set shipped here), or a folder holding "
+    "AA-LCR_Dataset.csv and its lcr folder or extracted-text zip.",
+)
 @_preset_option("--answer-tokens", key="answer_tokens", type=int, help="The answer budget in tokens.")
 @_preset_option(
     "--judge", key="judge", help="The judge: a model preset, a directory, a hub id, or an OpenAI-compatible "

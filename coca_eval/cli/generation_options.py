@@ -60,3 +60,19 @@ def bos_option(option, help: str = BOS):
 def share_option(option, help: str = SHARE):
     """``--share``: the bar of a family's effective length, % of its average at the shortest length."""
     return option("--share", key="share", type=float, help=help)
+
+
+def published_set_options(
+    option, protocols: tuple[str, str], protocol: str, per_length: str, seed: str, data: str
+):
+    """The options of a family that reads a published set (LongBench, AA-LCR): ``--protocol`` (exact, or
+    the set's own), the lengths, the sampling options with ``per_length`` saying what is sampled, the
+    seed and ``--data`` (hub, smoke or a folder), each with the family's own help."""
+    options = (
+        option("--protocol", key="protocol", type=click.Choice(protocols), help=protocol),
+        lengths_option(option, "Lengths in tokens: 1k..128k (see --protocol)."),
+        sampling_options(option, per_length),
+        seed_option(option, seed),
+        option("--data", key="data", help=data),
+    )
+    return lambda command: with_options(command, options)

@@ -27,20 +27,16 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "--tasks", key="tasks", help="LongBench's task names, comma-separated (narrativeqa, ...; v2: its "
     "domains, single_document_qa, ...).",
 )  # fmt: skip
-@_preset_option(
-    "--protocol",
-    key="protocol",
-    type=click.Choice(("exact", "longbench")),
-    help="exact: every prompt N minus the answer budget, rows shorter left out of that N; longbench: "
+@shared.published_set_options(
+    _preset_option,
+    ("exact", "longbench"),
+    protocol="exact: every prompt N minus the answer budget, rows shorter left out of that N; longbench: "
     "pred.py's prompts, each length its max_length (middle cut), the answer past it.",
+    per_length="Rows per task and length, or auto.",
+    seed="Seed of --samples auto's visiting order.",
+    data="hub (THUDM/LongBench, v2: THUDM/LongBench-v2), smoke (the smoke set shipped here), or a folder "
+    "holding data/<task>.jsonl (or LongBench's data.zip); v2: data.json.",
 )
-@shared.lengths_option(_preset_option, "Lengths in tokens: 1k..128k (see --protocol).")
-@shared.sampling_options(_preset_option, "Rows per task and length, or auto.")
-@shared.seed_option(_preset_option, "Seed of --samples auto's visiting order.")
-@_preset_option(
-    "--data", key="data", help="hub (THUDM/LongBench, v2: THUDM/LongBench-v2), smoke (the smoke set "
-    "shipped here), or a folder holding data/<task>.jsonl (or LongBench's data.zip); v2: data.json.",
-)  # fmt: skip
 @_preset_option(
     "--subset", key="subset", type=click.Choice(("full", "e")), help="v1: full, or e: LongBench-E's files."
 )
