@@ -33,6 +33,7 @@ def test_the_cases_tell_the_rules_apart():
     """Cases where parsing, stemming and the choice rule decide: a scorer without them would fail."""
     choice = HELMET["infbench_choice"]
     assert choice[2]["exact_match"] == 1.0 and choice[3]["exact_match"] == 0.0  # 'letter. option' only
+    assert choice[5]["exact_match"] == 1.0  # an empty answer matches option A: "a" normalises away
     assert HELMET["narrativeqa"][1]["rougeL_f1"] == 1.0  # parsed after Answer:, 'poles' stemmed
     assert 0 < HELMET["infbench_sum"][0]["rougeLsum_f1"] < 1
     assert HELMET["multi_lexsum"][2]["rougeL_recall"] > 0  # parsed after 'summary:', case ignored
