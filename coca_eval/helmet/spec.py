@@ -3,8 +3,8 @@
 Imported by ``coca-eval --help``, so every hook is a lazy reference to its implementation.
 
 Scale: a cell's value is its task's metric (substring exact match, RULER recall, NDCG@10, exact
-match, ROUGE-L F1) averaged over samples x 100, as HELMET's tables print it. The gate pairs samples as for RULER
-(full credit per sample, McNemar) in the same points (:mod:`coca_eval.generation.spec`).
+match, ROUGE-L F1) averaged over samples x 100, as HELMET's tables print it. The gate pairs samples as
+for RULER (full credit per sample, McNemar) in the same points (:mod:`coca_eval.generation.spec`).
 """
 
 from __future__ import annotations

@@ -110,3 +110,22 @@ def test_the_categories_group_their_tasks():
     assert HELMET_GROUPS["longqa"] == ("narrativeqa", "infbench_qa", "infbench_choice")
     assert HELMET_GROUPS["summ"] == ("infbench_sum", "multi_lexsum")
     assert [HELMET_TASKS.get(t).judged for t in TASKS] == ["gpt-4-score", "", "", "gpt-4-f1", "gpt-4-f1"]
+
+
+def test_without_rouge_score_the_tasks_are_refused_before_a_model_loads(long_dir, monkeypatch):
+    import sys
+
+    from coca_eval.helmet import scoring
+    from coca_eval.helmet.params import check_methods, make_helmet_params
+
+    params = make_helmet_params(
+        {"tasks": "infbench_qa", "lengths": "8k", "samples": 2, "data": str(long_dir)}
+    )
+    check_methods(params, [])  # with the scorer installed
+    scoring._rouge_scorer.cache_clear()
+    monkeypatch.setitem(sys.modules, "rouge_score", None)
+    try:
+        with pytest.raises(CocaEvalError, match=r"pip install 'coca-eval\[helmet\]'"):
+            check_methods(params, [])
+    finally:
+        scoring._rouge_scorer.cache_clear()
