@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from coca_eval.errors import CocaEvalError
 from coca_eval.helmet.scoring import parse_after
 
 JUDGED = ("narrativeqa", "infbench_sum", "multi_lexsum")
@@ -48,6 +49,29 @@ class JudgeSample:
 @cache
 def template(name: str) -> str:
     return (TEMPLATES / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def judge_sample(task: str, record: dict, data: str | None = None) -> JudgeSample:
+    """A judged task's sample record (its output, references and ``judge`` entry) as the judge reads it;
+    InfiniteBench's key points come from HELMET's file under ``--data`` (read for the judge alone)."""
+    from coca_eval.helmet.long_data import INFBENCH_KEYPOINTS, infbench_keypoints
+
+    judge = record.get("judge", {})
+    keypoints = judge.get("keypoints", ())
+    if task == "infbench_sum":
+        points = infbench_keypoints(data)
+        if judge.get("id") not in points:
+            raise CocaEvalError(
+                f"infbench_sum: HELMET's {INFBENCH_KEYPOINTS} has no key points of row {judge.get('id')}"
+            )
+        keypoints = points[judge["id"]]
+    return JudgeSample(
+        record["output"],
+        judge.get("question", ""),
+        tuple(record["answers"]),
+        tuple(keypoints),
+        judge.get("expert_summary", ""),
+    )
 
 
 def judge_prompts(task: str, sample: JudgeSample) -> tuple[str, ...]:

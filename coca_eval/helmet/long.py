@@ -21,7 +21,7 @@ The document is the context: under ``--protocol helmet`` cut as HELMET's ``token
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from coca_eval.errors import CocaEvalError
@@ -70,10 +70,13 @@ PARSE_PREFIX = {"multi_lexsum": SUMMARY}  # the prefix HELMET parses an answer a
 
 @dataclass(frozen=True)
 class LongItem:
-    """One question as HELMET's template takes it: its fields (context included) and references."""
+    """One question as HELMET's template takes it: its fields (context included) and references;
+    ``judge`` what HELMET's judge reads of it besides the output (recorded with a judged task's sample:
+    :func:`coca_eval.helmet.judge_prompts.judge_sample`)."""
 
     fields: dict[str, str]
     answers: tuple[str, ...]
+    judge: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,8 @@ def infbench_set(task: str, data: str | None, samples: int, seed: int, shots: in
         fields = {"demo": demo, "context": row.context, "question": row.input}
         if task == "infbench_choice":
             fields["options"] = options_text(row.options)
-        items.append(LongItem(fields, infbench_answers(task, row)))
+        judge = {"id": row.id, "expert_summary": row.answer[0]} if task == "infbench_sum" else {}
+        items.append(LongItem(fields, infbench_answers(task, row), judge))
     return LongSet(task, tuple(items))
 
 
@@ -153,7 +157,7 @@ def narrativeqa_set(data: str | None, samples: int, seed: int, shots: int) -> Lo
             demo = "For example:\n\n" + "\n\n".join(shown)
             demo += "\n\nNow, use the following story to answer the question:\n\n"
         fields = {"demo": demo, "context": row.document.text, "question": row.question.text}
-        items.append(LongItem(fields, tuple(a.text for a in row.answers)))
+        items.append(LongItem(fields, tuple(a.text for a in row.answers), {"question": row.question.text}))
     return LongSet("narrativeqa", tuple(items))
 
 
@@ -174,7 +178,8 @@ def lexsum_set(data: str | None, samples: int, seed: int, shots: int) -> LongSet
             demo = "Example summaries:\n\n" + "\n\n".join(shown)
             demo += "\n\nNow, write a summary of the following legal documents.\n"
         fields = {"demo": demo, "context": "\n\n".join(row.sources), "question": ""}
-        items.append(LongItem(fields, (row.short,)))
+        judge = {"id": row.id, "expert_summary": row.long or "", "keypoints": row.keypoints}
+        items.append(LongItem(fields, (row.short,), judge))
     return LongSet("multi_lexsum", tuple(items))
 
 
@@ -197,6 +202,7 @@ def draw_long(task, rng: random.Random, kit: Kit, key: SampleKey, data: LongSet)
         ids = kit.pieces.fresh(item.fields["context"])
         if len(ids) < budget:
             raise TooShort(budget - len(ids), "the document is shorter than this length")
-        return Context(ids[:budget], 0, {"document_tokens": len(ids)})
+        detail = {"document_tokens": len(ids), **({"judge": item.judge} if item.judge else {})}
+        return Context(ids[:budget], 0, detail)
 
     return Draw(fields, item.answers, fill, prefix_shared=False)

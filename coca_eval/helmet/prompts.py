@@ -227,6 +227,8 @@ class HelmetPromptBuilder:
             detail = {"truncated_tokens": prompt.cut, "prompt_tokens": len(prompt.ids)}
             if task.units:
                 detail[{"icl": "shots", "json_kv": "pairs"}.get(task.family, "passages")] = task.units[length]
+            if task.judged:  # what HELMET's judge reads besides the output
+                detail["judge"] = data.item(index).judge
             start = prompt.text_start
             out.append(
                 PromptSample(task.name, index, prompt.ids, answers, 0, detail, (start, len(prompt.ids)))
