@@ -86,3 +86,15 @@ def test_one_prompt_per_narrativeqa_sample_three_per_summary(samples):
         judge_prompt("multi_lexsum", samples["multi_lexsum"][0])
     with pytest.raises(ValueError, match="three verdicts"):
         judge_score("infbench_sum", "{}")
+
+
+def test_a_book_without_key_points_is_one_line(tmp_path):
+    from coca_eval.errors import CocaEvalError
+    from coca_eval.helmet.judge_prompts import judge_sample
+
+    root = write_long_dir(tmp_path)
+    record = {"output": "A summary.", "answers": ["The book."], "judge": {"id": 999, "expert_summary": "x"}}
+    with pytest.raises(CocaEvalError, match="no key points of row 999"):
+        judge_sample("infbench_sum", record, str(root))
+    record["judge"]["id"] = 10
+    assert len(judge_sample("infbench_sum", record, str(root)).keypoints) == 3
