@@ -17,9 +17,12 @@ every one is a JSON-lines file under ``DIR``, each row as the set publishes it:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from coca_eval.helmet.data import data_file, read_rows
+from coca_eval.errors import CocaEvalError
+from coca_eval.helmet.data import HUB, data_file, read_rows
 
 
 class _Text(BaseModel):
@@ -83,6 +86,12 @@ INFBENCH_KEYPOINTS = "infbench/longbook_sum_eng_keypoints.jsonl"
 
 def read(task: str, relative: str, data: str | None, model: type[BaseModel]) -> tuple:
     """The rows of ``relative`` under ``--data`` (a missing file or bad line: one line naming it)."""
+    if data != HUB and (data is None or not (Path(data).expanduser() / relative).is_file()):
+        where = f"{data}/{relative} does not exist" if data else "no --data directory was given"
+        raise CocaEvalError(
+            f"{task} reads {relative} under --data ({where}): the set's rows as JSON lines, laid out as "
+            "docs/helmet.md says (Long QA and summarisation)"
+        )
     return read_rows(str(data_file(task, relative, data)), model)
 
 

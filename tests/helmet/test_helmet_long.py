@@ -95,7 +95,9 @@ def test_helmet_protocol_refuses_a_length_helmet_never_runs(long_dir):
 
 
 def test_a_missing_file_is_one_line_naming_it(tmp_path):
-    with pytest.raises(CocaEvalError, match="infbench/longbook_choice_eng.jsonl"):
+    with pytest.raises(
+        CocaEvalError, match="infbench/longbook_choice_eng.jsonl under --data .* does not exist"
+    ):
         long.load_long_set("infbench_choice", str(tmp_path), 2, 42, 2)
 
 
