@@ -21,7 +21,7 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "--tasks",
     key="tasks",
     help="HELMET tasks, comma-separated (`coca-eval tasks` lists them), a category (recall, rag, re-rank, "
-    "icl) or helmet (every task).",
+    "icl, longqa, summ) or helmet (every task).",
 )
 @shared.lengths_option(_preset_option, "Lengths N in tokens (prompt + answer budget): 8k..64k.")
 @shared.samples_option(

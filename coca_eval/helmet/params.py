@@ -130,4 +130,8 @@ def check_methods(params: HelmetParams, methods) -> None:
             load_family_data(task, sources, exact_units(task))
     if any(t.ruler_task == "niah_multivalue" for t in chosen):
         load_essay(params.haystack)
+    if any(t.metric.startswith("rouge") for t in chosen):  # their scorer, before any model loads
+        from coca_eval.helmet.scoring import rouge_metrics
+
+        rouge_metrics("a", "a")
     refuse_vllm_dynamic(methods)

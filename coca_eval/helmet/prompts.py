@@ -30,8 +30,8 @@ from typing import Any
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.assembly import PromptSample, PromptTask
-from coca_eval.helmet import icl, json_kv, rag, recall_files, rerank
-from coca_eval.helmet.tasks import HELMET_LENGTHS, HELMET_TASKS, HelmetTask
+from coca_eval.helmet import icl, json_kv, long, rag, recall_files, rerank
+from coca_eval.helmet.tasks import HELMET_LENGTHS, HELMET_LONG, HELMET_TASKS, HelmetTask
 
 # The text of each family's prompt: HELMET's user template and its answer prefix (system template)
 LAYOUTS = {
@@ -40,7 +40,9 @@ LAYOUTS = {
     "icl": (icl.TEMPLATE, icl.ANSWER_PREFIX),
     "rerank": (rerank.TEMPLATE, rerank.ANSWER_PREFIX),
 }
+LONG_FAMILIES = ("narrativeqa", "infbench", "multi_lexsum")  # laid out per task (long.LAYOUTS)
 DRAWS = {"rag": rag.draw_rag, "icl": icl.draw_icl, "rerank": rerank.draw_rerank}
+DRAWS.update(dict.fromkeys(LONG_FAMILIES, long.draw_long))
 DATA_FAMILIES = tuple(DRAWS)  # the families that read data (the others are generated)
 
 
@@ -69,7 +71,7 @@ def exact_units(task: HelmetTask) -> int:
     """The HELMET file the exact protocol reads: the short configs' with the most units per question
     (64k's). Its 128k file is left to ``--protocol helmet``: reading it under ``exact`` would change the
     draws and files of every length (ICL's balanced rounds depend on the shot count)."""
-    return max(k for n, k in task.units.items() if n in HELMET_LENGTHS)
+    return max((k for n, k in task.units.items() if n in HELMET_LENGTHS), default=0)
 
 
 def helmet_units(task: HelmetTask, length: int) -> int:
@@ -92,6 +94,8 @@ def load_family_data(task: HelmetTask, sources: Sources, k: int):
         return icl.load_icl_set(task.name, sources.data, sources.count(task.name), sources.seed)
     if task.family == "rerank":
         return rerank.load_rerank_set(sources.data, k, sources.count(task.name), sources.seed, task.shots)
+    if task.family in LONG_FAMILIES:  # one document per question, the same file at every length
+        return long.load_long_set(task.name, sources.data, sources.count(task.name), sources.seed, task.shots)
     raise ValueError(f"HELMET family {task.family!r} reads no data")
 
 
@@ -102,6 +106,13 @@ def helmet_data(task: HelmetTask, sources: Sources, length: int):
     if task.family == "ruler":
         relative = recall_files.RULER_FILE.format(task=task.ruler_task, length=length)
         return recall_files.load_rows(task.name, relative, sources.data, count, sources.seed, "ruler")
+    if task.family in LONG_FAMILIES:
+        if length not in (*HELMET_LENGTHS, HELMET_LONG):
+            raise CocaEvalError(
+                f"--protocol helmet: HELMET runs {task.name} at 8k, 16k, 32k, 64k and 128k, not "
+                f"N = {length}; use --protocol exact for other lengths"
+            )
+        return load_family_data(task, sources, 0)
     k = helmet_units(task, length)
     if task.family == "json_kv":
         relative = recall_files.KV_FILE.format(k=k)
@@ -129,7 +140,7 @@ def helmet_layout(task: HelmetTask) -> tuple[str, str]:
     if task.family == "ruler":
         ruler = ruler_task(task.ruler_task)
         return ruler.wording(ruler.template), ruler.wording(ruler.answer_prefix).lstrip()
-    return LAYOUTS[task.family]
+    return long.LAYOUTS[task.name] if task.family in LONG_FAMILIES else LAYOUTS[task.family]
 
 
 def helmet_fields(task: HelmetTask, data, length: int, index: int) -> tuple[dict[str, str], tuple[str, ...]]:
@@ -138,6 +149,9 @@ def helmet_fields(task: HelmetTask, data, length: int, index: int) -> tuple[dict
         return recall_files.ruler_fields(data, index, task.name)
     if task.family == "json_kv":
         return recall_files.kv_fields(data, index, task.shots)
+    if task.family in LONG_FAMILIES:
+        item = data.item(index)
+        return dict(item.fields), item.answers
     k = helmet_units(task, length)
     if task.family == "rag":
         row, fields = rag.fields(data, index)
@@ -155,7 +169,7 @@ def prompt_task(task: HelmetTask, chat: bool, sources: Sources | None = None) ->
         ruler = ruler_task(task.ruler_task)
         prefix = ruler.answer_prefix.lstrip()
     else:
-        template, prefix = LAYOUTS[task.family]
+        template, prefix = helmet_layout(task)
         if task.family == "json_kv":
             family: Any = "coca_eval.helmet.json_kv:draw_json_kv"
         else:
@@ -213,6 +227,8 @@ class HelmetPromptBuilder:
             detail = {"truncated_tokens": prompt.cut, "prompt_tokens": len(prompt.ids)}
             if task.units:
                 detail[{"icl": "shots", "json_kv": "pairs"}.get(task.family, "passages")] = task.units[length]
+            if task.judged:  # what HELMET's judge reads besides the output
+                detail["judge"] = data.item(index).judge
             start = prompt.text_start
             out.append(
                 PromptSample(task.name, index, prompt.ids, answers, 0, detail, (start, len(prompt.ids)))

@@ -10,6 +10,10 @@ frozen set of answers (``scripts/helmet_scorer_values.py``).
   side is *yes*, *no* or *noanswer* and the two differ.
 * A task scores the raw answer and the answer parsed after its prefix (``Answer:``, ``Corresponding
   value:``) and keeps the better of each metric; ICL scores the parsed label only.
+* Long QA and summarisation add ROUGE-L and ROUGE-Lsum (F1 and recall, the best reference; Google's
+  ``rouge-score`` with its Porter stemmer, the scorer HELMET's ``calculate_metrics`` calls) to those
+  metrics; a summary is parsed after ``Summary:``. The multiple-choice set drops substring exact match
+  and counts an answer holding ``letter. option`` (case ignored, the raw answer) as an exact match.
 * Re-ranking parses ``[3] > [1] > ...`` into scores by rank and reads NDCG@10 with trec_eval's
   definition (``pytrec_eval``, as BEIR and HELMET do), rounded to five places as HELMET reports it.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 
 from coca_eval.references import normalize
 
@@ -89,6 +94,53 @@ def qa_metrics(output: str, references: References, prefix: str = "Answer:") -> 
     return raw if parsed is None else _better(raw, answer_metrics(parsed, references))
 
 
+@cache
+def _rouge_scorer():
+    try:
+        from rouge_score import rouge_scorer
+    except ImportError as exc:
+        from coca_eval.errors import CocaEvalError
+
+        raise CocaEvalError(
+            "HELMET's long-QA and summarisation metrics need rouge-score: pip install 'coca-eval[helmet]'"
+        ) from exc
+    return rouge_scorer.RougeScorer(["rougeL", "rougeLsum"], use_stemmer=True)
+
+
+def rouge_metrics(prediction: str, references: References) -> dict[str, float]:
+    """ROUGE-L and ROUGE-Lsum of ``prediction``: the best F1 and the best recall over the references."""
+    scored = [_rouge_scorer().score(target=r, prediction=prediction) for r in flat_references(references)]
+    out = {}
+    for kind in ("rougeL", "rougeLsum"):
+        out[f"{kind}_f1"] = max(s[kind].fmeasure for s in scored)
+        out[f"{kind}_recall"] = max(s[kind].recall for s in scored)
+    return out
+
+
+def long_metrics(output: str, references: References, prefix: str = "Answer:") -> dict[str, float]:
+    """Long QA and summaries: every metric, ROUGE included, on the raw and the parsed answer, the better
+    kept (HELMET's ``default_post_process``; Multi-LexSum parses after ``Summary:``)."""
+
+    def scored(text: str) -> dict[str, float]:
+        return answer_metrics(text, references) | rouge_metrics(text, references)
+
+    parsed = parse_after(output, prefix)
+    raw = scored(output)
+    return raw if parsed is None else _better(raw, scored(parsed))
+
+
+def choice_metrics(output: str, references: Sequence[str]) -> dict[str, float]:
+    """InfiniteBench's multiple choice: the metrics without substring exact match, raw and parsed, the
+    better kept; then an answer holding the reference ``letter. option`` is a match of both kinds."""
+    metrics = long_metrics(output, references)
+    metrics.pop("substring_exact_match")
+    found = references[1].lower() in output.lower()
+    metrics["substring_exact_match"] = float(found)
+    if found:
+        metrics["exact_match"] = 1.0
+    return metrics
+
+
 def icl_metrics(output: str, label: str) -> dict[str, float]:
     """ICL: the label parsed after ``label:``, scored alone."""
     return answer_metrics(parse_after(output, "label:") or "", label)
@@ -143,5 +195,12 @@ def score_answer(task, output: str, references: Sequence[str], record: dict | No
         return {"score": metrics[task.metric], **metrics}
     if task.family == "rag":
         metrics = qa_metrics(output, list(references))
+        return {"score": metrics[task.metric], **metrics}
+    if task.name == "infbench_choice":
+        metrics = choice_metrics(output, list(references))
+        return {"score": metrics[task.metric], **metrics}
+    if task.family in ("narrativeqa", "infbench", "multi_lexsum"):
+        prefix = "Summary:" if task.name == "multi_lexsum" else "Answer:"
+        metrics = long_metrics(output, list(references), prefix)
         return {"score": metrics[task.metric], **metrics}
     raise ValueError(f"no scorer for HELMET family {task.family!r}")

@@ -3,8 +3,8 @@
 Imported by ``coca-eval --help``, so every hook is a lazy reference to its implementation.
 
 Scale: a cell's value is its task's metric (substring exact match, RULER recall, NDCG@10, exact
-match) averaged over samples x 100, as HELMET's tables print it. The gate pairs samples as for RULER
-(full credit per sample, McNemar) in the same points (:mod:`coca_eval.generation.spec`).
+match, ROUGE-L F1) averaged over samples x 100, as HELMET's tables print it. The gate pairs samples as
+for RULER (full credit per sample, McNemar) in the same points (:mod:`coca_eval.generation.spec`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ register_task(
         "helmet",
         version=HELMET_TASK_VERSION,
         metric=HELMET_METRIC,
-        description="HELMET's model-development tasks (recall; RAG, re-rank and ICL with their data) at "
-        "exact token lengths: scores per methods x tasks x lengths, category averages and effective "
-        "lengths.",
+        description="HELMET's model-development tasks (recall; RAG, re-rank, ICL, long QA and summarisation "
+        "with their data) at exact token lengths: scores per methods x tasks x lengths, category averages "
+        "and effective lengths.",
         make_params=lazy("coca_eval.helmet.params:make_helmet_params"),
         preset_params="coca_eval.helmet.params:HelmetPresetParams",
         make_runner=lazy("coca_eval.helmet.task:HelmetRunner"),

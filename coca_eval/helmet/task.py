@@ -29,6 +29,14 @@ def ends_a_line(text: str) -> bool:
     return "\n" in text
 
 
+def judged_note(task) -> str:
+    """What a judged task's cell says of its score: HELMET's own is a judge's, which needs ``--judge``."""
+    return (
+        f"HELMET scores {task.name} by {task.judged} (a GPT-4o judge: coca_eval.helmet.judge_prompts), "
+        f"which needs --judge; this cell holds {task.metric}, HELMET's metric without a judge"
+    )
+
+
 class HelmetRunner(GenerationRunner):
     """HELMET as a :class:`~coca_eval.runner.CellTask` whose ``datasets`` are the HELMET tasks."""
 
@@ -91,4 +99,5 @@ class HelmetRunner(GenerationRunner):
             "protocol": self.params.protocol,
             "category": task.category,
             **({"haystack": haystack} if haystack is not None else {}),
+            **({"judged": judged_note(task)} if task.judged else {}),
         }

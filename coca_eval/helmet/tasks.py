@@ -23,14 +23,16 @@ from coca_eval.registry import Registry
 HELMET_LENGTHS = (8192, 16384, 32768, 65536)  # the short configs' input_max_length (the default lengths)
 HELMET_LONG = 131072  # the main configs' input_max_length, HELMET's headline setting
 
-RECALL, RAG, RERANK, ICL = "Recall", "RAG", "Re-rank", "ICL"
-CATEGORIES = (RECALL, RAG, RERANK, ICL)  # HELMET's order (``custom_avgs`` in collect_results.py)
+RECALL, RAG, RERANK, ICL, LONGQA, SUMM = "Recall", "RAG", "Re-rank", "ICL", "LongQA", "Summ"
+CATEGORIES = (RECALL, RAG, RERANK, ICL, LONGQA, SUMM)  # HELMET's names (``custom_avgs``, collect_results.py)
 
-SUBSTRING_EM, RULER_RECALL, NDCG10, EXACT_MATCH = (
+SUBSTRING_EM, RULER_RECALL, NDCG10, EXACT_MATCH, ROUGE_L, ROUGE_LSUM = (
     "substring_exact_match",
     "ruler_recall",
     "NDCG@10",
     "exact_match",
+    "rougeL_f1",
+    "rougeLsum_f1",
 )
 
 SYNTHETIC = "synthetic (generated here, offline)"
@@ -55,6 +57,7 @@ class HelmetTask:
     shots: int = 0  # demonstrations before the question (RAG, re-rank, json_kv)
     stop_newline: bool = False  # HELMET's config sets stop_new_line (its code ignores it: see helmet/task.py)
     ruler_task: str = ""
+    judged: str = ""  # HELMET's judged metric (``gpt-4-score``, ``gpt-4-f1``), which needs ``--judge``
 
     def helmet_units(self, length: int) -> int | None:
         """HELMET's unit count at ``length`` (None where its configs have none)."""
@@ -133,11 +136,48 @@ for _task in (
 ):
     HELMET_TASKS.add(_task.name, _task)
 
+LONG_SOURCE = "{what} (--data: {files})"
+
+
+def _long(name: str, category: str, metric: str, budget: int, what: str, files: str, judged: str = ""):
+    """A long-QA or summarisation task (HELMET's ``longqa.yaml``, ``summ.yaml`` and their short configs:
+    two demonstrations, 100 samples, no newline stop)."""
+    family = "infbench" if name.startswith("infbench") else name
+    source = LONG_SOURCE.format(what=what, files=files)
+    return HelmetTask(name, category, family, metric, budget, 100, source, shots=2, judged=judged)
+
+
+LONG_TASKS = (
+    _long("narrativeqa", LONGQA, ROUGE_L, 100, "NarrativeQA", "narrativeqa/*.jsonl", "gpt-4-score"),
+    _long("infbench_qa", LONGQA, ROUGE_L, 10, "InfiniteBench En.QA", "infbench/longbook_qa_eng.jsonl"),
+    _long(
+        "infbench_choice",
+        LONGQA,
+        EXACT_MATCH,
+        10,
+        "InfiniteBench En.MC",
+        "infbench/longbook_choice_eng.jsonl",
+    ),
+    _long(
+        "infbench_sum",
+        SUMM,
+        ROUGE_LSUM,
+        1200,
+        "InfiniteBench En.Sum",
+        "infbench/longbook_sum_eng.jsonl",
+        "gpt-4-f1",
+    ),
+    _long("multi_lexsum", SUMM, ROUGE_LSUM, 400, "Multi-LexSum", "multi_lexsum/*.jsonl", "gpt-4-f1"),
+)
+for _task in LONG_TASKS:
+    HELMET_TASKS.add(_task.name, _task)
+
 HELMET_GROUPS: dict[str, tuple[str, ...]] = {}
 
 
 def refresh_groups() -> None:
-    """``helmet`` (every task) and one group per category (``recall``, ``rag``, ``re-rank``, ``icl``)."""
+    """``helmet`` (every task) and one group per category (``recall``, ``rag``, ``re-rank``, ``icl``,
+    ``longqa``, ``summ``)."""
     HELMET_GROUPS.clear()
     HELMET_GROUPS["helmet"] = tuple(HELMET_TASKS.names())
     for category in CATEGORIES:
