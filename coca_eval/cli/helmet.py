@@ -67,6 +67,15 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "A category's effective length is the longest N whose 95 % lower bound reaches this share (%) "
     "of its average at the shortest N.  [default: 85]",
 )
+@_preset_option(
+    "--judge",
+    key="judge",
+    help="The judge of LongQA (narrativeqa) and the summaries, in HELMET's GPT-4o's place: a model preset, "
+    "a directory, a hub id, or an OpenAI-compatible server's URL (URL#model). Greedy; every call journaled.",
+)
+@_preset_option(
+    "--judge-max-tokens", key="judge_max_tokens", type=int, help="The judge's budget per verdict."
+)
 @decoding_options(TASK)
 def helmet(preset, decoding, **overrides):
     """HELMET's model-development tasks at exact token lengths: scores per task and length, category

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic import StrictFloat, StrictInt, StrictStr
@@ -23,6 +23,7 @@ from coca_eval.params import (
     PresetParams,
     SampledCells,
     require_choice,
+    require_positive_int,
 )
 
 EXACT, HELMET = "exact", "helmet"
@@ -53,6 +54,9 @@ class HelmetParams(RelativeBarParams, SampledCells):
     share: float = SHORTEST_SHARE
     max_samples: int | None = None
     target_width: float | None = None
+    judge: str | None = None  # the model judging LongQA and summaries (HELMET's GPT-4o), by name
+    judge_max_tokens: int = 1024
+    judge_id: str | None = None  # the judge's identity, set by make_helmet_params once it answers
 
     length_counts = (
         PROMPT_AND_ANSWER  # N holds the prompt and the answer budget, as HELMET's input_max_length
@@ -60,6 +64,15 @@ class HelmetParams(RelativeBarParams, SampledCells):
 
     def names_the_hub(self, option: str, value: str) -> bool:
         return (option, value) == ("data", "hub")
+
+    def identity(self) -> dict[str, Any]:
+        """The judge by its identity (never its name: a URL may hold credentials); a run without one
+        keeps the identity (and journal keys) runs had before judges existed."""
+        values = super().identity()
+        del values["judge"]
+        if self.judge_id is None:
+            del values["judge_id"], values["judge_max_tokens"]
+        return values
 
     @property
     def drawn_samples(self) -> int:
@@ -95,6 +108,8 @@ class HelmetPresetParams(PresetParams):
     chat_template: StrictStr = None
     bos: Literal[BOS_CHOICES] = None
     share: StrictFloat | StrictInt = None
+    judge: StrictStr | None = None
+    judge_max_tokens: PositiveCount = None
 
 
 def make_helmet_params(values: dict[str, Any]) -> HelmetParams:
@@ -106,7 +121,14 @@ def make_helmet_params(values: dict[str, Any]) -> HelmetParams:
         check_sampling(params)
     elif params.max_samples is not None or params.target_width is not None:
         raise CocaEvalError("--max-samples and --target-width only apply with --samples auto")
-    return params
+    if values.get("judge_id") is not None:
+        raise CocaEvalError("unknown helmet parameter(s): judge_id")
+    if not params.judge:
+        return params
+    from coca_eval.judging.judges import judge_identity, parse_judge
+
+    require_positive_int("--judge-max-tokens", params.judge_max_tokens)
+    return replace(params, judge_id=judge_identity(parse_judge(params.judge))[1])
 
 
 def check_methods(params: HelmetParams, methods) -> None:

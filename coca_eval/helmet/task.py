@@ -71,10 +71,41 @@ class HelmetRunner(GenerationRunner):
     def task_of(self, dataset: str):
         return HELMET_TASKS.get(dataset)
 
+    def __init__(self, params, journal, progress, **options):
+        from coca_eval.helmet.judged import make_judge
+
+        super().__init__(params, journal, progress, **options)
+        self.judge = make_judge(params, journal)
+
     def score(self, task, output: str, answers, record: dict | None = None) -> dict:
+        """HELMET's metric of the task; with ``--judge`` a judged task's score is the judge's
+        (:mod:`coca_eval.helmet.judged`), its metric kept beside it."""
         from coca_eval.helmet.scoring import score_answer
 
-        return score_answer(task, output, answers)
+        metrics = score_answer(task, output, answers)
+        if not (task.judged and self.judge is not None):
+            return metrics
+        from coca_eval.helmet.judged import judged_record
+
+        judged = judged_record(self.judge, task, output, answers, record, self.params.data)
+        return {**metrics, "unjudged_score": metrics["score"], **judged}
+
+    def greedy_call(self, backend, plan, rows: list):
+        """The base's call; with a judge, its answers journaled before they are judged."""
+        from coca_eval.judging.answers import judged_call
+
+        generate = super().greedy_call(backend, plan, rows)
+        judging = self.judge is not None and plan is None and any(cell.task.judged for cell, _ in rows)
+        return judged_call(generate, self.journal, rows) if judging else generate
+
+    def evaluate(self, method, backend, state, length: int, key: str, dataset: str):
+        if self.judge is None or not HELMET_TASKS.get(dataset).judged:
+            return super().evaluate(method, backend, state, length, key, dataset)
+        self.judge.device = str(getattr(backend, "device", "cpu"))
+        asked, reused = self.judge.asked, self.judge.reused
+        cell = super().evaluate(method, backend, state, length, key, dataset)
+        calls = {"asked": self.judge.asked - asked, "reused": self.judge.reused - reused}
+        return cell.model_copy(update={"detail": {**cell.detail, "judge_calls": calls}})
 
     def stops_at_newline(self, task) -> bool:
         """Whether ``task``'s answers end at their first newline: its config's ``stop_new_line`` under
@@ -99,5 +130,13 @@ class HelmetRunner(GenerationRunner):
             "protocol": self.params.protocol,
             "category": task.category,
             **({"haystack": haystack} if haystack is not None else {}),
-            **({"judged": judged_note(task)} if task.judged else {}),
+            **self._judged_context(task),
         }
+
+    def _judged_context(self, task) -> dict:
+        """A judged task's cell: the judge's identity, or the note that its score needs one."""
+        if not task.judged:
+            return {}
+        if self.judge is None:
+            return {"judged": judged_note(task)}
+        return {"judge": self.params.judge_id}
