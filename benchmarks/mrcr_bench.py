@@ -126,7 +126,8 @@ def ours(data: Path, model: str, length: int, count: int, scratch: Path) -> tupl
                "--dump-prompts", str(prompts)]  # fmt: skip
     timing = _timed(command)
     samples = json.loads(output.read_text())["cells"][0]["detail"]["samples"]
-    dumped = {row["index"]: row for row in map(json.loads, (prompts / "2needle.jsonl").open())}
+    rows = map(json.loads, (prompts / "mrcr.jsonl").open())  # the family's dump: one file, rows by task
+    dumped = {row["index"]: row for row in rows if row["task"] == "2needle"}
     rows = [{"prompt_ids": dumped[s["index"]]["prompt_ids"], "output": s["output"]} for s in samples]
     return timing, rows
 
