@@ -182,4 +182,5 @@ def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
     """The cell from every sample's record (in sample order) and how they were decoded (``context``):
     the spec's ``combine``, so a merged or gathered cell is made by this same code."""
     detail = {**accuracy_detail(records), "samples": records, **context}
-    return Cell(**base, value=detail["accuracy"], n=len(records), detail=detail)
+    # in points, and saying so: a journal keeps cells without a results file's schema to date them
+    return Cell(**{**base, "unit": "points"}, value=detail["accuracy"], n=len(records), detail=detail)
