@@ -12,7 +12,7 @@ unit and are never touched.
 
 from __future__ import annotations
 
-from coca_eval.results import LOWER_IS_BETTER, Cell, Run
+from coca_eval.results import LOWER_IS_BETTER, SCHEMA, Cell, Run
 
 POINTS, FRACTION = "points", "fraction"
 OLD_SCHEMAS = ("coca-eval/1", "coca-eval/2")  # written before cells stated their unit
@@ -58,9 +58,9 @@ def run_in_points(run: Run) -> Run:
 
 
 def stated_units(run: Run) -> Run:
-    """A run about to be written: every accuracy-like cell in points and saying so."""
-    cells = [cell_in_points(cell) for cell in run.cells]
-    return run if cells == run.cells else run.model_copy(update={"cells": cells})
+    """A run about to be written, in the current schema: every accuracy-like cell in points and saying
+    so (a run read from an old file and not yet in points is converted as a reader would)."""
+    return run_in_points(run).model_copy(update={"schema_": SCHEMA})
 
 
 def scaled(values, factor: float = 100.0):
