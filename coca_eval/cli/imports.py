@@ -15,7 +15,7 @@ FORCE_OPTION = click.option("--force", is_flag=True, help="Overwrite an --output
 
 @click.group(name="import")
 def import_group() -> None:
-    """Read another harness's outputs into a results file (schema coca-eval/2, per-sample records,
+    """Read another harness's outputs into a results file (schema coca-eval/3, per-sample records,
     provenance naming the source)."""
 
 
