@@ -45,7 +45,7 @@ def passkey_run(tmp_path) -> Path:
 
 def cells_of(path: Path) -> list[dict]:
     """The run's cells as every command reads them: accuracy-like values in points, whatever unit the
-    file holds (reports/embedded/passkey.json is a coca-eval/2 file of 0-1 passkey accuracies)."""
+    file holds (reports/embedded/passkey.json is a coca-eval/1 file of 0-1 passkey accuracies)."""
     from coca_eval.taskspec import load_checked_run
 
     return [cell.model_dump(mode="json") for cell in load_checked_run(path).cells]
