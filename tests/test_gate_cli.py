@@ -225,3 +225,16 @@ def test_at_80_columns_no_number_or_verdict_is_split(tmp_path):
     wide = io.StringIO()
     Console(file=wide, width=300).print(rich_summary(result, 300))
     assert "95% CI" in wide.getvalue() and "method" in wide.getvalue()  # the full table where it fits
+
+
+def test_the_accuracy_tolerance_is_in_points_and_its_help_names_every_family(capsys, monkeypatch):
+    """``--max-acc-drop`` applies to every task scored in points, not to passkey alone: its help says
+    points and names each such task the gate tests (LongBench v2 under LongBench)."""
+    from coca_eval.taskspec import TASKS
+
+    monkeypatch.setenv("COLUMNS", "200")
+    shown = " ".join(invoke(capsys, "gate", "--help").stdout.split()).lower()
+    help_text = shown.split("--max-acc-drop", 1)[1].split("--alpha", 1)[0]
+    scored = [n for n in TASKS.names() if TASKS.get(n).unit == "points" and TASKS.get(n).gate is not None]
+    assert len(scored) >= 7 and "in points (0-100)" in help_text and "[default: 5]" in help_text
+    assert [n for n in scored if n.split("_")[0] not in help_text] == []
