@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.results import Cell
-from coca_eval.units import cell_in_points
+from coca_eval.taskspec import cell_in_points
 
 JOURNAL_VERSION = 1
 _BAD_LINE = (ValueError, KeyError, TypeError, ValidationError)  # json, shape and record errors

@@ -4,7 +4,8 @@ and runs, saved with :func:`coca_eval.files.write_atomic`.
 ``coca-eval/3`` states each accuracy-like cell's unit (``unit``): ``points`` (0-100, as RULER, HELMET
 and their ports print scores) or ``fraction`` (0-1). Every task now writes points; a cell without a
 unit in an older file holds what its task wrote then (passkey: fractions), and
-:mod:`coca_eval.units` reads every such cell in points, so old runs report and gate as new ones.
+:mod:`coca_eval.units` reads every such cell in points, so old runs report and gate as new ones (and
+writes a run with every unit stated: :func:`coca_eval.units.save_run_in_points`).
 
 ``coca-eval/2`` adds the task's code version (``config.task_version``), whether the checkout had
 uncommitted changes (``git_dirty``) and each cell's device and dtype. A ``coca-eval/1`` file reads
@@ -194,10 +195,8 @@ def save_run(run: Run, path: Path) -> None:
     """A path ending in ``.gz`` (``run.json.gz``) is written gzip-compressed: runs that keep every
     sample's answer (passkey, RULER) shrink about fivefold, which matters for results kept in git.
     The compressed bytes carry no timestamp, so the same run gives the same file."""
-    from coca_eval.units import stated_units
-
     path = Path(path)
-    text = stated_units(run).to_json()
+    text = run.to_json()
     if path.name.endswith(GZIP_SUFFIX):
         write_atomic(path, gzip.compress(text.encode("utf-8"), mtime=0))
     else:

@@ -239,9 +239,8 @@ def load_checked_run(path: Path) -> Run:
 
     from coca_eval.errors import CocaEvalError
     from coca_eval.results import load_run
-    from coca_eval.units import run_in_points
 
-    run = run_in_points(load_run(path))
+    run = in_points(load_run(path))
     _check_task_config(run, path)
     for index, cell in enumerate(run.cells):
         spec = spec_for(cell.task, cell.metric)
@@ -257,6 +256,27 @@ def load_checked_run(path: Path) -> Run:
         if contradiction is not None:
             raise CocaEvalError(f"results file {path} contradicts itself at cells.{index}: {contradiction}")
     return run
+
+
+def in_points(run: Run) -> Run:
+    """``run`` with every accuracy-like cell in points, by each task's unit (:mod:`coca_eval.units`)."""
+    from coca_eval.units import run_in_points
+
+    return run_in_points(run, spec_for)
+
+
+def cell_in_points(cell: Cell, old: bool = False) -> Cell:
+    """One cell in points by its task's unit (``old``: written before cells stated one, a journal's)."""
+    from coca_eval.units import cell_in_points as scaled_cell
+
+    return scaled_cell(cell, spec_for(cell.task, cell.metric), old)
+
+
+def save_run_in_points(run: Run, path: Path) -> None:
+    """:func:`~coca_eval.results.save_run` of ``run`` with every accuracy-like cell's unit stated."""
+    from coca_eval.results import save_run
+
+    save_run(in_points(run), path)
 
 
 def _check_task_config(run, path) -> None:

@@ -1,7 +1,8 @@
 """The gate's statistics on simulated run pairs: false alarms at most alpha, planted regressions caught.
 
 Each simulated pair is two runs of "the same model" whose per-document NLL and per-sample correctness
-carry independent noise; regressions are planted on top (5 % PPL on every document, 0.2 passkey).
+carry independent noise; regressions are planted on top (5 % PPL on every document, 20 points of passkey
+accuracy).
 """
 
 from __future__ import annotations

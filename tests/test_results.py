@@ -37,8 +37,6 @@ def test_new_runs_are_schema_3_with_device_dtype_dirty_flag_and_unit(tmp_path):
     assert SCHEMA == raw["schema"] == "coca-eval/3" and raw["git_dirty"] is True
     assert (raw["cells"][0]["device"], raw["cells"][0]["dtype"]) == ("cpu", "float32")
     assert raw["cells"][0]["unit"] is None  # perplexity is not accuracy-like
-    save_run(_small_run(), tmp_path / "p.json")
-    assert [c["unit"] for c in json.loads((tmp_path / "p.json").read_text())["cells"]] == ["points"] * 2
     assert load_run(tmp_path / "r.json").settings.task_version == 1
 
 

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from coca_eval.journal import Journal
-from coca_eval.results import SCHEMA, Cell, read_results_text, save_run
-from coca_eval.taskspec import load_checked_run
-from coca_eval.units import cell_in_points, run_in_points
+from coca_eval.results import SCHEMA, Cell, Run, read_results_text, save_run
+from coca_eval.taskspec import cell_in_points, in_points, load_checked_run, save_run_in_points
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD = ROOT / "reports" / "zoo" / "runs" / "table2_passkey.json.gz"  # seven methods x six lengths, 0-1
@@ -47,7 +46,7 @@ def invoke(capsys, monkeypatch, *args) -> tuple[int, str, str]:
 def twin(tmp_path_factory) -> Path:
     """The old file as a run made today writes it: read (in points), then saved."""
     path = tmp_path_factory.mktemp("twin") / OLD.name
-    save_run(load_checked_run(OLD), path)
+    save_run(load_checked_run(OLD), path)  # read in points, so written in the current schema
     return path
 
 
@@ -99,7 +98,7 @@ def test_a_cell_that_says_fraction_reads_in_points_and_perplexity_is_never_touch
     ppl = Cell(task="ppl", method="m", metric="ppl", length=8, value=12.5, n=4)
     assert cell_in_points(ppl, old=True) == ppl
     run = load_checked_run(ROOT / "reports" / "baseline" / "ppl_tiny.json")
-    assert run_in_points(run) is run  # nothing accuracy-like: the very same run
+    assert in_points(run) is run  # nothing accuracy-like: the very same run
 
 
 def test_a_journaled_passkey_cell_of_the_old_unit_reads_in_points(tmp_path):
@@ -115,3 +114,17 @@ def test_a_journaled_passkey_cell_of_the_old_unit_reads_in_points(tmp_path):
         read_old, read_new = journal.finished("old"), journal.finished("new")
     assert (read_old.value, read_old.unit, read_old.detail["wilson95"]) == (75.0, "points", [30.0, 95.0])
     assert read_old.detail["accuracy"] == 75.0 and read_new == new
+
+
+def test_a_run_is_written_with_every_accuracy_like_unit_stated(tmp_path):
+    """A run's command writes each accuracy-like cell saying ``points`` (a RULER cell built without
+    one too), perplexity without a unit, in the current schema."""
+    cells = [
+        Cell(task="ruler", method="m", metric="score", dataset="niah_single_1", length=8, value=50.0, n=2),
+        Cell(task="passkey", method="m", metric="accuracy", length=8, value=50.0, n=2),
+        Cell(task="ppl", method="m", metric="ppl", length=8, value=12.5, n=2),
+    ]
+    save_run_in_points(Run(schema="coca-eval/3", config={"task": "ruler"}, cells=cells), tmp_path / "r.json")
+    raw = json.loads((tmp_path / "r.json").read_text())
+    assert raw["schema"] == SCHEMA and [c["unit"] for c in raw["cells"]] == ["points", "points", None]
+    assert [c["value"] for c in raw["cells"]] == [50.0, 50.0, 12.5]

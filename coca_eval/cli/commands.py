@@ -318,11 +318,12 @@ def merge(shards: tuple[Path, ...], output: Path, force: bool) -> None:
     """
     from coca_eval.cli.output import print_length_table
     from coca_eval.distributed.merge import merge_shard_files
-    from coca_eval.results import check_overwrite, save_run
+    from coca_eval.results import check_overwrite
+    from coca_eval.taskspec import save_run_in_points
 
     run = merge_shard_files(shards)
     config = run.config
     check_overwrite(output, config["task"], config.get("params"), force, {}, config.get("methods"))
-    save_run(run, output)
+    save_run_in_points(run, output)
     heading = f"[bold]{run.config['task']}[/bold]: {len(shards)} shard files merged"
     print_length_table(run, heading, 3, output)

@@ -101,10 +101,11 @@ def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: boo
 
 def _save(run, output: Path, force: bool) -> None:
     """The imported run written to ``output``, which may hold another run only with ``--force``."""
-    from coca_eval.results import check_overwrite, save_run
+    from coca_eval.results import check_overwrite
+    from coca_eval.taskspec import save_run_in_points
 
     check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
-    save_run(run, output)
+    save_run_in_points(run, output)
 
 
 def _print_metrics(run, output: Path, heading: str) -> None:
