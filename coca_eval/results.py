@@ -5,7 +5,7 @@ and runs, saved with :func:`coca_eval.files.write_atomic`.
 and their ports print scores) or ``fraction`` (0-1). Every task now writes points; a cell without a
 unit in an older file holds what its task wrote then (passkey: fractions), and
 :mod:`coca_eval.units` reads every such cell in points, so old runs report and gate as new ones (and
-writes a run with every unit stated: :func:`coca_eval.units.save_run_in_points`).
+writes a run with every unit stated: :func:`coca_eval.taskspec.save_run_in_points`).
 
 ``coca-eval/2`` adds the task's code version (``config.task_version``), whether the checkout had
 uncommitted changes (``git_dirty``) and each cell's device and dtype. A ``coca-eval/1`` file reads
