@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from coca_eval.results import SCHEMA
 from tests.exports.conftest import cli, file_cells_in_points
 from tests.exports.offline_records import offline_run
 
@@ -54,7 +55,11 @@ def test_an_offline_wandb_run_holds_the_tables_config_and_plots(passkey_run, tmp
     assert done.returncode == 0, done.stderr[-2000:]
     config, logged = offline_run(tmp_path / "wb")
     written = json.loads(passkey_run.read_text())
-    assert config["task"] == "passkey" and config["coca_eval"]["schema"] == written["schema"]
+    # the old file is exported as read: in points, in the current schema
+    assert config["task"] == "passkey" and (written["schema"], config["coca_eval"]["schema"]) == (
+        "coca-eval/1",
+        SCHEMA,
+    )
     assert config["methods"] == written["config"]["methods"]
     # what W&B stored, against the results file's own cells (not the exporter's reading of them), in points
     cells = file_cells_in_points(passkey_run)
