@@ -17,9 +17,9 @@ from coca_eval.lengths import check_shortest
 from coca_eval.methods import MethodSpec
 from coca_eval.progress import CellProgress
 from coca_eval.provenance import code_provenance
-from coca_eval.results import Run, check_overwrite, save_run
+from coca_eval.results import Run, check_overwrite
 from coca_eval.run_config import run_config
-from coca_eval.taskspec import TASKS, TaskSpec
+from coca_eval.taskspec import TASKS, TaskSpec, save_run_in_points
 
 
 def journal_path_for(output: Path | None, task: str, identity: dict, tag: str | None = None) -> Path:
@@ -220,7 +220,7 @@ def _run_locked(spec, methods, params, output, runtime, journal, weights, option
     if spec.finish is not None:
         spec.finish(run, runner, methods, params, **options)
     if output is not None:
-        save_run(run, Path(output))
+        save_run_in_points(run, Path(output))
     if options.get("dump_prompts") is not None:  # a generation task's --dump-prompts, once the run is safe
         runner.dump_prompts(run, methods, Path(options["dump_prompts"]))
     return run

@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.results import Cell
+from coca_eval.taskspec import cell_in_points
 
 JOURNAL_VERSION = 1
 _BAD_LINE = (ValueError, KeyError, TypeError, ValidationError)  # json, shape and record errors
@@ -177,7 +178,8 @@ class Journal:
         if entry.get("v") != JOURNAL_VERSION:
             raise ValueError(f"unsupported journal version {entry.get('v')!r}")
         if kind == "cell":
-            self.cells[key] = Cell.model_validate(entry["cell"])
+            # a cell journaled before cells stated their unit holds its task's unit then (passkey 0-1)
+            self.cells[key] = cell_in_points(Cell.model_validate(entry["cell"]), old=True)
         elif kind == "part":
             self.parts.setdefault(key, {})[str(entry["part"])] = dict(entry["data"])
         else:

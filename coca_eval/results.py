@@ -1,5 +1,11 @@
-"""The result contract (schema ``coca-eval/2``; ``coca-eval/1`` files still load): typed cells and
-runs, saved with :func:`coca_eval.files.write_atomic`.
+"""The result contract (schema ``coca-eval/3``; ``coca-eval/1`` and ``/2`` files still load): typed cells
+and runs, saved with :func:`coca_eval.files.write_atomic`.
+
+``coca-eval/3`` states each accuracy-like cell's unit (``unit``): ``points`` (0-100, as RULER, HELMET
+and their ports print scores) or ``fraction`` (0-1). Every task now writes points; a cell without a
+unit in an older file holds what its task wrote then (passkey: fractions), and
+:mod:`coca_eval.units` reads every such cell in points, so old runs report and gate as new ones (and
+writes a run with every unit stated: :func:`coca_eval.taskspec.save_run_in_points`).
 
 ``coca-eval/2`` adds the task's code version (``config.task_version``), whether the checkout had
 uncommitted changes (``git_dirty``) and each cell's device and dtype. A ``coca-eval/1`` file reads
@@ -27,8 +33,9 @@ from coca_eval import __version__
 from coca_eval.errors import CocaEvalError
 from coca_eval.files import write_atomic
 
-SCHEMA = "coca-eval/2"
-READABLE_SCHEMAS = ("coca-eval/1", "coca-eval/2")
+SCHEMA = "coca-eval/3"
+READABLE_SCHEMAS = ("coca-eval/1", "coca-eval/2", "coca-eval/3")
+Unit = Literal["points", "fraction"]  # an accuracy-like value: 0-100 or 0-1
 Status = Literal["ok", "oom", "inf", "error", "partial"]  # partial: one shard's parts, see coca-eval merge
 
 
@@ -47,6 +54,7 @@ class Cell(BaseModel):
     n: int | None = None
     device: str | None = None  # where it ran (coca-eval/2)
     dtype: str | None = None  # the weights' dtype (coca-eval/2)
+    unit: Unit | None = None  # an accuracy-like value's unit (coca-eval/3); None: not one, or unstated
     detail: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -157,7 +165,7 @@ class Run(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    schema_: Literal["coca-eval/1", "coca-eval/2"] = Field(default=SCHEMA, alias="schema")
+    schema_: Literal["coca-eval/1", "coca-eval/2", "coca-eval/3"] = Field(default=SCHEMA, alias="schema")
     created: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     coca_eval_version: str = __version__
     git: str | None = None

@@ -67,7 +67,14 @@ def replay_cell(cell: Cell, seed: int, **rule: float) -> SequentialOutcome:
 
 def fixed_side(row: ReplayRow, threshold: float) -> str:
     """The decision the fixed run's point estimate suggests (no interval behind it)."""
-    return "above" if row.cell.value > threshold else "below" if row.cell.value < threshold else "at"
+    value = rule_scale(row.cell)
+    return "above" if value > threshold else "below" if value < threshold else "at"
+
+
+def rule_scale(cell: Cell) -> float:
+    """The cell's value as the stopping rule reads scores, 0-1 (its ``--threshold`` and
+    ``--target-width`` too): the cell's points / 100."""
+    return cell.value / 100
 
 
 def markdown_table(rows: Sequence[ReplayRow], threshold: float, width: float) -> str:
@@ -81,7 +88,7 @@ def markdown_table(rows: Sequence[ReplayRow], threshold: float, width: float) ->
         low, high = row.threshold.interval
         reached = row.width.decision.startswith("narrower")
         lines.append(
-            f"| {row.run} | {row.cell.method} | {row.cell.length} | {row.cell.value:.2f} | "
+            f"| {row.run} | {row.cell.method} | {row.cell.length} | {rule_scale(row.cell):.2f} | "
             f"{row.threshold.decision} | {row.threshold.spent} / {row.spent} | [{low:.3f}, {high:.3f}] | "
             f"{row.width.spent if reached else 'not reached'} / {row.spent} |"
         )

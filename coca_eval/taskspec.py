@@ -172,6 +172,13 @@ class TaskSpec:
     console: Callable[..., ConsoleTables] | None = None
     report: ReportHooks = field(default_factory=ReportHooks)
     gate: GateHooks | None = None
+    # An accuracy-like task's cells are in ``points`` (0-100); None: not accuracy-like (perplexity).
+    # ``old_unit``: what its cells held before results stated their unit (passkey: ``fraction``);
+    # ``points_detail(detail)``: a fraction cell's detail with the numbers that follow its value (its
+    # recorded interval) in points (:mod:`coca_eval.units` reads old files through it).
+    unit: str | None = None
+    old_unit: str | None = None
+    points_detail: Callable[[dict], dict] | None = None
 
     @property
     def higher_is_better(self) -> bool:
@@ -227,13 +234,14 @@ def load_checked_run(path: Path) -> Run:
     """:func:`coca_eval.results.load_run`, then each cell's per-unit detail (documents, samples) read
     through its task's typed records, so a hand-edited file (a string ``nll_sum``, a document without
     ``tokens``) is refused here in one line instead of failing deep inside ``report`` or ``gate``. The
-    check lives here, above the schema, because only the task registry knows each task's records."""
+    check lives here, above the schema, because only the task registry knows each task's records.
+    Accuracy-like cells are read in points, whatever unit the file holds (:mod:`coca_eval.units`)."""
     from pydantic import ValidationError
 
     from coca_eval.errors import CocaEvalError
     from coca_eval.results import load_run
 
-    run = load_run(path)
+    run = in_points(load_run(path))
     _check_task_config(run, path)
     for index, cell in enumerate(run.cells):
         spec = spec_for(cell.task, cell.metric)
@@ -249,6 +257,27 @@ def load_checked_run(path: Path) -> Run:
         if contradiction is not None:
             raise CocaEvalError(f"results file {path} contradicts itself at cells.{index}: {contradiction}")
     return run
+
+
+def in_points(run: Run) -> Run:
+    """``run`` with every accuracy-like cell in points, by each task's unit (:mod:`coca_eval.units`)."""
+    from coca_eval.units import run_in_points
+
+    return run_in_points(run, spec_for)
+
+
+def cell_in_points(cell: Cell, old: bool = False) -> Cell:
+    """One cell in points by its task's unit (``old``: written before cells stated one, a journal's)."""
+    from coca_eval.units import cell_in_points as scaled_cell
+
+    return scaled_cell(cell, spec_for(cell.task, cell.metric), old)
+
+
+def save_run_in_points(run: Run, path: Path) -> None:
+    """:func:`~coca_eval.results.save_run` of ``run`` with every accuracy-like cell's unit stated."""
+    from coca_eval.results import save_run
+
+    save_run(in_points(run), path)
 
 
 def _check_task_config(run, path) -> None:

@@ -39,7 +39,7 @@ def test_contract_is_written(tiny_llama_dir, corpus_file, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     raw = json.loads(out.read_text())
-    assert raw["schema"] == "coca-eval/2" and raw["config"]["params"]["stride"] == 32
+    assert raw["schema"] == "coca-eval/3" and raw["config"]["params"]["stride"] == 32
     run = load_run(out)
     assert [(c.method, c.length) for c in run.cells] == [
         ("tiny-llama0", 64),

@@ -72,7 +72,7 @@ def test_a_rise_within_tolerance_passes(gate, tmp_path):
 def test_json_verdict_and_github_step_summary(gate, tmp_path, monkeypatch):
     hits = np.ones((3, 100), dtype=bool)
     worse = hits.copy()
-    worse[:, :30] = False  # a 0.3 drop on every length
+    worse[:, :30] = False  # a 30-point drop on every length
     base, cand = write(tmp_path, "b", passkey_run(hits)), write(tmp_path, "c", passkey_run(worse))
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
@@ -82,7 +82,8 @@ def test_json_verdict_and_github_step_summary(gate, tmp_path, monkeypatch):
     assert verdict["verdict"] == "regression" and verdict["exit_code"] == 1
     cells = verdict["cells"]
     assert [c["length"] for c in cells] == [512, 1024, 2048]
-    assert all(c["effect"] == pytest.approx(0.3) and c["verdict"] == "regression" for c in cells)
+    assert all(c["effect"] == pytest.approx(30.0) and c["verdict"] == "regression" for c in cells)
+    assert (verdict["max_acc_drop"], verdict["max_acc_drop_unit"]) == (5.0, "points")
     assert all(c["p_value"] == pytest.approx(2.0**-30) for c in cells)  # exact McNemar, 30 losses 0 wins
     text = summary.read_text()
     assert text.startswith("### coca-eval gate: REGRESSION") and "| passkey 2k  | m " in text
@@ -126,7 +127,8 @@ def test_incomparable_passkey_and_mixed_runs_exit_2(gate, tmp_path):
     "extra, message",
     [
         (["--max-ppl-rise", "lots"], "--max-ppl-rise must be a number"),
-        (["--max-acc-drop", "150%"], "--max-acc-drop must be between 0 and 1"),
+        (["--max-acc-drop", "150%"], "--max-acc-drop is in points and must be between 0 and 100"),
+        (["--max-acc-drop", "0.05"], "0.05 reads as a fraction; did you mean 5?"),
         (["--alpha", "1.5"], "--alpha must be between 0 and 1"),
         (["--candidate", "x.json"], "one --candidate for every --baseline"),
     ],
@@ -209,7 +211,7 @@ def test_at_80_columns_no_number_or_verdict_is_split(tmp_path):
     worse[0, :20] = False
     label = "RoFormer + dynamic NTK & CoCA (a long label)"
     pair = (passkey_run(hits, method=label), passkey_run(worse, method=label + " fine-tuned"))
-    result = run_gate([pair], make_options("2%", "0.05", 0.05, 0, 500))
+    result = run_gate([pair], make_options("2%", "5", 0.05, 0, 500))
     sink = io.StringIO()
     Console(file=sink, width=80).print(rich_summary(result, 80))
     lines = sink.getvalue().splitlines()
@@ -218,8 +220,21 @@ def test_at_80_columns_no_number_or_verdict_is_split(tmp_path):
     pieces = [f"{c['p_adjusted']:.3g}" for c in verdict["cells"]] + ["REGRESSION", "INCONCLUSIVE"]
     for piece in pieces:
         assert any(re.search(rf"(^|[\s│]){re.escape(piece)}($|[\s│])", line) for line in lines), piece
-    intervals = re.findall(r"\[[-+]\d\.\d\d, [-+]\d\.\d\d\]", sink.getvalue())
+    intervals = re.findall(r"\[[-+]\d+\.\d\d, [-+]\d+\.\d\d\]", sink.getvalue())
     assert len(intervals) == len(verdict["cells"])  # each interval whole, on one line
     wide = io.StringIO()
     Console(file=wide, width=300).print(rich_summary(result, 300))
     assert "95% CI" in wide.getvalue() and "method" in wide.getvalue()  # the full table where it fits
+
+
+def test_the_accuracy_tolerance_is_in_points_and_its_help_names_every_family(capsys, monkeypatch):
+    """``--max-acc-drop`` applies to every task scored in points, not to passkey alone: its help says
+    points and names each such task the gate tests (LongBench v2 under LongBench)."""
+    from coca_eval.taskspec import TASKS
+
+    monkeypatch.setenv("COLUMNS", "200")
+    shown = " ".join(invoke(capsys, "gate", "--help").stdout.split()).lower()
+    help_text = shown.split("--max-acc-drop", 1)[1].split("--alpha", 1)[0]
+    scored = [n for n in TASKS.names() if TASKS.get(n).unit == "points" and TASKS.get(n).gate is not None]
+    assert len(scored) >= 7 and "in points (0-100)" in help_text and "[default: 5]" in help_text
+    assert [n for n in scored if n.split("_")[0] not in help_text] == []

@@ -25,7 +25,7 @@ def stopped(run: Run, spent: int) -> Run:
         kept = set(visiting_order("passkey", 0, cell.length, SAMPLES)[:spent])
         samples = [s for s in cell.detail["samples"] if s["index"] in kept]
         detail = {"samples": samples, "sequential": {"samples_spent": spent, "threshold": 0.5}}
-        value = float(np.mean([s["correct"] for s in samples]))
+        value = 100 * float(np.mean([s["correct"] for s in samples]))
         cells.append(cell.model_copy(update={"detail": detail, "n": spent, "value": value}))
     return run.model_copy(update={"cells": cells, "config": {"task": "passkey", "params": AUTO}})
 
@@ -42,7 +42,7 @@ def test_runs_that_stopped_at_different_counts_pair_on_the_common_samples():
         common = sorted(visiting_order("passkey", 0, verdict.pair.base.length, SAMPLES)[:20])
         assert verdict.units == 20
         expected = mcnemar_drop(b_row[common], c_row[common])
-        assert verdict.result.effect == pytest.approx(expected.effect)
+        assert verdict.result.effect == pytest.approx(100 * expected.effect)  # points
         assert verdict.result.p_value == pytest.approx(expected.p_value)
     assert result.failed  # a drop from 0.9 to 0.5 shows on 20 common samples
 

@@ -1,7 +1,8 @@
 """The gate's statistics on simulated run pairs: false alarms at most alpha, planted regressions caught.
 
 Each simulated pair is two runs of "the same model" whose per-document NLL and per-sample correctness
-carry independent noise; regressions are planted on top (5 % PPL on every document, 0.2 passkey).
+carry independent noise; regressions are planted on top (5 % PPL on every document, 20 points of passkey
+accuracy).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def ppl_run(
 
 
 def passkey_run(correct: np.ndarray, method: str = "m", params: dict | None = None) -> Run:
-    """A passkey run from a [lengths, samples] boolean array; keys and depths depend only on the index."""
+    """A passkey run from a [lengths, samples] boolean array, accuracy in points; keys and depths depend
+    only on the index."""
     cells = []
     for length, row in zip(LENGTHS, correct, strict=False):
         samples = [
@@ -53,8 +55,8 @@ def passkey_run(correct: np.ndarray, method: str = "m", params: dict | None = No
             for i, c in enumerate(row)
         ]
         cells.append(
-            Cell(task="passkey", method=method, metric="accuracy", length=length, value=float(row.mean()),
-                 n=len(row), detail={"samples": samples})
+            Cell(task="passkey", method=method, metric="accuracy", length=length,
+                 value=100 * float(row.mean()), n=len(row), detail={"samples": samples})
         )  # fmt: skip
     return Run(config={"task": "passkey", "params": params or PASSKEY_PARAMS}, cells=cells)
 

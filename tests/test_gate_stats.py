@@ -111,7 +111,7 @@ def test_failed_cells():
 def test_passkey_improvement_passes():
     worse, better = np.zeros((3, 50), dtype=bool), np.ones((3, 50), dtype=bool)
     result = run_gate([(passkey_run(worse), passkey_run(better))], GateOptions())
-    assert not result.failed and all(v.result.effect == -1.0 for v in result.cells)
+    assert not result.failed and all(v.result.effect == -100.0 for v in result.cells)
 
 
 def test_draws_of_documents_without_tokens_have_no_ratio_and_count_as_no_rise(monkeypatch):

@@ -1,4 +1,4 @@
-"""The result contract: coca-eval/2 is written, every committed coca-eval/1 file still loads."""
+"""The result contract: coca-eval/3 is written, every committed coca-eval/1 and /2 file still loads."""
 
 from __future__ import annotations
 
@@ -28,14 +28,15 @@ COMMITTED = sorted(
 )
 
 
-def test_new_runs_are_schema_2_with_device_dtype_and_dirty_flag(tmp_path):
+def test_new_runs_are_schema_3_with_device_dtype_dirty_flag_and_unit(tmp_path):
     cell = Cell(task="ppl", method="m", metric="ppl", length=8, value=2.0, device="cpu", dtype="float32")
     save_run(
         Run(git_dirty=True, config={"task": "ppl", "task_version": 1}, cells=[cell]), tmp_path / "r.json"
     )
     raw = json.loads((tmp_path / "r.json").read_text())
-    assert SCHEMA == raw["schema"] == "coca-eval/2" and raw["git_dirty"] is True
+    assert SCHEMA == raw["schema"] == "coca-eval/3" and raw["git_dirty"] is True
     assert (raw["cells"][0]["device"], raw["cells"][0]["dtype"]) == ("cpu", "float32")
+    assert raw["cells"][0]["unit"] is None  # perplexity is not accuracy-like
     assert load_run(tmp_path / "r.json").settings.task_version == 1
 
 
@@ -47,7 +48,7 @@ def test_committed_results_files_load(path):
 
 
 def _small_run() -> Run:
-    cells = [Cell(task="passkey", method="m", metric="accuracy", length=n, value=0.5, n=2) for n in (8, 16)]
+    cells = [Cell(task="passkey", method="m", metric="accuracy", length=n, value=50.0, n=2) for n in (8, 16)]
     return Run(config={"task": "passkey", "task_version": 1}, cells=cells)
 
 

@@ -74,7 +74,7 @@ TOY = TaskSpec(
     ),
     gate=GateHooks(
         test=toy_test,
-        tolerance=lambda options: options.max_acc_drop,
+        tolerance=lambda options: options.max_acc_drop / 100,  # points; the toy's drop is a fraction
         effect=EffectKind("short_text_drop", sign=-1),
         units=lambda cell: {r["index"]: r["tokens"] for r in cell.detail["records"]},
         units_name="texts",
@@ -108,7 +108,7 @@ def test_a_task_registered_in_a_test_runs_renders_and_gates(toy_task, tiny_llama
     assert [name for name, _ in output.plots] == ["toy_tokens_per_char_vs_length"]
     assert (tmp_path / "report" / "plots" / "toy_tokens_per_char_vs_length.png").stat().st_size > 1000
 
-    result = run_gate([(load_run(first), load_run(second))], make_options("2%", "0.05", 0.05, 0, 1000))
+    result = run_gate([(load_run(first), load_run(second))], make_options("2%", "5", 0.05, 0, 1000))
     verdict = verdict_json(result)
     # 4 texts per cell rule out no drop of the tolerance: nothing regressed, nothing shown either
     assert result.exit_code == 0 and [c["verdict"] for c in verdict["cells"]] == ["inconclusive"] * 2

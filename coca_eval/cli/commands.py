@@ -208,7 +208,13 @@ def gated_runs(runs: tuple, baseline: tuple, candidate: tuple) -> tuple[tuple, t
 @click.option("--baseline", multiple=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--candidate", multiple=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--max-ppl-rise", default="2%", show_default=True, help="Tolerated relative PPL rise.")
-@click.option("--max-acc-drop", default="0.05", show_default=True, help="Tolerated passkey accuracy drop.")
+@click.option(
+    "--max-acc-drop",
+    default="5",
+    show_default=True,
+    help="Tolerated drop of an accuracy-like score, in points (0-100): passkey, RULER, HELMET, BABILong, "
+    "MRCR, GraphWalks, LongBench and imported lm-eval scores.",
+)
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level (overall).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")
 @click.option("--bootstrap", "n_boot", default=5000, show_default=True, type=int, help="Bootstrap draws.")
@@ -312,11 +318,12 @@ def merge(shards: tuple[Path, ...], output: Path, force: bool) -> None:
     """
     from coca_eval.cli.output import print_length_table
     from coca_eval.distributed.merge import merge_shard_files
-    from coca_eval.results import check_overwrite, save_run
+    from coca_eval.results import check_overwrite
+    from coca_eval.taskspec import save_run_in_points
 
     run = merge_shard_files(shards)
     config = run.config
     check_overwrite(output, config["task"], config.get("params"), force, {}, config.get("methods"))
-    save_run(run, output)
+    save_run_in_points(run, output)
     heading = f"[bold]{run.config['task']}[/bold]: {len(shards)} shard files merged"
     print_length_table(run, heading, 3, output)

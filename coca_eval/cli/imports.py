@@ -15,7 +15,7 @@ FORCE_OPTION = click.option("--force", is_flag=True, help="Overwrite an --output
 
 @click.group(name="import")
 def import_group() -> None:
-    """Read another harness's outputs into a results file (schema coca-eval/2, per-sample records,
+    """Read another harness's outputs into a results file (schema coca-eval/3, per-sample records,
     provenance naming the source)."""
 
 
@@ -101,10 +101,11 @@ def helmet(files: tuple[Path, ...], output: Path, method: str | None, force: boo
 
 def _save(run, output: Path, force: bool) -> None:
     """The imported run written to ``output``, which may hold another run only with ``--force``."""
-    from coca_eval.results import check_overwrite, save_run
+    from coca_eval.results import check_overwrite
+    from coca_eval.taskspec import save_run_in_points
 
     check_overwrite(output, run.config["task"], run.config.get("params"), force, split={})
-    save_run(run, output)
+    save_run_in_points(run, output)
 
 
 def _print_metrics(run, output: Path, heading: str) -> None:

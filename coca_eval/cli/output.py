@@ -42,10 +42,10 @@ def save_default(run: Any, output: Path | None, task: str) -> Path:
     """The ``--output`` path (already written by the task), else the run written to the default path."""
     if output is not None:
         return Path(output)
-    from coca_eval.results import save_run
+    from coca_eval.taskspec import save_run_in_points
 
     path = default_output(task)
-    save_run(run, path)
+    save_run_in_points(run, path)
     return path
 
 

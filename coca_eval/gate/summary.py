@@ -27,7 +27,7 @@ def headline(result: GateResult) -> str:
     shown = f", {counts['inconclusive']} inconclusive" if counts["inconclusive"] else ""
     return f"coca-eval gate: {word} ({counts['regression']} regressed, {counts['pass']} passed{shown}, " + (
         f"{counts['skipped']} skipped; alpha {result.options.alpha:g}, max PPL rise "
-        f"{result.options.max_ppl_rise:.1%}, max accuracy drop {result.options.max_acc_drop:g})"
+        f"{result.options.max_ppl_rise:.1%}, max accuracy drop {result.options.max_acc_drop:g} points)"
     )
 
 
@@ -109,6 +109,7 @@ def verdict_json(result: GateResult) -> dict[str, Any]:
         "alpha": options.alpha,
         "max_ppl_rise": options.max_ppl_rise,
         "max_acc_drop": options.max_acc_drop,
+        "max_acc_drop_unit": "points",
         "seed": options.seed,
         "bootstrap": options.n_boot,
         "notes": result.notes,

@@ -68,4 +68,4 @@ def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
     }
     if any("thought_tokens" in r for r in records):  # a thinking run: the share its budget cut
         detail["cut_in_thought"] = sum(bool(r.get("thought_closed_by_budget")) for r in records) / n
-    return Cell(**base, value=score, n=n, detail=detail)
+    return Cell(**{**base, "unit": "points"}, value=score, n=n, detail=detail)  # said, as a journal keeps it

@@ -1,9 +1,8 @@
 """What every generation family's spec has in common, so that a family's ``spec.py`` states only its
 own hooks: cells combined from per-sample parts, scores 0-100 with higher better, Wilson intervals on
 the mean sample score, and the gate's paired full-credit test in the same points (``--max-acc-drop``,
-a fraction, read x 100) on samples named by their references. Runs with different thinking
-settings, or judged by different judges, never pair: those keys are strict (absent on one side is a
-difference).
+points too) on samples named by their references. Runs with different thinking settings, or judged
+by different judges, never pair: those keys are strict (absent on one side is a difference).
 
 Imported by ``coca-eval --help`` through the families' specs: every hook is a lazy reference.
 """
@@ -51,7 +50,7 @@ def generation_gate(title: str, **own: Any) -> GateHooks:
     run checks or replaces a default (the protocol keys that make two runs comparable)."""
     hooks = GateHooks(
         test=lazy("coca_eval.generation.gate:paired_test"),
-        tolerance=lambda options: 100 * options.max_acc_drop,
+        tolerance=lambda options: options.max_acc_drop,
         effect=EffectKind("score_drop", sign=-1),
         protocol_keys=("chat_template", "answer_budget"),
         units=lazy("coca_eval.generation.report:unit_ids"),
@@ -77,5 +76,6 @@ def generation_spec(
         lower_is_better=False,
         description=description,
         combine=lazy("coca_eval.generation.cells:combine_cell"),
+        unit="points",
         **hooks,
     )

@@ -72,7 +72,8 @@ def mean_contradiction(cell: Cell) -> str | None:
 
 def paired_score_test(pair: CellPair, options: GateOptions, seed: int) -> tuple[int, PairedResult] | str:
     """The candidate's score drop on the baseline's very samples: McNemar where every score is 0 or 1
-    (accuracy, exact match), else the paired sample bootstrap of the mean (partial credit)."""
+    (accuracy, exact match), else the paired sample bootstrap of the mean (partial credit); in points
+    (x 100, the unit of ``--max-acc-drop``) where every score lies in 0-1, as lm-eval's accuracies do."""
     from coca_eval.gate.stats import mcnemar_drop, paired_mean_drop
 
     base = {s["index"]: float(s["value"]) for s in _samples(pair.base)}
@@ -80,8 +81,12 @@ def paired_score_test(pair: CellPair, options: GateOptions, seed: int) -> tuple[
     order = sorted(base)
     scores_b, scores_c = [base[i] for i in order], [cand[i] for i in order]
     if set(scores_b + scores_c) <= {0.0, 1.0}:
-        return len(order), mcnemar_drop([v == 1.0 for v in scores_b], [v == 1.0 for v in scores_c])
-    return len(order), paired_mean_drop(scores_b, scores_c, options.alpha, options.n_boot, seed)
+        result = mcnemar_drop([v == 1.0 for v in scores_b], [v == 1.0 for v in scores_c])
+    else:
+        result = paired_mean_drop(scores_b, scores_c, options.alpha, options.n_boot, seed)
+    if all(0.0 <= v <= 1.0 for v in scores_b + scores_c):  # lm-eval's 0-1 scores: the drop in points
+        result = PairedResult(100 * result.effect, 100 * result.low, 100 * result.high, result.p_value)
+    return len(order), result
 
 
 def _samples(cell: Cell) -> list[dict]:

@@ -43,7 +43,7 @@ register_task(
         contradiction=lazy("coca_eval.imported.harness_gate:mean_contradiction"),
         gate=GateHooks(
             test=lazy("coca_eval.imported.harness_gate:paired_score_test"),
-            tolerance=lambda options: options.max_acc_drop,
+            tolerance=lambda options: options.max_acc_drop,  # points: the test scales 0-1 scores
             effect=EffectKind("score_drop", sign=-1),
             units=lazy("coca_eval.imported.harness_gate:sample_ids"),
             units_name="samples",

@@ -17,6 +17,7 @@ register_task(
         lower_is_better=False,
         description="Short-context benchmarks through OpenCompass (the paper's Table 5).",
         command="coca_eval.cli.opencompass:opencompass",
+        unit="points",  # OpenCompass prints its accuracies 0-100
         preset_params="coca_eval.opencompass.params:OpenCompassPresetParams",
         report=ReportHooks(
             tables=lazy("coca_eval.opencompass.report:opencompass_tables"), plots=lambda c, x: []

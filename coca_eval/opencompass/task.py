@@ -30,7 +30,8 @@ from coca_eval.opencompass.runner import (
 )
 from coca_eval.opencompass.summary import summary_cells
 from coca_eval.provenance import code_provenance
-from coca_eval.results import Run, save_run
+from coca_eval.results import Run
+from coca_eval.taskspec import save_run_in_points
 
 PRESET = "opencompass-table5"
 
@@ -82,7 +83,7 @@ def evaluate_opencompass(
     run_config = _config(abbrs, chosen, data_root, work, settings, weights)
     run = Run(**code_provenance(), config=run_config, cells=cells)
     if output is not None:
-        save_run(run, Path(output))
+        save_run_in_points(run, Path(output))
     if failures:
         more = f" ({len(failures) - 1} more failed)" if len(failures) > 1 else ""
         raise CocaEvalError(failures[0].message() + more)
@@ -139,7 +140,7 @@ def import_summary(path: Path, output: Path | None = None) -> Run:
     config = {"task": "opencompass", "source": {"summary": str(Path(path).resolve())}}
     run = Run(**code_provenance(), config=config, cells=cells)
     if output is not None:
-        save_run(run, Path(output))
+        save_run_in_points(run, Path(output))
     return run
 
 

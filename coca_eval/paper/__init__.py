@@ -1,6 +1,8 @@
 """The seed papers' printed numbers, shipped as CSV data so a report can set ours beside theirs.
 
 The CSVs keep the papers' text exactly (``OOM``, ``inf``, ``+0.07``): a transcription, not a parse.
+The CoCA papers print passkey accuracy 0-1; :func:`paper_rows` reads those rows in points (``0.99`` as
+``99``, ``-0.12`` as ``-12``), the unit of every accuracy-like score here, so they sit beside ours.
 They live in ``coca_eval/paper/tables`` inside the package, so a non-editable install finds them
 through :mod:`importlib.resources` just like the task presets.
 """
@@ -29,6 +31,7 @@ class PaperSpec:
     group_format: str = "{}"
     task_column: str | None = None
     bold: bool = True
+    fractions: tuple[str, ...] = ("passkey",)  # tasks the paper printed 0-1 (read in points)
 
 
 PAPER_TABLES: dict[str, PaperSpec] = {
@@ -106,10 +109,27 @@ def paper_rows(key: str, task: str | None = None) -> list[PaperRow]:
         PaperRow(
             " ".join(r[c] for c in spec.label),
             _group(spec, r[spec.group]) if spec.group else None,
-            {k: v for k, v in r.items() if k not in meta},
+            {k: _points(v) if _in_fractions(spec, r) else v for k, v in r.items() if k not in meta},
         )
         for r in records
     ]
+
+
+def _in_fractions(spec: PaperSpec, record: dict[str, str]) -> bool:
+    """Whether a CSV row holds a task the paper printed 0-1 (its task column, else the table's task)."""
+    task = record[spec.task_column] if spec.task_column else next(iter(spec.tasks), None)
+    return task in spec.fractions
+
+
+def _points(text: str) -> str:
+    """A paper's fraction in points, with the digits it printed: ``0.99`` -> ``99``, ``+0.0`` -> ``+0``,
+    ``0.955`` -> ``95.5``; ``OOM`` and other words as printed."""
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    decimals = max(len(text.partition(".")[2]) - 2, 0)
+    return f"{100 * value:{'+' if text.startswith(('+', '-')) else ''}.{decimals}f}"
 
 
 def _group(spec: PaperSpec, value: str) -> str:

@@ -38,12 +38,24 @@ def score_output(text: str, key: int) -> dict[str, bool]:
 
 
 def accuracy_detail(records: Sequence[dict]) -> dict:
-    """Accuracy, its Wilson 95 % interval and the substring-match accuracy over sample records."""
+    """Accuracy, its Wilson 95 % interval and the substring-match accuracy over sample records, in
+    points (0-100, the unit of every family's scores)."""
     n = len(records)
     correct = sum(r["correct"] for r in records)
     low, high = wilson_interval(correct, n)
     return {
-        "accuracy": correct / n,
-        "wilson95": [low, high],
-        "substring_accuracy": sum(r["substring"] for r in records) / n,
+        "accuracy": 100 * correct / n,
+        "wilson95": [100 * low, 100 * high],
+        "substring_accuracy": 100 * sum(r["substring"] for r in records) / n,
     }
+
+
+POINTS_KEYS = ("accuracy", "wilson95", "substring_accuracy")  # what accuracy_detail gives, in points
+
+
+def detail_in_points(detail: dict) -> dict:
+    """An old cell's detail (accuracies 0-1) as :func:`accuracy_detail` now writes it; the samples and
+    a stopping rule's own record (``sequential``, fractions as the rule works) are kept as they are."""
+    from coca_eval.units import scaled
+
+    return {key: scaled(value) if key in POINTS_KEYS else value for key, value in detail.items()}

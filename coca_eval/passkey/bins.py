@@ -1,5 +1,6 @@
 """Passkey accuracy split by where the key sat: by depth, by distance to the prompt end, and inside or
-outside the trained window. Pure computations on the per-sample records, so the plots stay thin."""
+outside the trained window, in points (0-100, as the cells). Pure computations on the per-sample
+records, so the plots stay thin."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def depth_matrix(rows: Samples, lengths: Sequence[int], bins: int) -> np.ndarray
         depth_bin = min(int(sample["depth"] * bins), bins - 1)
         correct[depth_bin, lengths.index(length)] += sample["correct"]
         total[depth_bin, lengths.index(length)] += 1
-    return np.divide(correct, total, out=np.full_like(correct, np.nan), where=total > 0)
+    return np.divide(100 * correct, total, out=np.full_like(correct, np.nan), where=total > 0)
 
 
 def range_accuracy(rows: Samples, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -38,7 +39,7 @@ def range_accuracy(rows: Samples, edges: np.ndarray) -> tuple[np.ndarray, np.nda
     which = np.clip(which, 0, ranges - 1)
     hits = np.bincount(which, weights=[float(s["correct"]) for _, s in rows], minlength=ranges)
     counts = np.bincount(which, minlength=ranges)
-    return np.divide(hits, counts, out=np.full(ranges, np.nan), where=counts > 0), counts
+    return np.divide(100 * hits, counts, out=np.full(ranges, np.nan), where=counts > 0), counts
 
 
 def window_points(rows: Samples, window: int, inside: bool) -> list[tuple[int, float]]:
@@ -47,4 +48,4 @@ def window_points(rows: Samples, window: int, inside: bool) -> list[tuple[int, f
     for length, sample in rows:
         if (sample["distance"] < window) == inside:
             chosen.setdefault(length, []).append(bool(sample["correct"]))
-    return [(length, float(np.mean(hits))) for length, hits in sorted(chosen.items())]
+    return [(length, 100 * float(np.mean(hits))) for length, hits in sorted(chosen.items())]

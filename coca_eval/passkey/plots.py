@@ -39,7 +39,7 @@ def accuracy_plot(
     if not chosen:
         return []
     title = f"Passkey retrieval, {source}" if source else "Passkey retrieval (band: Wilson 95 %)"
-    ax = length_plot(chosen, title, "passkey accuracy", "prompt length (tokens)")
+    ax = length_plot(chosen, title, "passkey accuracy (points)", "prompt length (tokens)")
     colours = {line.get_label(): line.get_color() for line in ax.get_lines()}
     for method in dict.fromkeys(c.method for c in chosen):
         band = sorted(
@@ -51,7 +51,7 @@ def accuracy_plot(
             xs, bounds = zip(*band, strict=True)
             lows, highs = [b[0] for b in bounds], [b[1] for b in bounds]
             ax.fill_between(xs, lows, highs, alpha=0.15, color=colours[method])
-    ax.set_ylim(-0.02, 1.05)
+    ax.set_ylim(-2, 105)
     finish_plot(ax, out_dir, stem)
     caption = (
         f"Passkey accuracy vs prompt length, {source}" if source else "Passkey accuracy vs prompt length"
@@ -68,12 +68,12 @@ def depth_heatmap(cells: Sequence[Cell], out_dir: Path, bins: int) -> list[Plot]
     fig = Figure(figsize=(2.0 + 1.0 * len(lengths) * len(samples), 4.0), layout="constrained")
     axes = fig.subplots(1, len(samples), squeeze=False)[0]
     for ax, (method, rows) in zip(axes, samples.items(), strict=True):
-        image = ax.imshow(depth_matrix(rows, lengths, bins), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+        image = ax.imshow(depth_matrix(rows, lengths, bins), cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
         ax.set_xticks(range(len(lengths)), [format_length(n) for n in lengths])
         ax.set_yticks(range(bins), [f"{(t + 0.5) / bins:.2f}" for t in range(bins)], fontsize="x-small")
         ax.set(title=method, xlabel="prompt length")
     axes[0].set_ylabel("key depth (fraction of prompt)")
-    fig.colorbar(image, ax=list(axes), label="accuracy")
+    fig.colorbar(image, ax=list(axes), label="accuracy (points)")
     save(fig, out_dir, "passkey_depth_heatmap")
     return [("passkey_depth_heatmap", f"Passkey accuracy by key depth ({bins} bins) and prompt length")]
 
@@ -90,14 +90,16 @@ def distance_ranges(cells: Sequence[Cell], out_dir: Path, ranges: int) -> list[P
     for k, (method, rows) in enumerate(samples.items()):
         accuracy, counts = range_accuracy(rows, edges)
         bars = ax.bar(np.arange(ranges) + (k - (len(samples) - 1) / 2) * width, accuracy, width, label=method)
-        labels = [f"{a:.2f}" if c else "" for a, c in zip(accuracy, counts, strict=True)]
+        labels = [f"{a:.0f}" if c else "" for a, c in zip(accuracy, counts, strict=True)]
         ax.bar_label(bars, labels=labels, fontsize="x-small", padding=1)
     names = [
         f"{format_length(int(a))}-{format_length(int(b))}" for a, b in zip(edges, edges[1:], strict=False)
     ]
     ax.set_xticks(range(ranges), names)
-    ax.set_ylim(0, 1.12)
-    ax.set(xlabel="distance from the key to the end of the prompt (tokens)", ylabel="passkey accuracy")
+    ax.set_ylim(0, 112)
+    ax.set(
+        xlabel="distance from the key to the end of the prompt (tokens)", ylabel="passkey accuracy (points)"
+    )
     ax.set_title(f"Passkey accuracy on {ranges} distance ranges")
     ax.legend(fontsize="small")
     save(fig, out_dir, "passkey_distance_ranges")
@@ -127,8 +129,8 @@ def trained_window(
         else:
             ax.text(0.5, 0.5, "no samples here", transform=ax.transAxes, ha="center", color="grey")
         length_axis(ax, lengths)
-        ax.set(title=f"{title} the trained window", xlabel="prompt length (tokens)", ylim=(-0.02, 1.05))
-    axes[0].set_ylabel("passkey accuracy")
+        ax.set(title=f"{title} the trained window", xlabel="prompt length (tokens)", ylim=(-2, 105))
+    axes[0].set_ylabel("passkey accuracy (points)")
     save(fig, out_dir, "passkey_trained_window")
     caption = "Passkey accuracy with the key inside vs outside the trained context window"
     return [("passkey_trained_window", caption)]

@@ -41,5 +41,5 @@ def cell_contradiction(cell) -> str | None:
     for record in records:
         if record.output is not None and score_output(record.output, record.key)["correct"] != record.correct:
             return f"sample {record.index} is scored {record.correct} but its output {record.output!r} is not"
-    accuracy = sum(r.correct for r in records) / len(records)
+    accuracy = 100 * sum(r.correct for r in records) / len(records)  # points
     return value_mismatch(cell, accuracy, len(records))

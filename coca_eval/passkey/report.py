@@ -29,14 +29,17 @@ def protocol_line(run: Run) -> str:
 def interval(cell: Cell) -> tuple[float, float] | None:
     """The anytime-valid interval of a cell that stopped by a rule (``--samples auto``: Wilson's would
     not hold at a count the data chose), else the Wilson 95 % interval it recorded, else one from its
-    value and n."""
+    value and n; in points, as the value (the rule records its own in fractions)."""
     if "sequential" in cell.detail:
         low, high = cell.detail["sequential"]["interval"]
-        return float(low), float(high)
+        return 100 * float(low), 100 * float(high)
     if "wilson95" in cell.detail:
         low, high = cell.detail["wilson95"]
         return float(low), float(high)
-    return wilson_interval(round(cell.value * cell.n), cell.n) if cell.n else None
+    if not cell.n:
+        return None
+    low, high = wilson_interval(round(cell.value * cell.n / 100), cell.n)
+    return 100 * low, 100 * high
 
 
 def unit_ids(cell: Cell) -> dict[int, tuple]:

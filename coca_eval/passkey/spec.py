@@ -23,6 +23,9 @@ register_task(
         finish=lazy("coca_eval.passkey.dump:dump_hook"),
         combine=lazy("coca_eval.passkey.task:combine_cell"),
         contradiction=lazy("coca_eval.passkey.records:cell_contradiction"),
+        unit="points",
+        old_unit="fraction",  # results before coca-eval/3 (and journals) hold passkey accuracy 0-1
+        points_detail=lazy("coca_eval.passkey.answer:detail_in_points"),
         check=lazy("coca_eval.passkey.params:check_methods"),
         shortest=lazy("coca_eval.passkey.params:shortest_length"),
         command="coca_eval.cli.passkey:passkey",
@@ -36,7 +39,7 @@ register_task(
         ),
         gate=GateHooks(
             test=lazy("coca_eval.passkey.gate:paired_test"),
-            tolerance=lambda options: options.max_acc_drop,
+            tolerance=lambda options: options.max_acc_drop,  # points, as the cells
             effect=EffectKind("accuracy_drop", sign=-1),
             protocol_keys=("template", "max_new_tokens", "chat_template"),
             units=lazy("coca_eval.passkey.report:unit_ids"),

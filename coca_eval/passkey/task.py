@@ -212,4 +212,5 @@ def combine_cell(base: dict, records: list[dict], context: dict) -> Cell:
         detail["cut_in_thought"] = sum(bool(r.get("thought_closed_by_budget")) for r in records) / len(
             records
         )
-    return Cell(**base, value=detail["accuracy"], n=len(records), detail=detail)
+    # in points, and saying so: a journal keeps cells without a results file's schema to date them
+    return Cell(**{**base, "unit": "points"}, value=detail["accuracy"], n=len(records), detail=detail)

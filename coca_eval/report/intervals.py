@@ -1,7 +1,7 @@
 """Uncertainty next to a printed cell, as its task's spec defines it (Wilson for passkey accuracy, a
 document bootstrap for perplexity).
 
-A 100-sample accuracy of 0.95 is really "somewhere in 0.89..0.98"; a 4-document perplexity moves with
+A 100-sample accuracy of 95 points is really "somewhere in 89..98"; a 4-document perplexity moves with
 which books were drawn. Both are cheap to show and easy to forget, hence the ``--intervals`` option.
 """
 

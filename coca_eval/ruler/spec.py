@@ -4,7 +4,7 @@ Imported by ``coca-eval --help``, so every hook is a lazy reference to its imple
 
 Scale: a cell's value is RULER's task score, 0-100 (the mean per-sample score x 100, as RULER and its
 ports print it), so tables read like RULER's. The gate works in the same points: its paired effect is
-the drop in full-credit samples x 100, and ``--max-acc-drop`` (a fraction, passkey's) is read x 100
+the drop in full-credit samples x 100, and ``--max-acc-drop`` is in points too
 (:mod:`coca_eval.generation.spec`).
 """
 

@@ -1,7 +1,8 @@
 """Markdown rows from two `coca-eval gate --json` verdicts of one comparison: candidate against
 baseline (argv[2]) and the same pair swapped (argv[3]). The gate tests one direction (a perplexity
 rise, an accuracy drop), so a change the other way takes its p from the swapped run. One row per
-length: a perplexity change is relative, an accuracy change absolute (candidate minus baseline)."""
+length: a perplexity change is relative, an accuracy change absolute, in points (candidate minus
+baseline)."""
 
 import json
 import sys

@@ -45,7 +45,7 @@ def test_the_gate_cannot_find_a_regression_from_a_baseline_without_a_bar(capsys,
     monkeypatch.setitem(MODE, "answer", "planted")
     _cli(capsys, *RUN, "--output", str(tmp_path / "cand.json"))
     result = run_gate([(load_run(tmp_path / "base.json"), load_run(tmp_path / "cand.json"))],
-                      make_options("2%", "0.99", 0.05, 0, 1000))  # fmt: skip
+                      make_options("2%", "99", 0.05, 0, 1000))  # fmt: skip
     (check,) = result.runs
     assert not check.failed and check.baseline == "undefined (no bar: 0 at 1k)"
     assert check.candidate == "1500"  # its own reading at 85 % of its own 100 at 1k

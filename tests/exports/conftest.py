@@ -44,4 +44,16 @@ def passkey_run(tmp_path) -> Path:
 
 
 def cells_of(path: Path) -> list[dict]:
-    return json.loads(path.read_text())["cells"]
+    """The run's cells as every command reads them: accuracy-like values in points, whatever unit the
+    file holds (reports/embedded/passkey.json is a coca-eval/1 file of 0-1 passkey accuracies)."""
+    from coca_eval.taskspec import load_checked_run
+
+    return [cell.model_dump(mode="json") for cell in load_checked_run(path).cells]
+
+
+def file_cells_in_points(path: Path) -> list[dict]:
+    """The results file's own cells (not any reader's), their 0-1 passkey accuracies times 100: what an
+    export of the old file must hold, in points."""
+    raw = json.loads(path.read_text())
+    assert raw["schema"] in ("coca-eval/1", "coca-eval/2")  # written before cells stated a unit
+    return [{**c, "value": 100 * c["value"]} if c["task"] == "passkey" else c for c in raw["cells"]]

@@ -10,6 +10,7 @@ import pytest
 from coca_eval.errors import CocaEvalError
 from coca_eval.exports.run_tables import read_export
 from coca_eval.lengths import format_length
+from coca_eval.results import SCHEMA
 from tests.exports.conftest import cells_of
 
 
@@ -21,6 +22,17 @@ def test_a_task_table_holds_each_cell_under_its_length(passkey_run):
         row = table[table["method"] == cell["method"]]
         assert row[format_length(cell["length"])].item() == cell["value"]
     assert len(table) == 2  # one row per method
+
+
+def test_an_old_run_of_fractions_is_exported_in_points(passkey_run):
+    raw = json.loads(passkey_run.read_text())
+    assert raw["schema"] == "coca-eval/1" and "unit" not in raw["cells"][0]  # passkey accuracy 0-1
+    (table,) = read_export(passkey_run).task_tables().values()
+    frame = read_export(passkey_run).cells_frame()
+    for cell, low in zip(raw["cells"], frame["low95"], strict=True):
+        row = table[table["method"] == cell["method"]]
+        assert row[format_length(cell["length"])].item() == pytest.approx(100 * cell["value"])
+        assert low == pytest.approx(100 * cell["detail"]["wilson95"][0])
 
 
 def test_length_columns_ascend_whatever_order_the_cells_are_stored_in(passkey_run):
@@ -59,7 +71,7 @@ def test_every_cell_keeps_its_interval_and_every_sample_its_cell(passkey_run):
 def test_the_config_names_where_an_import_came_from(ruler_run):
     config = read_export(ruler_run).config()
     assert config["source"]["harness"] == json.loads(ruler_run.read_text())["config"]["source"]["harness"]
-    assert config["coca_eval"]["schema"] == "coca-eval/2"
+    assert config["coca_eval"]["schema"] == SCHEMA
     assert {"version", "created", "git"} <= set(config["coca_eval"])
 
 

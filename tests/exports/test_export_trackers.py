@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.exports.conftest import cli
+from coca_eval.results import SCHEMA
+from tests.exports.conftest import cli, file_cells_in_points
 from tests.exports.offline_records import offline_run
 
 pytest.importorskip("wandb")
@@ -54,10 +55,14 @@ def test_an_offline_wandb_run_holds_the_tables_config_and_plots(passkey_run, tmp
     assert done.returncode == 0, done.stderr[-2000:]
     config, logged = offline_run(tmp_path / "wb")
     written = json.loads(passkey_run.read_text())
-    assert config["task"] == "passkey" and config["coca_eval"]["schema"] == written["schema"]
+    # the old file is exported as read: in points, in the current schema
+    assert config["task"] == "passkey" and (written["schema"], config["coca_eval"]["schema"]) == (
+        "coca-eval/1",
+        SCHEMA,
+    )
     assert config["methods"] == written["config"]["methods"]
-    # what W&B stored, against the results file's own cells (not the exporter's reading of them)
-    cells = written["cells"]
+    # what W&B stored, against the results file's own cells (not the exporter's reading of them), in points
+    cells = file_cells_in_points(passkey_run)
     (run_dir,) = (tmp_path / "wb" / "wandb").glob("offline-run-*")
     saved = json.loads((run_dir / "files" / logged["passkey/table"]["path"]).read_text())
     header = {512: "512", 1024: "1k", 2048: "2k"}
@@ -105,8 +110,9 @@ def test_a_trackio_project_reads_back_with_the_tables_and_config(passkey_run, tm
     runs, logs, config = json.loads(shown.stdout)
     assert runs == ["r1"] and config["task"] == "passkey"
     (logged,) = logs
-    # what Trackio stored, against the results file's own cells (not the exporter's reading of them)
-    cells = json.loads(passkey_run.read_text())["cells"]
+    # what Trackio stored, against the results file's own cells (not the exporter's reading of them), in
+    # points
+    cells = file_cells_in_points(passkey_run)
     header = {512: "512", 1024: "1k", 2048: "2k"}
     rows = {row["method"]: row for row in logged["passkey/table"]["_value"]}
     assert {(c["method"], c["length"], c["value"]) for c in cells} == {

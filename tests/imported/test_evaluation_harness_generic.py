@@ -131,7 +131,7 @@ def test_the_gate_pairs_two_imports_and_sees_a_planted_drop(capsys, tmp_path):
     assert verdict.returncode == 1, verdict.stdout + verdict.stderr
     (checked,) = json.loads(verdict.stdout)["cells"]
     assert checked["dataset"] == TASK and checked["p_value"] == pytest.approx(1 / 32)
-    assert checked["effect"] == pytest.approx(5 / 12) and checked["units"] == 12
+    assert checked["effect"] == pytest.approx(100 * 5 / 12) and checked["units"] == 12  # points
 
 
 def test_the_gate_refuses_other_prompts(capsys, tmp_path):

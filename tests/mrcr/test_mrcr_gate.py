@@ -51,7 +51,7 @@ def test_the_paired_test_is_the_mean_ratio_drop_in_points(tmp_path):
     base = load_run(_run(tmp_path, "base.json", False))
     cand = load_run(_run(tmp_path, "wrong.json", True))
     cell_b, cell_c = base.cells[0], cand.cells[0]
-    n, result = paired_mean_test(CellPair(cell_b, cell_c), make_options("2%", "0.99", 0.05, 0, 1000), 0)
+    n, result = paired_mean_test(CellPair(cell_b, cell_c), make_options("2%", "99", 0.05, 0, 1000), 0)
     drops = [
         b["score"] - c["score"]
         for b, c in zip(cell_b.detail["samples"], cell_c.detail["samples"], strict=True)

@@ -40,7 +40,9 @@ def test_passkey_contract_and_dump(tiny_llama_bos_dir, tmp_path):
     ]
     for cell in run.cells:
         assert cell.task == "passkey" and cell.metric == "accuracy" and cell.n == 4
-        assert 0 <= cell.detail["wilson95"][0] <= cell.value <= cell.detail["wilson95"][1] <= 1
+        assert 0 <= cell.detail["wilson95"][0] <= cell.value <= cell.detail["wilson95"][1] <= 100
+        correct = [s["correct"] for s in cell.detail["samples"]]
+        assert cell.unit == "points" and cell.value == 100 * sum(correct) / len(correct)
         assert {s["index"] for s in cell.detail["samples"]} == {0, 1, 2, 3}
     # same keys for every method at a length
     keys = {(c.length, tuple(s["key"] for s in c.detail["samples"])) for c in run.cells}

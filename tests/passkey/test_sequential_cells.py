@@ -75,7 +75,7 @@ def test_a_sequential_cell_records_its_stop(tmp_path):
     order = visiting_order("passkey", 0, LENGTH, 200)
     assert [s["index"] for s in cell.detail["samples"]] == sorted(order[: cell.n])
     correct = {s["index"]: s["correct"] for s in cell.detail["samples"]}
-    assert cell.value == sum(correct.values()) / cell.n
+    assert cell.value == 100 * sum(correct.values()) / cell.n  # points; the rule's own record in 0-1
     replay = stop_point([float(correct[i]) for i in order[: cell.n]], StoppingRule(200, threshold=0.75))
     assert seq["interval"] == list(replay.interval) and seq["interval"][1] < 0.75
     assert seq["threshold"] == 0.75 and seq["max_samples"] == 200 and seq["round_size"] == 10
@@ -131,4 +131,5 @@ def test_a_replay_of_a_fixed_run_spends_what_a_live_sequential_run_spent(tmp_pat
     live = _run(tmp_path / "live", AUTO, AnsweringBackend())
     replay = replay_cell(fixed, 0, threshold=0.75)
     assert (replay.spent, list(replay.interval)) == (live.n, live.detail["sequential"]["interval"])
-    assert replay.decision == live.detail["sequential"]["decision"] and replay.mean == live.value
+    assert replay.decision == live.detail["sequential"]["decision"]
+    assert 100 * replay.mean == pytest.approx(live.value)

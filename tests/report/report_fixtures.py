@@ -72,7 +72,7 @@ def passkey_cell(method: str, length: int, hits: int) -> Cell:
         method=method,
         metric="accuracy",
         length=length,
-        value=hits / 10,
+        value=100 * hits / 10,  # points
         n=10,
         detail={"samples": samples},
     )

@@ -59,8 +59,10 @@ def test_golden_markdown_shows_bold_best_failures_groups_and_deltas(tmp_path):
     assert "| CoCA + NTK (delta) | +0.45 | -390.69 | n/a |" in delta
     passkey = md.split("### Passkey retrieval accuracy by prompt length")[1]
     assert "| *Paper, CoCA Table 2: Fine-tuning LLM* |" in passkey
-    assert "| RoFormer + dynamic NTK & CoCA | **1.00** | **1.00** | **0.96** |" in passkey  # our lengths only
+    # the paper's 0-1 accuracies in points, beside ours, at our lengths only
+    assert "| RoFormer + dynamic NTK & CoCA | **100** | **100** | **96** |" in passkey
     assert "The paper's columns at 4k, 8k, 16k, 32k have no run here and are left out." in passkey
+    assert "| RoFormer | 100.00 | 50.00 | 30.00 |" in passkey
 
 
 def test_golden_latex_and_csv(tmp_path):
@@ -82,5 +84,5 @@ def test_golden_latex_and_csv(tmp_path):
 def test_golden_intervals(tmp_path):
     md = built("intervals", tmp_path)["report.md"]
     assert "19.66 [18.70, 20.67] (n=2)" in md  # two documents at exp(log 19.66 -+ 0.05)
-    assert "0.50 [0.24, 0.76] (n=10)" in md  # Wilson for 5 of 10
+    assert "50.00 [23.66, 76.34] (n=10)" in md  # Wilson for 5 of 10, in points
     assert "Brackets: Wilson 95 % interval." in md

@@ -20,7 +20,7 @@ def test_distance_ranges_split_at_the_edges():
     ]
     accuracy, counts = range_accuracy(rows, np.linspace(0, 2048, 5))
     assert counts.tolist() == [2, 1, 1, 1]  # 2048 falls in the last, closed range
-    assert accuracy.tolist() == [0.5, 1.0, 0.0, 1.0]
+    assert accuracy.tolist() == [50.0, 100.0, 0.0, 100.0]  # points
     empty, none = range_accuracy(rows[:1], np.linspace(0, 2048, 5))
     assert none.tolist() == [1, 0, 0, 0] and np.isnan(empty[1:]).all()
 
@@ -32,15 +32,15 @@ def test_inside_and_outside_the_trained_window():
         (2048, sample(1500, True)),
         (2048, sample(10, False)),
     ]
-    assert window_points(rows, 512, inside=True) == [(1024, 1.0), (2048, 0.0)]
-    assert window_points(rows, 512, inside=False) == [(1024, 0.0), (2048, 1.0)]
+    assert window_points(rows, 512, inside=True) == [(1024, 100.0), (2048, 0.0)]
+    assert window_points(rows, 512, inside=False) == [(1024, 0.0), (2048, 100.0)]
     assert window_points(rows, 4096, inside=False) == []
 
 
 def test_depth_matrix_bins_by_requested_depth():
     rows = [(512, sample(0, True, 0.05)), (512, sample(0, False, 0.95)), (1024, sample(0, True, 1.0))]
     matrix = depth_matrix(rows, [512, 1024], bins=2)
-    assert matrix[0].tolist()[0] == 1.0 and matrix[1].tolist() == [0.0, 1.0] and np.isnan(matrix[0, 1])
+    assert matrix[0].tolist()[0] == 100.0 and matrix[1].tolist() == [0.0, 100.0] and np.isnan(matrix[0, 1])
 
 
 @pytest.mark.parametrize("trained, expected_extra", [(None, []), (1024, ["passkey_trained_window"])])

@@ -96,12 +96,12 @@ def test_table5_groups_categories_and_totals(tmp_path):
 
 
 def test_intervals_come_from_the_cell_or_are_computed():
-    recorded = Cell(task="passkey", method="m", metric="accuracy", length=512, value=0.5, n=10,
-                    detail={"wilson95": [0.1, 0.9]})  # fmt: skip
-    assert cell_interval(recorded) == (0.1, 0.9)
-    bare = Cell(task="passkey", method="m", metric="accuracy", length=512, value=0.5, n=10)
-    low, high = cell_interval(bare)
-    assert low == pytest.approx(0.2366, abs=1e-3) and high == pytest.approx(0.7634, abs=1e-3)
+    recorded = Cell(task="passkey", method="m", metric="accuracy", length=512, value=50.0, n=10,
+                    detail={"wilson95": [10.0, 90.0]})  # fmt: skip
+    assert cell_interval(recorded) == (10.0, 90.0)
+    bare = Cell(task="passkey", method="m", metric="accuracy", length=512, value=50.0, n=10)
+    low, high = cell_interval(bare)  # points, as the value
+    assert low == pytest.approx(23.66, abs=0.1) and high == pytest.approx(76.34, abs=0.1)
     assert cell_interval(cell(status="oom")) is None
 
 

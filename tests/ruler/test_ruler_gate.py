@@ -14,7 +14,7 @@ from coca_eval.ruler.params import make_ruler_params
 
 pytestmark = pytest.mark.usefixtures("scripted")
 
-LOOSE = make_options("2%", "0.99", 0.05, 0, 1000)  # no cell's drop is beyond this tolerance
+LOOSE = make_options("2%", "99", 0.05, 0, 1000)  # no cell's drop is beyond this tolerance
 
 
 def _run(path):

@@ -61,7 +61,7 @@ def test_the_heat_map_counts_every_needle_at_its_depth():
 def test_the_gate_pairs_samples_per_task_cell(tmp_path):
     base, same, empty = (_run(tmp_path / f"{n}.json", a) for n, a in
                          (("base", "planted"), ("same", "planted"), ("empty", "empty")))  # fmt: skip
-    options = make_options("2%", "0.05", 0.05, 0, 1000)
+    options = make_options("2%", "5", 0.05, 0, 1000)
     assert run_gate([(base, same)], options).exit_code == 0
     failed = run_gate([(base, empty)], options)
     assert failed.exit_code == 1

@@ -110,7 +110,7 @@ def test_shards_merge_into_the_whole_run_with_its_threshold(tmp_path):
     MODE["answer"] = "empty"
     evaluate("ruler", [method], params, tmp_path / "cand.json", Runtime())
     whole, cand = load_run(tmp_path / "whole.json"), load_run(tmp_path / "cand.json")  # as files read back
-    options = make_options("0.05", "0.99", 0.05, 0, 100)
+    options = make_options("0.05", "99", 0.05, 0, 100)
     verdicts = [[(c.name, c.baseline, c.candidate, c.failed) for c in run_gate([(base, cand)], options).runs]
                 for base in (whole, merged)]  # fmt: skip
     assert verdicts[0] == verdicts[1] and "threshold 50" in verdicts[0][0][0]

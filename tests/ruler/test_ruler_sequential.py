@@ -151,7 +151,7 @@ def test_the_gate_pairs_only_the_samples_both_runs_spent(tmp_path):
     MODE["answer"] = "chance"
     _run(tmp_path, "cand.json", **AUTO)
     base, cand = load_run(tmp_path / "base.json"), load_run(tmp_path / "cand.json")
-    result = run_gate([(base, cand)], make_options("2%", "0.05", 0.05, 0, 1000))
+    result = run_gate([(base, cand)], make_options("2%", "5", 0.05, 0, 1000))
     for verdict in result.cells:
         b, c = verdict.pair.base, verdict.pair.cand
         assert b.n != c.n  # stopped at different counts: a fixed-sample pairing would not fit

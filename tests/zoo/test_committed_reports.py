@@ -105,7 +105,7 @@ def test_the_claims_quote_the_gate_on_the_100_sample_held_reading():
     claims = (ZOO / "claims_passkey.md").read_text()
     assert (
         "| dynamic-hold/passkey_hold_100.json.gz | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 1024 "
-        "| 0.54 | 0.01 |" in claims
+        "| 54.00 | 1.00 |" in claims
     )
 
 
@@ -141,7 +141,7 @@ def test_table3_read_as_trained_with_100_samples_shows_slack_retrieving_and_stri
         assert passkey(run, slack, 8192) == passkey(run, slack, 16384) == 0, slack
     assert passkey(run, "CoCA-Slack ntk-2", 512) >= 0.9
     claims = (ZOO / "claims_passkey.md").read_text()
-    assert "| table3_passkey.json.gz | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 512 | 0.96 | 0.00 |" in claims
+    assert "| table3_passkey.json.gz | CoCA-Slack ntk-2 → CoCA-Strict ntk-2 | 512 | 96.00 | 0.00 |" in claims
 
 
 def test_the_fine_tunes_read_as_trained_retrieve_nothing_where_their_base_does():
@@ -154,7 +154,7 @@ def test_the_fine_tunes_read_as_trained_retrieve_nothing_where_their_base_does()
     tuned = [c for c in finetune.cells if "CoCA" in c.method] + list(table4.cells)
     assert len(tuned) == 24 and all(c.value == 0 for c in tuned)
     claims = (ZOO / "claims_passkey.md").read_text()
-    assert "| finetune_passkey.json.gz | zoo-rope → zoo-rope + CoCA | 512 | 0.98 | 0.00 |" in claims
+    assert "| finetune_passkey.json.gz | zoo-rope → zoo-rope + CoCA | 512 | 98.00 | 0.00 |" in claims
 
 
 def test_the_committed_table3_shows_the_readme_picture():
