@@ -83,6 +83,20 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
         monkeypatch.setenv("COCA_EVAL_JOURNAL_DIR", str(tmp_path_factory.mktemp("journals")))
 
 
+@pytest.fixture(autouse=True)
+def _fresh_consoles():
+    """The CLI's consoles are made once per process and keep the width ``COLUMNS`` had then: each test
+    gets new ones, so a test that sets ``COLUMNS`` sees its own width whatever ran before it in the same
+    process (the suite runs in several processes, in an order that varies)."""
+    from coca_eval.cli import output
+
+    output.stdout.cache_clear()
+    output.stderr.cache_clear()
+    yield
+    output.stdout.cache_clear()
+    output.stderr.cache_clear()
+
+
 @pytest.fixture(scope="session")
 def bare_run(tmp_path_factory) -> BareRuns:
     """``bare_run("ruler")``: a bare ``coca-eval ruler`` (its default preset), made once per session."""

@@ -213,7 +213,7 @@ def gated_runs(runs: tuple, baseline: tuple, candidate: tuple) -> tuple[tuple, t
     default="5",
     show_default=True,
     help="Tolerated drop of an accuracy-like score, in points (0-100): passkey, RULER, HELMET, BABILong, "
-    "MRCR, GraphWalks, LongBench and imported lm-eval scores.",
+    "MRCR, GraphWalks, LongBench, AA-LCR and imported lm-eval scores.",
 )
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level (overall).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap.")

@@ -18,7 +18,7 @@ import pytest
 from doc_blocks import NEEDS, ROOT, Block, blocks, examples, files_of, pages
 
 SETUP = "bash scripts/install.sh && .venv/bin/coca-eval ppl --stride 512"
-TESTS = 'bash scripts/install.sh dev && .venv/bin/python -m pytest -m "not slow"'
+TESTS = 'bash scripts/install.sh dev && .venv/bin/python -m pytest -m "not slow" -n 2'
 TIMEOUT_S = {False: 600, True: 2400}  # by whether the example is a slow one (on a busy 2-core machine)
 
 
