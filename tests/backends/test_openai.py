@@ -80,3 +80,33 @@ def test_unreachable_or_missing_url_is_one_line(tiny_llama_bos_dir, tmp_path):
 def test_client_reports_http_errors():
     with pytest.raises(CocaEvalError, match="cannot reach"):
         CompletionsClient("http://127.0.0.1:9/v1").served_models()
+
+
+SAME_EITHER_WAY = (  # takes enable_thinking (the word is in it) and renders the same with it on or off
+    "{# enable_thinking #}{% for m in messages %}{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}Answer:{% endif %}"
+)
+
+
+def test_thoughts_decoded_apart_through_a_server_equal_hf(tiny_model, tiny_llama_bos_dir, tmp_path):
+    """Passkey with ``--thinking on`` over completions of token ids: the server's two calls (the thought
+    cut at its budget and closed by the marker, then the answer) give every sample the thought and the
+    answer hf gives it."""
+    template = tmp_path / "thinking.jinja"
+    template.write_text(SAME_EITHER_WAY)
+    thinking = ["--chat-template", str(template), "--thinking", "on", "--think-budget", "5"]
+    thinking += ["--think-markers", "<think>,</think>"]
+    hf = _passkey(tiny_llama_bos_dir, tmp_path / "hf.json", *thinking)
+    assert hf.returncode == 0, hf.stderr
+    with FakeServer(tiny_model, "tiny", eos=1) as url:
+        served = _passkey(
+            tiny_llama_bos_dir, tmp_path / "oa.json", *thinking, "--backend", "openai", "--base-url", url
+        )
+    assert served.returncode == 0, served.stderr
+    fields = ("output", "thought", "thought_tokens", "thought_closed_by_budget", "correct")
+    samples = [
+        [{k: s[k] for k in fields} for s in load_run(tmp_path / f).cells[0].detail["samples"]]
+        for f in ("hf.json", "oa.json")
+    ]
+    assert samples[0] == samples[1] and len(samples[0]) == 3
+    assert all(s["thought_tokens"] <= 5 and s["thought"] for s in samples[0])
