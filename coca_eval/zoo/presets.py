@@ -15,6 +15,13 @@ from coca_eval.zoo.catalog import ZOO, shipped_dir
 from coca_eval.zoo.finetune_catalog import FINETUNES, root_entry
 from coca_eval.zoo.memory import parameter_count
 
+PAPER_ROWS = {
+    "zoo-rope": {"dynamic:4": "RoFormer + dynamic NTK"},
+    "zoo-coca-slack": {"dynamic:4": "RoFormer + dynamic NTK & CoCA"},
+}
+"""The CoCA paper's Table 1/2 names of the zoo's rows under dynamic NTK x4 (the zoo presets' labels), so
+``--model zoo-coca-slack --rope dynamic:4`` names its row as the ``zoo`` preset does."""
+
 
 def _materialize(name: str) -> Path:
     path = shipped_dir(name)
@@ -54,6 +61,7 @@ def zoo_presets() -> list[tuple[str, ModelPreset]]:
                 fingerprint=_fingerprint(name),
                 prompt_starts_with_bos=True,  # every training document followed <|endoftext|>
                 config_dir=lambda n=name: shipped_dir(n),
+                rope_labels=PAPER_ROWS.get(name, {}),
             ),
         )
         for name, label, description, context, architecture_of in entries
