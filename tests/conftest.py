@@ -97,6 +97,21 @@ def _fresh_consoles():
     output.stderr.cache_clear()
 
 
+@pytest.fixture
+def ruler_builds(monkeypatch) -> list:
+    """Every RULER sample a run builds, in order (a loopback server looks a rendered prompt up in them)."""
+    from coca_eval.ruler.prompts import RulerPromptBuilder
+
+    samples, build = [], RulerPromptBuilder.build
+
+    def recording(self, task, length, count, seed, prompt_length=None):
+        samples.extend(build(self, task, length, count, seed, prompt_length))
+        return samples[-count:]
+
+    monkeypatch.setattr(RulerPromptBuilder, "build", recording)
+    return samples
+
+
 @pytest.fixture(scope="session")
 def bare_run(tmp_path_factory) -> BareRuns:
     """``bare_run("ruler")``: a bare ``coca-eval ruler`` (its default preset), made once per session."""

@@ -30,16 +30,11 @@ BEFORE = [
 
 def invoke(capsys, monkeypatch, *args) -> tuple[int, str, str]:
     """The real entry point in this process, at a fixed width: its exit code and output."""
-    from coca_eval.cli import main
+    from test_gate_cli import invoke as in_process
 
     monkeypatch.setenv("COLUMNS", "200")
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    result = in_process(capsys, *args)
+    return result.returncode, result.stdout, result.stderr
 
 
 @pytest.fixture(scope="module")

@@ -22,18 +22,9 @@ THOUGHT = "<think>\nThe needle is somewhere in the text; I look for it.\n</think
 
 
 @pytest.fixture
-def built(monkeypatch) -> list:
+def built(ruler_builds) -> list:
     """Every RULER sample the run builds, in order (their ids are what the server renders)."""
-    from coca_eval.ruler.prompts import RulerPromptBuilder
-
-    samples, build = [], RulerPromptBuilder.build
-
-    def recording(self, task, length, count, seed, prompt_length=None):
-        samples.extend(build(self, task, length, count, seed, prompt_length))
-        return samples[-count:]
-
-    monkeypatch.setattr(RulerPromptBuilder, "build", recording)
-    return samples
+    return ruler_builds
 
 
 @pytest.fixture
