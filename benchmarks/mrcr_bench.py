@@ -99,8 +99,10 @@ def baseline(data: Path, model_dir: str, out: Path) -> None:
         messages = json.loads(row["prompt"])
         ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=False)
         with torch.inference_mode():
-            out = model.generate(torch.tensor([ids]), do_sample=False, max_new_tokens=BUDGET)  # (1, n + new)
-        new = out[0, len(ids) :].tolist()
+            generated = model.generate(
+                torch.tensor([ids]), do_sample=False, max_new_tokens=BUDGET
+            )  # (1, n + new)
+        new = generated[0, len(ids) :].tolist()
         results.append({"prompt_ids": ids, "output": tokenizer.decode(new, skip_special_tokens=True),
                         "generated": len(new)})  # fmt: skip
     out.write_text(json.dumps(results))
