@@ -160,18 +160,19 @@ class OpenAIBackend(TokenizerMixin):
             for i, (reply, url) in zip(rows, replies, strict=True):
                 check_rendered(reply, prompts[i], url)
                 choice = reply.choices[0]
-                done = len(choice.token_ids) if choice.token_ids is not None else 0
-                work_done(len(prompts[i].ids) + (done or len(self.encode(choice.message.content or ""))))
-                if choice.token_ids is not None:
-                    _in_vocabulary(list(choice.token_ids), len(self.tokenizer), url)
+                ids = choice.token_ids
+                if ids is not None:
+                    _in_vocabulary(list(ids), len(self.tokenizer), url)
                 if thinking is None:
-                    ids = choice.token_ids
                     tokens = list(ids) if ids is not None else self.encode(choice.message.content or "")
+                    work_done(len(prompts[i].ids) + len(tokens))  # a cell's progress counts tokens
                     answer = stop.cut(tokens, eos, self.decode)
                     _check_answer_logprobs(choice.answer_logprobs(), len(answer), url)  # as completions do
                     on_done(i, answer)
                     continue
                 tokens, thought = split_reply(choice, reply, thinking, self.encode, self.decode)
+                generated = len(ids) if ids is not None else len(tokens) + (thought.tokens or 0)
+                work_done(len(prompts[i].ids) + generated)
                 answer = stop.cut(tokens, eos, self.decode)
                 logprobs = choice.answer_logprobs()
                 _check_answer_logprobs(logprobs, len(logprobs), url)  # the thought's tokens too
