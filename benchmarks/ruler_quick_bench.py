@@ -36,9 +36,9 @@ import atexit, collections, json, sys, time
 from coca_eval.backends import hf_generation
 stats = collections.defaultdict(lambda: {"forwards": 0, "seconds": 0.0, "tokens": 0, "positions": 0})
 original = hf_generation.GreedyDecoder._forward
-def timed(self, rows, cache=None):
+def timed(self, rows, cache=None, padding=None):
     start = time.perf_counter()
-    out = original(self, rows, cache)
+    out = original(self, rows, cache, padding)
     kind = "decode" if len(rows[0]) == 1 else "prefill"
     entry = stats[kind]
     entry["forwards"] += 1

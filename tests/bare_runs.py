@@ -2,7 +2,10 @@
 
 The README and the docs quote what these runs print (tests/docs/test_promises.py), and the batching
 checks compare them, made at the default ``--batch-size auto``, with a run at batch 1
-(tests/backends/test_hf_batching.py): each is minutes of CPU, so the tests share one run of each.
+(tests/backends/test_hf_batching.py): each is minutes of CPU, so the tests share one run of each. When
+the suite runs in several processes (pytest-xdist), they share it too: the first process to ask runs it
+under a file lock in the run's common temporary folder and saves what it printed and wrote there; the
+others wait on the lock and read that.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,16 +50,28 @@ def run_cli(args: list[str], work: Path, output: str, timeout: int = 1800) -> Ba
 
 
 class BareRuns:
-    """Each task's bare run, made the first time a test asks for it."""
+    """Each task's bare run, made the first time a test asks for it; with ``shared`` (a folder every
+    worker process of the session sees), made once for all of them."""
 
-    def __init__(self, make_dir) -> None:
-        self._make_dir = make_dir
+    def __init__(self, make_dir, shared: Path | None = None) -> None:
+        self._make_dir, self._shared = make_dir, shared
         self._done: dict[str, BareRun] = {}
 
     def __call__(self, task: str) -> BareRun:
         if task not in self._done:
-            self._done[task] = run_cli([task], self._make_dir(f"bare-{task}"), f"{task}.json")
+            self._done[task] = self._shared_run(task) if self._shared else self._run(task)
         return self._done[task]
+
+    def _run(self, task: str) -> BareRun:
+        return run_cli([task], self._make_dir(f"bare-{task}"), f"{task}.json")
+
+    def _shared_run(self, task: str) -> BareRun:
+        saved = self._shared / f"bare-{task}.json"
+        with FileLock(self._shared / f"bare-{task}.lock"):
+            if not saved.exists():
+                done = self._run(task)
+                saved.write_text(json.dumps({"stdout": done.stdout, "run": done.run}))
+            return BareRun(**json.loads(saved.read_text()))
 
 
 def sample_answers(run: dict, tasks: set[str] | None = None, lengths: set[int] | None = None) -> list[tuple]:

@@ -13,6 +13,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+# In several worker processes (pytest -n N), each takes its share of the cores, so N processes never run
+# more threads than there are cores (oversubscribed, torch's threads wait on each other). The model
+# outputs the tests compare do not depend on the thread count (matmul splits rows, not sums, by thread).
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    _threads = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    os.environ["OMP_NUM_THREADS"] = str(_threads)  # the CLI processes the tests start
+    torch.set_num_threads(_threads)
+
 from bare_runs import BareRuns  # noqa: E402
 from plugin_metadata import declare_missing_plugins  # noqa: E402
 from tiny_models import make_sharp_llama, make_tiny_llama, tiny_corpus_text  # noqa: E402
@@ -114,8 +122,10 @@ def ruler_builds(monkeypatch) -> list:
 
 @pytest.fixture(scope="session")
 def bare_run(tmp_path_factory) -> BareRuns:
-    """``bare_run("ruler")``: a bare ``coca-eval ruler`` (its default preset), made once per session."""
-    return BareRuns(tmp_path_factory.mktemp)
+    """``bare_run("ruler")``: a bare ``coca-eval ruler`` (its default preset), made once per session
+    (and once for all worker processes: their temporary folders share a parent)."""
+    shared = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else None
+    return BareRuns(tmp_path_factory.mktemp, shared)
 
 
 @pytest.fixture(scope="session")
