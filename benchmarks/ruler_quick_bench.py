@@ -11,7 +11,11 @@ implementation of the same arithmetic in fp32 can prefill faster. Runs alternate
 so drift hits both. The CPU's class (AVX2 / AVX-512) and the load are printed with the times.
 
     nice python benchmarks/ruler_quick_bench.py [--rounds 1] [--batches auto,1] \\
-        [--report reports/benchmarks/ruler_quick_bench.md]
+        [--report reports/benchmarks/ruler_quick_bench.md] [-- RULER OPTIONS]
+
+Options after ``--`` replace the preset's job, e.g. ``-- --tasks niah_single_1 --lengths 1024 --samples
+20 --chat-template none`` (the job the batching goal is measured on, in the report
+``reports/benchmarks/batching_1k.md``).
 
 On an AVX-512 machine, ``ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2
 ONEDNN_MAX_CPU_ISA=AVX2`` runs the AVX2 code paths of torch, MKL and oneDNN (the report says so); it
@@ -69,7 +73,7 @@ def cpu_class() -> str:
     return f"{names[0] if names else 'CPU'} ({vector}{limited}), {os.cpu_count()} cores"
 
 
-def run_once(batch: str, work: Path) -> dict:
+def run_once(batch: str, work: Path, extra: list[str]) -> dict:
     out = work / f"ruler-b{batch}.json"
     out.unlink(missing_ok=True)
     for journal in work.glob(f"ruler-b{batch}.json.journal*"):
@@ -77,7 +81,7 @@ def run_once(batch: str, work: Path) -> dict:
     load = os.getloadavg()[0]
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, "ruler", "--batch-size", batch, "--output", str(out)],
+        [sys.executable, "-c", CHILD, "ruler", *extra, "--batch-size", batch, "--output", str(out)],
         cwd=work, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     wall = time.perf_counter() - start
@@ -131,12 +135,16 @@ def prefill_floor(forwards: dict, shapes: dict, rate: float) -> tuple[float, flo
 
 
 def report(runs: list[dict], shapes: dict, rate: float, args) -> str:
+    job = " ".join(args.ruler_args)
+    passed = f" -- {job}" if job else ""
     lines = [
-        f"# ruler-quick: where the time goes, at --batch-size {' and '.join(args.batches.split(','))}",
+        f"# {'coca-eval ruler ' + job if job else 'ruler-quick'}: where the time goes, at --batch-size "
+        f"{' and '.join(args.batches.split(','))}",
         "",
         f"Machine: {cpu_class()}. Command: `python benchmarks/ruler_quick_bench.py --rounds {args.rounds}"
-        f" --batches {args.batches}`"
-        " (each run: `coca-eval ruler --batch-size B`, the ruler-quick preset, model already converted).",
+        f" --batches {args.batches}{passed}`"
+        f" (each run: `coca-eval ruler {job + ' ' if job else ''}--batch-size B`, "
+        f"{'the ruler-quick preset, ' if not job else ''}model already converted).",
         f"Measured fp32 matmul rate at SmolLM2-135M's projection shapes: {rate:.0f} GFLOP/s.",
         "",
         "| batch | wall s | prefill s (forwards, tokens) | prefill floor s (GFLOP) "
@@ -169,6 +177,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--batches", default="auto,1", help="the --batch-size of each run, in order")
     parser.add_argument("--report", type=Path)
+    parser.add_argument(
+        "ruler_args", nargs="*", help="after --: options of coca-eval ruler (default: the ruler-quick preset)"
+    )
     args = parser.parse_args()
     shapes = model_shapes()
     rate = matmul_rate(shapes)
@@ -176,7 +187,7 @@ def main() -> None:
     runs = []
     for _ in range(args.rounds):
         for batch in args.batches.split(","):
-            run = run_once(batch, work)
+            run = run_once(batch, work, args.ruler_args)
             print(json.dumps({k: v for k, v in run.items() if k != "outputs"}), flush=True)
             runs.append(run)
     text = report(runs, shapes, rate, args)

@@ -16,11 +16,10 @@ shared-prefix fast path for the prefill.
   rest prefilled past a cache costs (:mod:`~coca_eval.backends.prefix_route`); the others, and every
   row where nothing is shared, are prefilled together, as many at once as
   :data:`PREFILL_TOKENS` allows, so a long prompt's activations are never held for many rows.
-* Non-finite logits (a model that yields NaN from some position on) stop that row with
-  :class:`~coca_eval.errors.NonFiniteOutput` naming the sample; the other rows finish and are reported
-  first, then the error is raised.
-* No copying: decoding writes into a :mod:`~coca_eval.backends.kv_cache` buffer instead of growing
-  the cache by concatenation at every token.
+* Non-finite logits (a model yielding NaN from some position on) stop that row with a
+  :class:`~coca_eval.errors.NonFiniteOutput` naming the sample, raised once the other rows finish.
+* No copying: decoding writes into a :mod:`~coca_eval.backends.kv_cache` buffer (the cache never
+  grows by concatenation), and masked attention reads grouped heads uncopied on CPU (:mod:`.prefix_route`).
 
 Rows are independent in every layer, so the batch gives each row's tokens as a batch of one does, up to
 the rounding of a different reduction order (tested token for token on every model kind). Dynamic rope
@@ -51,7 +50,7 @@ from coca_eval.backends.decode_rows import (
 )
 from coca_eval.backends.kv_cache import buffered_cache, select_rows, stacked_cache
 from coca_eval.backends.padding import PaddedRows, padded_batches, slides
-from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, rows_reusing
+from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, grouped_kv_heads, rows_reusing
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule, stop_rule
 from coca_eval.models.layer_cache import cache_keyword, returned_cache
@@ -89,8 +88,10 @@ class GreedyDecoder:
 
     def _forward(self, rows: Sequence[Sequence[int]], cache=None, padding: dict | None = None):
         input_ids = torch.tensor([list(row) for row in rows], device=self.backend.device)  # (b, n)
-        cached = {self._cache_keyword: cache if cache is not None else buffered_cache(self.model)}
-        out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1, **cached, **(padding or {}))
+        cache = cache if cache is not None else buffered_cache(self.model)
+        cached = {self._cache_keyword: cache, **(padding or {})}
+        with grouped_kv_heads(self.backend.device):  # masked attention without copied heads (CPU)
+            out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1, **cached)
         work_done(input_ids.numel())  # the run's progress counts tokens, not only finished samples
         return out.logits[:, -1], returned_cache(out)  # (b, vocab), cache
 
@@ -108,7 +109,7 @@ class GreedyDecoder:
             if not going:
                 break
             if len(going) < len(rows.prompts):
-                select_rows(cache, going)
+                going = select_rows(cache, going)  # the kept rows in their new batch order
                 if padded is not None:
                     padded.keep(going)
             rows.keep(going)

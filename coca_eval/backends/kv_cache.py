@@ -56,11 +56,21 @@ class BufferedLayer(DynamicLayer):
 
     def batch_select_indices(self, indices: torch.Tensor) -> None:
         """Keep the rows ``indices`` (finished rows leave a decoding batch): the buffers shrink with
-        them, so the next write still goes in place."""
+        them, so the next write still goes in place. An order from :func:`select_rows` moves only the
+        rows past the kept count into the slots of rows that left and keeps a view of the first rows;
+        any other order is gathered into new buffers."""
         if self._buffers is None:
             return
         end = self.keys.shape[-2]
-        keys, values = (buffer.index_select(0, indices) for buffer in self._buffers)  # (r, h, cap, d)
+        order = indices.tolist()
+        if all(row == slot or row >= len(order) for slot, row in enumerate(order)):
+            for buffer in self._buffers:  # (b, h, cap, d): a source row is never a destination
+                for slot, row in enumerate(order):
+                    if slot != row:
+                        buffer[slot, :, :end] = buffer[row, :, :end]
+            keys, values = (buffer[: len(order)] for buffer in self._buffers)  # (r, h, cap, d) views
+        else:
+            keys, values = (buffer.index_select(0, indices) for buffer in self._buffers)  # (r, h, cap, d)
         self._buffers = (keys, values)
         self.keys, self.values = keys[..., :end, :], values[..., :end, :]  # (r, h, end, d)
 
@@ -98,7 +108,12 @@ def stacked_cache(model, parts: list[list[tuple[torch.Tensor, torch.Tensor]]]) -
     return cache
 
 
-def select_rows(cache, rows: list[int]) -> None:
-    """Keep only ``rows`` of the batch (in that order): finished rows leave it."""
-    index = torch.tensor(rows, device=cache.layers[0].keys.device)
-    cache.batch_select_indices(index)
+def select_rows(cache, going: list[int]) -> list[int]:
+    """Keep only the batch positions ``going`` (ascending; finished rows leave the batch) and return
+    the kept rows' new order: each kept row past ``len(going)`` takes the slot of a row that left, the
+    others stay put. A buffered cache then copies one row per row that left instead of every row it
+    keeps (at 20 rows of 1k tokens, a gigabyte each time a row stops)."""
+    alive, movers = set(going), iter(row for row in going if row >= len(going))
+    order = [slot if slot in alive else next(movers) for slot in range(len(going))]
+    cache.batch_select_indices(torch.tensor(order, device=cache.layers[0].keys.device))
+    return order

@@ -19,7 +19,9 @@ the median.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 REST_CHUNK = 1024
@@ -27,6 +29,29 @@ REST_CHUNK = 1024
 
 MASKED_PAIR_COST = 1.2
 """A (query, key) pair under an explicit mask, in pairs of the causal kernel (CPU SDPA: 1.14-1.15)."""
+
+
+GROUPED_HEADS_SWITCH = "TRANSFORMERS_SDPA_FORCE_GQA"
+"""transformers' switch that hands SDPA grouped key/value heads (``enable_gqa``) under a mask too."""
+
+
+@contextmanager
+def grouped_kv_heads(device) -> Iterator[None]:
+    """On CPU, attention under an explicit mask (a rest past its cached prefix, left-padded rows) reads
+    each key/value head once for its group of query heads, as the unmasked causal kernel does.
+
+    Under a mask transformers first copies every key/value head to each of its query heads, because
+    CUDA's fused kernels take no mask with grouped heads; CPU's take both, and give the very same
+    numbers (the same products and sums per query head). The copy is most of the masked attention's
+    cost at a few thousand keys. A switch the caller has set either way is left as it is."""
+    if getattr(device, "type", str(device).split(":")[0]) != "cpu" or GROUPED_HEADS_SWITCH in os.environ:
+        yield
+        return
+    os.environ[GROUPED_HEADS_SWITCH] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop(GROUPED_HEADS_SWITCH, None)
 
 
 @dataclass(frozen=True)

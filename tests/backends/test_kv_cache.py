@@ -72,3 +72,34 @@ def test_sliding_window_models_keep_transformers_cache(tmp_path):
     """A layer kind this cache does not model (sliding windows) leaves the choice to the model."""
     model = AutoModelForCausalLM.from_pretrained(make_tiny_gemma3(tmp_path / "gemma"), dtype=torch.float32)
     assert buffered_cache(model) is None
+
+
+@pytest.mark.parametrize(
+    ("going", "order"),
+    [([0, 2, 4], [0, 4, 2]), ([3, 4], [3, 4]), ([1, 2, 3, 4], [4, 1, 2, 3]), ([0, 1, 2], [0, 1, 2])],
+)
+def test_rows_leaving_a_batch_are_filled_by_the_last_kept_rows(going, order):
+    """Rows that stop leave their slots to kept rows from past the kept count; every kept row's keys and
+    values stay its own, as a gather into new buffers gives them, and the next write goes in place."""
+    from coca_eval.backends.kv_cache import select_rows
+
+    cache = DynamicCache()
+    cache.layers = [BufferedLayer()]
+    keys, values = torch.randn(5, 2, 7, 4), torch.randn(5, 2, 7, 4)  # (b, h, n, d)
+    cache.layers[0].update(keys, values)
+    assert select_rows(cache, going) == order
+    layer = cache.layers[0]
+    assert torch.equal(layer.keys, keys[order]) and torch.equal(layer.values, values[order])
+    step = torch.randn(len(order), 2, 1, 4)  # (r, h, 1, d)
+    written, _ = layer.update(step, step)
+    assert torch.equal(written, torch.cat([keys[order], step], dim=2))
+    assert written.data_ptr() == layer._buffers[0].data_ptr()
+
+
+def test_any_other_order_is_gathered():
+    cache = DynamicCache()
+    cache.layers = [BufferedLayer()]
+    keys = torch.randn(4, 2, 3, 4)  # (b, h, n, d)
+    cache.layers[0].update(keys, keys)
+    cache.batch_select_indices(torch.tensor([2, 0]))
+    assert torch.equal(cache.layers[0].keys, keys[[2, 0]])

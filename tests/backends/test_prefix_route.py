@@ -1,6 +1,9 @@
 """Which rows take the shared-prefix route: the FLOP estimate read off a model, the choice it makes on
 RULER-shaped prompts of SmolLM2-135M, and rows split between the two routes answering as batch 1."""
 
+import contextlib
+import os
+
 import pytest
 import torch
 
@@ -162,3 +165,32 @@ def test_prefill_alone_gives_each_rows_own_last_logits_in_decoding_order(tiny_ll
     order = reusing_rows + [1, 4]
     torch.testing.assert_close(logits, alone[order], atol=1e-5, rtol=1e-5)
     assert not torch.allclose(logits, alone)
+
+
+def test_masked_attention_on_grouped_heads_gives_the_copied_heads_numbers(tiny_llama_bos_dir, monkeypatch):
+    """Rests past a cached prefix and left-padded rows run under a mask; on CPU they read each key/value
+    head once for its query heads instead of a copy per query head, and every logit is the same bit for
+    bit. The switch is on while the decoder's forwards run, and only then."""
+    from coca_eval.backends.padding import PaddedRows
+
+    backend = load_hf_backend(make_method(str(tiny_llama_bos_dir), "none", None, "float32", "hf"))
+    prompts, prefixes = prompts_sharing_prefix(len(backend.tokenizer), n=3, seed=5)
+    rows, padded = PaddedRows.left_padded([prompts[0], prompts[1][:40]], len(prompts[0]), "cpu")
+    switch = []
+    backend.model.register_forward_pre_hook(
+        lambda *_: switch.append(os.environ.get(prefix_route.GROUPED_HEADS_SWITCH))
+    )
+
+    def logits() -> list[torch.Tensor]:
+        decoder = GreedyDecoder(backend, 1, batch_size=3)
+        rests, _ = decoder.prefill(prompts, prefixes, [True, True, True])  # (3, vocab)
+        padded_rows, _ = decoder._forward(rows, None, padded.prompt_inputs())  # (2, vocab)
+        return [rests, padded_rows]
+
+    grouped = logits()
+    assert set(switch) == {"1"} and prefix_route.GROUPED_HEADS_SWITCH not in os.environ
+    monkeypatch.setattr(hf_generation, "grouped_kv_heads", lambda device: contextlib.nullcontext())
+    switch.clear()
+    for fast, copied in zip(grouped, logits(), strict=True):
+        assert torch.equal(fast, copied)
+    assert set(switch) == {None}
