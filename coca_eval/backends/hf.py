@@ -11,15 +11,15 @@ sliding-window attention (:mod:`~coca_eval.backends.banded`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 
 from coca_eval.backends import dynamic_rope, probes
 from coca_eval.backends.banded import banded_sdpa
+from coca_eval.backends.greedy import GreedyBackend, GreedyOptions, OnDone
 from coca_eval.backends.special_tokens import encode_plain, tokenizer_adds_bos
-from coca_eval.backends.stopping import StopRule, stop_rule
+from coca_eval.backends.stopping import StopRule
 from coca_eval.backends.tail import tail_rows
 from coca_eval.errors import CocaEvalError
 from coca_eval.methods import MethodSpec
@@ -53,7 +53,7 @@ def _token_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return total.log() + shift.squeeze(-1) - target_logits  # (b, s)
 
 
-class HFBackend:
+class HFBackend(GreedyBackend):
     """A loaded transformers model and tokenizer, scoring windows as :class:`ScoringBackend` says.
 
     Beside that interface, the load probes (:mod:`.probes`) and the greedy decoder (:mod:`.hf_generation`)
@@ -146,31 +146,23 @@ class HFBackend:
             nll = _token_nll(logits, targets)  # (b, s)
         return nll.double().cpu()
 
-    def generate_greedy(
-        self,
-        prompts: Sequence[Sequence[int]],
-        prefix_lengths: Sequence[int],
-        stop: StopRule | int,
-        on_done: Callable[[int, list[int]], None],
-        prefix_reuse: bool = True,
-        hold_dynamic_rope: bool = False,
-        batch_size: int | None = None,
-        prefix_groups: Sequence[int] | None = None,
+    def _decode_greedy(
+        self, prompts, prefix_lengths, stop: StopRule, on_done: OnDone, options: GreedyOptions
     ) -> bool:
-        """Step-by-step greedy decoding under the task's ``stop`` rule (or a bare token budget),
-        ``batch_size`` rows at a time (None: as many rows of the longest prompt as fit,
-        :func:`.batch_size.auto_batch_size`; rows of unequal lengths left-padded, :mod:`.padding`),
-        with the shared-prefix KV cache (see :mod:`.hf_generation`); ``hold_dynamic_rope`` keeps the
-        prompt's dynamic rope scaling for the answer. ``prefix_groups`` says which prompts share a
-        prefix (all when None): one call may hold several cells' prompts."""
+        """Step-by-step greedy decoding, ``options.batch_size`` rows at a time (None: as many rows of
+        the longest prompt as fit, :func:`.batch_size.auto_batch_size`; rows of unequal lengths
+        left-padded, :mod:`.padding`), with the shared-prefix KV cache (see :mod:`.hf_generation`);
+        ``hold_dynamic_rope`` keeps the prompt's dynamic rope scaling for the answer."""
         from coca_eval.backends.batch_size import auto_batch_size
         from coca_eval.backends.hf_generation import GreedyDecoder, decode_prompts
 
+        batch_size = options.batch_size
         if batch_size is None and prompts:
             longest = max(len(p) for p in prompts)
-            batch_size = auto_batch_size(self.model, longest, stop_rule(stop).max_new_tokens)
-        decoder = GreedyDecoder(self, stop, hold_dynamic_rope, batch_size or 1)
-        return decode_prompts(decoder, prompts, prefix_lengths, on_done, prefix_reuse, prefix_groups)
+            batch_size = auto_batch_size(self.model, longest, stop.max_new_tokens)
+        decoder = GreedyDecoder(self, stop, options.hold_dynamic_rope, batch_size or 1)
+        reuse, groups = options.prefix_reuse, options.prefix_groups
+        return decode_prompts(decoder, prompts, prefix_lengths, on_done, reuse, groups)
 
     def _scored_hidden(self, input_ids: torch.Tensor, first_logit: int) -> torch.Tensor:
         """Final hidden states from ``first_logit`` on; the last layer runs on those rows alone where the

@@ -48,6 +48,7 @@ from coca_eval.backends.decode_rows import (
     routed_order,
     same_length_batches,
 )
+from coca_eval.backends.greedy import OnDone
 from coca_eval.backends.kv_cache import buffered_cache, select_rows, stacked_cache
 from coca_eval.backends.padding import PaddedRows, padded_batches, slides
 from coca_eval.backends.prefix_route import REST_CHUNK, PrefillCost, grouped_kv_heads, rows_reusing
@@ -58,8 +59,6 @@ from coca_eval.progress import work_done
 
 PREFILL_TOKENS = 8192
 """Prompt tokens prefilled in one forward when rows are prefilled together (at least one row)."""
-
-OnDone = Callable[[int, list[int]], None]
 
 
 def _plain_decode(tokenizer) -> Callable[[Sequence[int]], str]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import torch
 
 from coca_eval.backends.echo import echo_prompts
+from coca_eval.backends.greedy import GreedyBackend, GreedyOptions, OnDone
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
 from coca_eval.backends.openai_chat import ChatThinking
 from coca_eval.backends.openai_client import CompletionsClient, clients_for
@@ -65,7 +66,7 @@ def _served_name(client: CompletionsClient, side: LocalModelSide, model: str) ->
     raise CocaEvalError(f"server {client.base_url} serves {served or 'nothing'}; none matches {model!r}")
 
 
-class OpenAIBackend(TokenizerMixin):
+class OpenAIBackend(TokenizerMixin, GreedyBackend):
     """Scores windows and generates greedily through one or more completions servers."""
 
     def __init__(self, servers: Sequence[Server], side: LocalModelSide, max_concurrent: int = 4) -> None:
@@ -90,27 +91,17 @@ class OpenAIBackend(TokenizerMixin):
             )
         return self.encode(choice.text or "")
 
-    def generate_greedy(
-        self,
-        prompts: Sequence[Sequence[int]],
-        prefix_lengths: Sequence[int],
-        stop: StopRule | int,
-        on_done: Callable[[int, list[int]], None],
-        prefix_reuse: bool = True,
-        hold_dynamic_rope: bool = False,
-        batch_size: int | None = None,
-        prefix_groups: Sequence[int] | None = None,
+    def _decode_greedy(
+        self, prompts, prefix_lengths, stop: StopRule, on_done: OnDone, options: GreedyOptions
     ) -> bool:
-        """Greedy completions spread over the servers, cut by the task's ``stop`` rule (or a bare token
-        budget); each server's own prefix cache (if on) does
-        any reuse. The tokenizer (cutting, re-encoding text) runs here, never in a request thread.
-        No rope patch reaches a server (see :func:`load_openai_backend`), so ``hold_dynamic_rope`` has
-        nothing to hold. ``batch_size`` is the hf backend's: up to ``--max-concurrent`` requests are in
-        flight per server, each server batching them as it likes; ``prefix_groups`` likewise (a server's
-        own prefix cache finds shared prefixes by their content)."""
+        """Greedy completions spread over the servers, cut by the task's ``stop`` rule; each server's
+        own prefix cache (if on) does any reuse. The tokenizer (cutting, re-encoding text) runs here,
+        never in a request thread. No rope patch reaches a server (see :func:`load_openai_backend`), so
+        ``hold_dynamic_rope`` has nothing to hold. ``batch_size`` is the hf backend's: up to
+        ``--max-concurrent`` requests are in flight per server, each server batching them as it likes;
+        ``prefix_groups`` likewise (a server's own prefix cache finds shared prefixes by their content)."""
         from coca_eval.backends.special_tokens import eos_ids
 
-        stop = stop_rule(stop)
         eos = eos_ids(None, self.tokenizer)
 
         def send(server: Server, rows: range) -> list[tuple[Choice, str]]:

@@ -21,15 +21,16 @@ import gc
 import json
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 
 from coca_eval.backends.echo import echo_prompts
+from coca_eval.backends.greedy import GreedyBackend, GreedyOptions, OnDone
 from coca_eval.backends.local import LocalModelSide, TokenizerMixin, load_local_side
 from coca_eval.backends.options import EngineOptions
-from coca_eval.backends.stopping import StopRule, stop_rule
+from coca_eval.backends.stopping import StopRule
 from coca_eval.backends.vllm_rope import rope_note, rope_overrides
 from coca_eval.errors import CocaEvalError, NonFiniteOutput
 from coca_eval.progress import work_done
@@ -70,7 +71,7 @@ def _start_engine(kwargs: dict[str, Any]):
         raise CocaEvalError(f"vLLM refused the engine settings: {reason}") from None
 
 
-class VllmBackend(TokenizerMixin):
+class VllmBackend(TokenizerMixin, GreedyBackend):
     """A method's model in a vLLM engine, behind the same interface as the hf backend."""
 
     def __init__(self, method, side: LocalModelSide, options: EngineOptions, longest: int) -> None:
@@ -162,32 +163,23 @@ class VllmBackend(TokenizerMixin):
         ]
         return torch.tensor(nll, dtype=torch.float64)  # (b, s)
 
-    def generate_greedy(
-        self,
-        prompts: Sequence[Sequence[int]],
-        prefix_lengths: Sequence[int],
-        stop: StopRule | int,
-        on_done: Callable[[int, list[int]], None],
-        prefix_reuse: bool = True,
-        hold_dynamic_rope: bool = False,
-        batch_size: int | None = None,
-        prefix_groups: Sequence[int] | None = None,
+    def _decode_greedy(
+        self, prompts, prefix_lengths, stop: StopRule, on_done: OnDone, options: GreedyOptions
     ) -> bool:
-        """All prompts in one batch (prefix caching shares their filler) under the task's ``stop`` rule
-        (or a bare token budget); ``prefix_reuse=False`` runs them one at a time on an emptied prefix
-        cache. The engine built for the prompts' length holds its
-        dynamic rope base through the answer (see :mod:`.vllm_rope`), which is what
-        ``hold_dynamic_rope`` asks for; the passkey task refuses per-token rescaling here before any
-        model loads. ``batch_size`` is the hf backend's: the engine schedules every prompt of the call
-        itself. ``prefix_groups`` says which prompts share a prefix (all when None); each group's is
-        cached first."""
-        stop = stop_rule(stop)
+        """All prompts in one batch (prefix caching shares their filler) under the task's ``stop`` rule;
+        ``prefix_reuse=False`` runs them one at a time on an emptied prefix cache. The engine built for
+        the prompts' length holds its dynamic rope base through the answer (see :mod:`.vllm_rope`),
+        which is what ``hold_dynamic_rope`` asks for; the passkey task refuses per-token rescaling here
+        before any model loads. ``batch_size`` is the hf backend's: the engine schedules every prompt of
+        the call itself. Each ``prefix_groups`` group's prefix is cached first."""
+        prefix_reuse = options.prefix_reuse
         if not prompts:
             return False
         llm = self.engine(max(map(len, prompts)))
         batches = [list(range(len(prompts)))] if prefix_reuse else [[i] for i in range(len(prompts))]
         if prefix_reuse and len(prompts) > 1:
-            groups = list(prefix_groups) if prefix_groups is not None else [0] * len(prompts)
+            given = options.prefix_groups
+            groups = list(given) if given is not None else [0] * len(prompts)
             for group in dict.fromkeys(groups):
                 members = [i for i, g in enumerate(groups) if g == group]
                 self._cache_prefix(llm, [prompts[i] for i in members], [prefix_lengths[i] for i in members])

@@ -298,7 +298,7 @@ class GenerationRunner(GenerationTask):
                 [cell.samples[i].shared_prefix for cell, i in rows],
                 self.stop_rule(own.task),
                 self._recorder(backend, cells, own, plan),
-                self.prefix_reuse,
+                prefix_reuse=self.prefix_reuse,
                 batch_size=self.batch_size,
                 prefix_groups=[n for n, cell in enumerate(cells) for _ in cell.todo],
             )

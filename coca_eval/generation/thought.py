@@ -16,11 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule
 from coca_eval.errors import NonFiniteOutput
 from coca_eval.generation.thinking import ThoughtPlan
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from coca_eval.backends.greedy import GreedyKeywords
 
 
 @dataclass(frozen=True)
@@ -65,8 +71,7 @@ def generate_with_thought(
     prefix_lengths: Sequence[int],
     stop: StopRule,
     on_done: OnAnswer,
-    prefix_reuse: bool = True,
-    **options,
+    **options: Unpack[GreedyKeywords],
 ) -> bool:
     """``generate_greedy`` with a thought before each answer: ``on_done(i, answer_ids, thought)`` for
     prompt ``i``; returns whether either call reused a prefix. Non-finite logits in either call fail
@@ -81,7 +86,7 @@ def generate_with_thought(
         thoughts[i] = split_thought(plan, tokens, eos)
 
     reused = finite_rows(
-        failed, backend.generate_greedy, prompts, prefix_lengths, rule, thought_done, prefix_reuse, **options
+        failed, backend.generate_greedy, prompts, prefix_lengths, rule, thought_done, **options
     )
     for i in sorted(i for i, thought in thoughts.items() if thought.ended):
         on_done(i, [], thoughts.pop(i))
@@ -97,7 +102,6 @@ def generate_with_thought(
             [prefix_lengths[i] for i in going],
             stop,
             lambda k, tokens: on_done(going[k], tokens, thoughts[going[k]]),
-            prefix_reuse,
             rows=going,
             **options,
         )

@@ -163,5 +163,7 @@ class LocalTransport:
         else:
             ids = tokenizer("\n\n".join(m["content"] for m in messages)).input_ids
         answers: dict[int, list[int]] = {}
-        self.backend.generate_greedy([list(ids)], [0], StopRule(max_tokens), answers.__setitem__, False)
+        self.backend.generate_greedy(
+            [list(ids)], [0], StopRule(max_tokens), answers.__setitem__, prefix_reuse=False
+        )
         return tokenizer.decode(answers[0], skip_special_tokens=True)

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coca_eval.backends.stopping import StopRule
 from coca_eval.errors import NonFiniteOutput
 from coca_eval.generation.thought import finite_rows
 from coca_eval.longbench.v2_tasks import REASONING_BUDGET
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from coca_eval.backends.greedy import GreedyKeywords
 
 
 @dataclass(frozen=True)
@@ -36,8 +42,7 @@ def generate_with_reasoning(
     prefix_lengths: Sequence[int],
     stop: StopRule,
     on_done: Callable,
-    prefix_reuse: bool = True,
-    **options,
+    **options: Unpack[GreedyKeywords],
 ) -> bool:
     """``generate_greedy`` in two calls: the reasoning of each prompt, then ``second_prompt(i, text)``
     answered under ``stop``; ``on_done(i, answer_ids, reasoning)``. Returns whether a prefix was reused.
@@ -52,7 +57,6 @@ def generate_with_reasoning(
         prefix_lengths,
         StopRule(REASONING_BUDGET),
         first.__setitem__,
-        prefix_reuse,
         **options,
     )
     decode = backend.tokenizer.decode
@@ -66,7 +70,6 @@ def generate_with_reasoning(
         [0] * len(going),
         stop,
         lambda k, tokens: on_done(going[k], tokens, reasoning[going[k]]),
-        prefix_reuse,
         rows=going,
         **options,
     )

@@ -129,7 +129,7 @@ class PasskeyTask(GenerationTask):
                         [prompts[i].shared_prefix for i in todo],
                         passkey_stop(self.params.max_new_tokens),
                         record,
-                        self.prefix_reuse,
+                        prefix_reuse=self.prefix_reuse,
                         hold_dynamic_rope=self.params.dynamic_rope == "hold",
                         batch_size=self.batch_size,
                     )
