@@ -6,11 +6,10 @@ Imported by ``coca-eval --help``: every hook is lazy."""
 
 from __future__ import annotations
 
+from coca_eval.conventions import TaskPackage
 from coca_eval.generation.family import FamilyReading, family_spec
-from coca_eval.registry import lazy
 from coca_eval.taskspec import register_task
 
-PARAMS = "coca_eval.aa_lcr.params"
 READING = FamilyReading(
     name="aa_lcr",
     title="AA-LCR",
@@ -25,11 +24,7 @@ register_task(
         description="AA-LCR: Artificial Analysis' 100 long-context reasoning questions over document sets, "
         "by its published prompt or at exact token lengths, scored by a model judge with its "
         "equality-checker prompt: accuracy per length.",
-        make_params=f"{PARAMS}:make_aa_lcr_params",
-        make_runner="coca_eval.aa_lcr.task:AaLcrRunner",
-        check=lazy(f"{PARAMS}:check_methods"),
         protocol_keys=("protocol", "chat_template", "answer_budget", "judge_protocol"),
-        preset_params=f"{PARAMS}:AaLcrPresetParams",
-        shortest=lazy(f"{PARAMS}:shortest_length"),
+        **TaskPackage("aa_lcr").spec("make_params make_runner check preset_params shortest"),
     )
 )

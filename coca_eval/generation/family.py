@@ -139,8 +139,8 @@ def family_spec(
     *,
     version: int,
     description: str,
-    make_params: str,
-    make_runner: str,
+    make_params: str | Callable,
+    make_runner: str | Callable,
     command: str | None = None,
     check: Callable | None = None,
     graded: bool = False,
@@ -151,7 +151,8 @@ def family_spec(
     """The spec of a family read as ``reading`` says: a generation spec
     (:func:`~coca_eval.generation.spec.generation_spec`) whose records, splits and merges, tables,
     console and relative effective-length check all come from ``reading``. ``make_params``,
-    ``make_runner`` and ``command`` are lazy ``"module:attr"`` references. A family whose sample
+    ``make_runner`` and ``command`` are lazy ``"module:attr"`` references (the first two may be lazy hooks
+    already, as :class:`~coca_eval.conventions.TaskPackage` builds them). A family whose sample
     scores are graded (a ratio, an F1) is ``graded``: the gate pairs the scores' mean, not full credit;
     ``protocol_keys`` are what its cells must share to be compared, ``plots`` its report figures and
     ``own`` any other spec field (``preset_params``, ``shortest``)."""
@@ -160,8 +161,8 @@ def family_spec(
         reading.name,
         version=version,
         description=description,
-        make_params=lazy(make_params),
-        make_runner=lazy(make_runner),
+        make_params=_hook(make_params),
+        make_runner=_hook(make_runner),
         finish=reading.finish,
         check=check,
         contradiction=reading.contradiction,
@@ -182,3 +183,8 @@ def family_spec(
         ),
         **own,
     )
+
+
+def _hook(reference: str | Callable) -> Callable:
+    """A hook from its ``"module:attr"`` reference, or the lazy hook given."""
+    return lazy(reference) if isinstance(reference, str) else reference

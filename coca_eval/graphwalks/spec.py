@@ -4,8 +4,8 @@ their mean. Imported by ``coca-eval --help``: every hook is lazy."""
 
 from __future__ import annotations
 
+from coca_eval.conventions import TaskPackage
 from coca_eval.generation.family import FamilyReading, family_spec
-from coca_eval.registry import lazy
 from coca_eval.taskspec import register_task
 
 READING = FamilyReading(
@@ -21,13 +21,8 @@ register_task(
         version=1,
         description="GraphWalks: BFS and parents over a directed graph's edge list, at exact token lengths "
         "or on OpenAI's published rows: F1 of the answer's node set per task and length.",
-        make_params="coca_eval.graphwalks.params:make_graphwalks_params",
-        make_runner="coca_eval.graphwalks.task:GraphwalksRunner",
-        command="coca_eval.cli.graphwalks:graphwalks",
-        check=lazy("coca_eval.graphwalks.params:check_methods"),
         graded=True,
         protocol_keys=("source", "chat_template", "answer_budget"),
-        preset_params="coca_eval.graphwalks.params:GraphwalksPresetParams",
-        shortest=lazy("coca_eval.graphwalks.params:shortest_length"),
+        **TaskPackage("graphwalks").spec("make_params make_runner command check preset_params shortest"),
     )
 )

@@ -6,24 +6,19 @@ gate pairs their mean; v2's are right or wrong, which the same test pairs by McN
 
 from __future__ import annotations
 
+from coca_eval.conventions import TaskPackage
 from coca_eval.generation.family import family_spec
 from coca_eval.longbench.reading import READING
 from coca_eval.longbench.v2_reading import READING as V2_READING
-from coca_eval.registry import lazy
 from coca_eval.taskspec import register_task
 
-PARAMS = "coca_eval.longbench.params"
+LONGBENCH = TaskPackage("longbench")
 VERSIONS = {  # params maker, runner, preset fields, the version's own cell key
-    "v1": (
-        "make_longbench_params",
-        "coca_eval.longbench.task:LongBenchRunner",
-        "LongBenchPresetParams",
-        "subset",
-    ),
+    "v1": ("params:make_longbench_params", "task:LongBenchRunner", "params:LongBenchPresetParams", "subset"),
     "v2": (
-        "make_longbench_v2_params",
-        "coca_eval.longbench.v2_task:LongBenchV2Runner",
-        "LongBenchV2PresetParams",
+        "params:make_longbench_v2_params",
+        "v2_task:LongBenchV2Runner",
+        "params:LongBenchV2PresetParams",
         "context",
     ),
 }
@@ -36,14 +31,14 @@ def _register(reading, description: str, version: str) -> None:
             reading,
             version=1,
             description=description,
-            make_params=f"{PARAMS}:{make_params}",
-            make_runner=runner,
-            command="coca_eval.cli.longbench:longbench",
-            check=lazy(f"{PARAMS}:check_methods"),
             graded=True,
             protocol_keys=("protocol", own_key, "chat_template", "answer_budget"),
-            preset_params=f"{PARAMS}:{preset_params}",
-            shortest=lazy(f"{PARAMS}:shortest_length"),
+            **LONGBENCH.spec(
+                "command check shortest",
+                make_params=make_params,
+                make_runner=runner,
+                preset_params=preset_params,
+            ),
         )
     )
 

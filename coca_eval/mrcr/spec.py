@@ -5,10 +5,12 @@ ratio, so the gate pairs their mean. Imported by ``coca-eval --help``: every hoo
 
 from __future__ import annotations
 
+from coca_eval.conventions import TaskPackage
 from coca_eval.generation.family import family_spec
 from coca_eval.mrcr.reading import READING
-from coca_eval.registry import lazy
 from coca_eval.taskspec import register_task
+
+MRCR = TaskPackage("mrcr")
 
 register_task(
     family_spec(
@@ -17,14 +19,9 @@ register_task(
         description="MRCR: reproduce the i-th of 2, 4 or 8 identical requests' answers from a long "
         "conversation, at exact token lengths or on OpenAI's and DeepMind's published conversations: "
         "the published SequenceMatcher score per needle count and length.",
-        make_params="coca_eval.mrcr.params:make_mrcr_params",
-        make_runner="coca_eval.mrcr.task:MrcrRunner",
-        command="coca_eval.cli.mrcr:mrcr",
-        check=lazy("coca_eval.mrcr.params:check_methods"),
         graded=True,
         protocol_keys=("source", "conversation", "chat_template", "answer_budget"),
-        plots=lazy("coca_eval.mrcr.plots:plot_hook"),
-        preset_params="coca_eval.mrcr.params:MrcrPresetParams",
-        shortest=lazy("coca_eval.mrcr.params:shortest_length"),
+        **MRCR.spec("make_params make_runner command check preset_params shortest"),
+        **MRCR.report("plots"),
     )
 )

@@ -1,15 +1,17 @@
-"""The ``ppl`` task's registration: what api, report and gate need to know about it.
-
-Imported by ``coca-eval --help``, so every hook is a lazy reference to its implementation.
+"""The ``ppl`` task's registration (the paper's Table 1): sliding-window perplexity with its ``bpb`` and
+``word_ppl`` views, gated by the paired document test of every perplexity-like task
+(:mod:`coca_eval.ppl.hooks`), from any position in the window on (``gate --from-position``).
 """
 
 from __future__ import annotations
 
-from coca_eval.ppl.gate_hooks import perplexity_gate
-from coca_eval.registry import lazy
-from coca_eval.taskspec import ReportHooks, TaskSpec, register_task
+from coca_eval.conventions import TaskPackage
+from coca_eval.ppl.hooks import perplexity_gate, perplexity_report
+from coca_eval.taskspec import TaskSpec, register_task
 
 PPL_TASK_VERSION = 1
+# lazy hooks (coca_eval.conventions): ``coca-eval --help`` imports this module
+PPL = TaskPackage("ppl")
 
 register_task(
     TaskSpec(
@@ -18,32 +20,24 @@ register_task(
         metric="ppl",
         lower_is_better=True,
         description="Sliding-window perplexity: one methods x lengths table (the paper's Table 1).",
-        make_params=lazy("coca_eval.ppl.params:make_params"),
-        preset_params="coca_eval.ppl.params:PplPresetParams",
-        make_runner=lazy("coca_eval.ppl.task:PplTask"),
-        finish=lazy("coca_eval.ppl.task:record_documents"),
-        check=lazy("coca_eval.ppl.task:check_params"),
-        combine=lazy("coca_eval.ppl.task:combine_cell"),
-        command="coca_eval.cli.ppl:ppl",
-        report=ReportHooks(
-            table_title="Perplexity by evaluation length",
-            protocol=lazy("coca_eval.ppl.report:protocol_line"),
-            interval=lazy("coca_eval.ppl.report:interval"),
+        **PPL.spec(
+            "preset_params combine command",
+            make_params="params:make_params",
+            make_runner="task:PplTask",
+            finish="task:record_documents",
+            check="task:check_params",
+        ),
+        report=perplexity_report(
+            "Perplexity",
+            **PPL.report("protocol interval units plots"),
             interval_note="Brackets: 95 % bootstrap interval, resampling documents.",
-            units=lazy("coca_eval.ppl.report:units"),
             units_note="documents for perplexity",
-            plots=lazy("coca_eval.ppl.plots:plot_hook"),
-            views={
-                "bpb": lazy("coca_eval.ppl.report:bpb_view"),
-                "word_ppl": lazy("coca_eval.ppl.report:word_ppl_view"),
-            },
+            views={"bpb": PPL.lazy("report:bpb_view"), "word_ppl": PPL.lazy("report:word_ppl_view")},
         ),
         gate=perplexity_gate(
-            lazy("coca_eval.ppl.gate:paired_test"),
-            lazy("coca_eval.ppl.report:unit_ids"),
-            "documents or their scored tokens",
+            **PPL.gate("test units", positions="gate:past_position_runs"),
+            units_differ="documents or their scored tokens",
             protocol_keys=("stride", "mode", "bos", "doc_tokens"),
-            positions=lazy("coca_eval.ppl.gate:past_position_runs"),
         ),
     )
 )

@@ -1,7 +1,8 @@
-"""The gate hooks every perplexity-like task shares (``ppl``, ``longppl``, lm-eval's imported
-perplexity tasks): a paired test over documents whose effect is the candidate's perplexity ratio
+"""The hooks every perplexity-like task shares (``ppl``, ``longppl``, lm-eval's imported perplexity
+tasks). In the gate: a paired test over documents whose effect is the candidate's perplexity ratio
 minus 1, held to ``--max-ppl-rise``, and the note when too few documents make even the exact
-sign-flip test's smallest p-value too big.
+sign-flip test's smallest p-value too big. In the report of ``ppl`` and ``longppl``: a table by
+evaluation length.
 
 Imported by ``coca-eval --help`` through those specs: it imports nothing heavy.
 """
@@ -12,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from coca_eval.taskspec import EffectKind, GateHooks
+from coca_eval.taskspec import EffectKind, GateHooks, ReportHooks
+
+
+def perplexity_report(title: str, **own: Any) -> ReportHooks:
+    """The report hooks of a perplexity-like task whose table is called ``title`` (by evaluation
+    length); ``own`` adds its protocol caption, intervals and the documents its ``n`` counts."""
+    return ReportHooks(table_title=f"{title} by evaluation length", **own)
 
 
 def perplexity_gate(
