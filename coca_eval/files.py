@@ -64,6 +64,16 @@ def read_user_text(path: Path) -> str:
         raise CocaEvalError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+def read_utf8(path: Path, where: str) -> str:
+    """A settings file the user named (a config, a spec, a methods list), as UTF-8; one that is not is
+    one line, ``where`` (how the caller names the file) and the offset of its first undecodable byte.
+    Other read failures stay the caller's to word, as each names its own file kind."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CocaEvalError(f"{where} is not UTF-8 text (byte {exc.start})") from None
+
+
 def _umask() -> int:
     """The process umask (reading it means setting it; set it straight back)."""
     mask = os.umask(0o022)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coca_eval.backends.registry import BACKENDS
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import read_utf8
 from coca_eval.models.rope import RopePatch, parse_rope
 
 DTYPES = ("float32", "bfloat16", "float16")
@@ -67,11 +68,9 @@ def make_method(model: str, rope: str, label: str | None, dtype: str, backend: s
 
 def load_methods_file(path: Path, dtype: str, backend: str) -> list[MethodSpec]:
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = yaml.safe_load(read_utf8(path, f"methods file {path}"))
     except FileNotFoundError:
         raise CocaEvalError(f"methods file not found: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise CocaEvalError(f"methods file {path} is not UTF-8 text (byte {exc.start})") from None
     except (OSError, yaml.YAMLError) as exc:
         raise CocaEvalError(f"cannot read methods file {path}: {str(exc).splitlines()[0]}") from None
     entries = raw.get("methods") if isinstance(raw, dict) else None

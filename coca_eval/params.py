@@ -79,6 +79,14 @@ class SampledCells:
         (a cell that stops early has spent a prefix of them in their visiting order)."""
         return self.max_samples if self.samples == "auto" else self.samples
 
+    def check_fixed_count(self, rule_options: tuple[str, ...]) -> None:
+        """``--samples N``: a positive count, with none of ``rule_options`` (the fields of ``auto``'s
+        stopping rule) given, since a fixed count would silently ignore them."""
+        require_positive_int("--samples", self.samples)
+        given = [f"--{k.replace('_', '-')}" for k in rule_options if getattr(self, k) is not None]
+        if given:
+            raise CocaEvalError(f"{', '.join(given)} only apply with --samples auto")
+
 
 PROMPT_BOS_CHOICES = ("auto", "always", "never")  # BOS in front of a generation prompt (passkey, RULER)
 CHAT_KEYWORDS = ("auto", "none")

@@ -16,14 +16,8 @@ from pydantic import StrictStr
 
 from coca_eval.aa_lcr.prompts import JUDGE_PROTOCOLS
 from coca_eval.errors import CocaEvalError
-from coca_eval.generation.params import (
-    PROMPT_AND_ANSWER,
-    PROMPT_ONLY,
-    FamilyParams,
-    FamilyPresetParams,
-    make_family_params,
-    refuse_vllm_dynamic,
-)
+from coca_eval.generation.params import FamilyPresetParams, make_family_params, refuse_vllm_dynamic
+from coca_eval.generation.published import PublishedSetParams
 from coca_eval.params import PositiveCount, require_choice, require_positive_int
 
 EXACT, PUBLISHED = "exact", "published"
@@ -34,46 +28,35 @@ DEFAULT_ANSWER_TOKENS = 1024  # the card sets no budget; AA runs reasoning model
 
 
 @dataclass(frozen=True)
-class AaLcrParams(FamilyParams):
+class AaLcrParams(PublishedSetParams):
     """Everything that changes an AA-LCR number. Under ``exact`` a length is N = prompt + answer
     budget; under ``published`` it bounds the published prompt in the model's tokens (a length holds
-    the questions whose whole prompt fits it)."""
+    the questions whose whole prompt fits it: :class:`~coca_eval.generation.published.PublishedSetParams`)."""
 
     tasks: tuple[str, ...] = NAMES
-    protocol: str = EXACT
-    data: str = "smoke"
     answer_tokens: int = DEFAULT_ANSWER_TOKENS
     judge: str | None = None
     judge_protocol: str = "1.1"
     judge_max_tokens: int = 256
     judge_id: str | None = None  # set by make_aa_lcr_params once the judge answers
 
-    FILES = ("chat_template",)
+    PUBLISHED = PUBLISHED
+    DATA_FORMS = "hub, smoke, or a folder"
     OPTIONAL = ("max_samples", "target_width")
-
-    @property
-    def length_counts(self) -> str:  # type: ignore[override]
-        return PROMPT_ONLY if self.protocol == PUBLISHED else PROMPT_AND_ANSWER
 
     def answer_budget(self, task: str) -> int:
         return self.answer_tokens
 
-    def prompt_length(self, length: int, task: str) -> int:
-        return length if self.protocol == PUBLISHED else length - self.answer_tokens
+    def local_files(self) -> list[Path]:
+        from coca_eval.aa_lcr.data import data_files
 
-    def longest_sequence(self) -> int:
-        return max(self.lengths) + (self.answer_tokens if self.protocol == PUBLISHED else 0)
+        return data_files(self.data)
 
     def identity(self) -> dict[str, Any]:
         """The judge by its identity (never its name: a URL may hold credentials), the data by name or
         by its files' content."""
-        from coca_eval.aa_lcr.data import data_files
-        from coca_eval.data.published_rows import files_fingerprint
-
         values = super().identity()
         del values["judge"]
-        if self.data not in ("hub", "smoke"):
-            values["data"] = files_fingerprint(data_files(self.data))
         return values
 
 
@@ -95,9 +78,7 @@ def make_aa_lcr_params(values: dict[str, Any]) -> AaLcrParams:
     require_choice("--judge-protocol", params.judge_protocol, JUDGE_PROTOCOLS)
     require_positive_int("--answer-tokens", params.answer_tokens)
     require_positive_int("--judge-max-tokens", params.judge_max_tokens)
-    local = params.data not in ("hub", "smoke")
-    if params.data is None or (local and not Path(params.data).expanduser().exists()):
-        raise CocaEvalError(f"--data {params.data}: no such file or directory (hub, smoke, or a folder)")
+    params.check_data()
     if not params.judge:
         raise CocaEvalError("AA-LCR is scored by a model judge: give --judge MODEL (a preset, a directory, "
                             "a hub id, or an OpenAI-compatible server's URL)")  # fmt: skip

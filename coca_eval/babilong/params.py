@@ -6,20 +6,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import PlainValidator, StrictFloat, StrictInt, StrictStr
+from pydantic import PlainValidator, StrictStr
 
 from coca_eval.babilong.data import HUB, hub_dataset
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.params import (
     PROMPT_AND_ANSWER,
+    FamilyPresetParams,
     RelativeBarParams,
     check_sampling,
     refuse_vllm_dynamic,
 )
 from coca_eval.params import PROMPT_BOS_CHOICES as BOS_CHOICES
 from coca_eval.params import (
-    PositiveCount,
-    PresetParams,
     SampledCells,
     check_preset_lengths,
     normalise_task_values,
@@ -85,23 +84,15 @@ def _preset_lengths(value: Any) -> Any:
     return check_preset_lengths(value)
 
 
-class BabilongPresetParams(PresetParams):
-    """What a babilong preset file may set, in YAML's types."""
+class BabilongPresetParams(FamilyPresetParams):
+    """What a babilong preset file may set, in YAML's types: a family's, BABILong's ``0k`` among the
+    lengths, and its own."""
 
-    tasks: StrictStr | list[StrictStr] = None
     lengths: Annotated[Any, PlainValidator(_preset_lengths)] = None
-    samples: PositiveCount | Literal["auto"] = None
-    max_samples: PositiveCount = None
-    target_width: StrictFloat | StrictInt = None
-    seed: StrictInt = None
     source: Literal[SOURCES] = None
     babi_data: StrictStr | None = None
-    data: StrictStr | None = None
     haystack: StrictStr = None
     prompt_parts: StrictStr | list[StrictStr] = None
-    chat_template: StrictStr = None
-    bos: Literal[BOS_CHOICES] = None
-    share: StrictFloat | StrictInt = None
 
 
 def _names(value, kind: str, valid: tuple[str, ...], groups: dict[str, tuple[str, ...]]) -> tuple[str, ...]:

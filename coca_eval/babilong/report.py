@@ -20,15 +20,12 @@ from coca_eval.generation.relative import (
     recorded_share,
     relative_length_checks,
 )
+from coca_eval.generation.report import summary_and_methods, task_cells
 from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
 from coca_eval.taskspec import ConsoleTables
-
-
-def babilong_cells(cells: Sequence[Cell]) -> list[Cell]:
-    return [c for c in cells if c.task == "babilong"]
 
 
 def task_order(cells: Sequence[Cell]) -> list[str]:
@@ -47,7 +44,7 @@ def reading(cells: Sequence[Cell], share: float) -> RelativeReading:
 
 
 def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> ReportTable:
-    cells = babilong_cells(cells)
+    cells = task_cells(cells, "babilong")
     lengths = sorted({c.length for c in cells})
     rows = []
     for method in dict.fromkeys(c.method for c in cells):
@@ -65,7 +62,7 @@ def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> Repor
 
 
 def task_table(cells: Sequence[Cell], method: str) -> ReportTable:
-    mine = [c for c in babilong_cells(cells) if c.method == method]
+    mine = task_cells(cells, "babilong", method)
     lengths = sorted({c.length for c in mine})
     found = {(c.dataset, c.length): c for c in mine}
     rows = [
@@ -79,12 +76,13 @@ def task_table(cells: Sequence[Cell], method: str) -> ReportTable:
 
 
 def babilong_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = ()) -> list[ReportTable]:
-    cells = babilong_cells(cells)
-    if not cells:
-        return []
-    share = recorded_share(runs, SHORTEST_SHARE, "BABILong")
-    methods = dict.fromkeys(c.method for c in cells)
-    return [summary_table(cells, share), *(task_table(cells, m) for m in methods)]
+    """The report's ``tables`` hook: the summary at the runs' share, then each method's task table."""
+    return summary_and_methods(
+        task_cells(cells, "babilong"),
+        lambda: recorded_share(runs, SHORTEST_SHARE, "BABILong"),
+        summary_table,
+        lambda mine, method, _share: task_table(mine, method),  # its averages need no bar
+    )
 
 
 def protocol_line(run: Run) -> str:

@@ -25,11 +25,10 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "than --target-width.",
 )
 @shared.seed_option(_preset_option)
-@_preset_option(
-    "--source",
-    key="source",
-    type=click.Choice(SOURCES),
-    help="generate: bAbI facts spread through book text to exactly N (this project's way); babilong: "
+@shared.source_option(
+    _preset_option,
+    SOURCES,
+    "generate: bAbI facts spread through book text to exactly N (this project's way); babilong: "
     "BABILong's prepared sets (comparable with its published numbers).  [default: generate]",
 )
 @_preset_option(

@@ -18,6 +18,10 @@ SEED = "Seed of every sample (same prompts for every method)."
 BOS = "BOS: auto, always, never."
 BOS_IN_FRONT = "BOS in front of each prompt: auto (as the tokenizer does), always, never."
 SHARE = "Effective length: % of the shortest length's average."
+MAX_SAMPLES = "With --samples auto: the most per cell."
+TARGET_WIDTH = "With --samples auto: the interval width to stop at."
+MAX_SAMPLES_PER_CELL = "With --samples auto: the most samples per cell."
+CELL_WIDTH = "With --samples auto: stop a cell once its 95 % interval is narrower than this many points"
 
 
 def plain_option(*names: str, key: str, **kwargs):
@@ -34,18 +38,28 @@ def samples_option(option, help: str = SAMPLES, keywords: tuple[str, ...] = ()):
     return option("--samples", key="samples", type=SampleCount(keywords), help=help)
 
 
-def max_samples_option(option, help: str = "With --samples auto: the most per cell."):
+def max_samples_option(option, help: str = MAX_SAMPLES):
     return option("--max-samples", key="max_samples", type=int, help=help)
 
 
-def target_width_option(option, help: str = "With --samples auto: the interval width to stop at."):
+def target_width_option(option, help: str = TARGET_WIDTH):
     return option("--target-width", key="target_width", type=float, help=help)
 
 
-def sampling_options(option, help: str = SAMPLES):
-    """``--samples`` with ``--max-samples`` and ``--target-width``, for a family whose ``--samples auto``
-    stops on the interval's width alone (its effective length has no fixed bar)."""
-    options = (samples_option(option, help), max_samples_option(option), target_width_option(option))
+def sampling_options(
+    option,
+    help: str = SAMPLES,
+    keywords: tuple[str, ...] = (),
+    max_samples: str = MAX_SAMPLES,
+    target_width: str = TARGET_WIDTH,
+):
+    """``--samples`` (with the family's own ``keywords``), ``--max-samples`` and ``--target-width``, each
+    with the family's help where its wording differs (RULER's auto also stops at its threshold)."""
+    options = (
+        samples_option(option, help, keywords),
+        max_samples_option(option, max_samples),
+        target_width_option(option, target_width),
+    )
     return lambda command: with_options(command, options)
 
 
@@ -55,6 +69,16 @@ def seed_option(option, help: str = SEED):
 
 def bos_option(option, help: str = BOS):
     return option("--bos", key="bos", type=click.Choice(PROMPT_BOS_CHOICES), help=help)
+
+
+def source_option(option, sources: tuple[str, ...], help: str):
+    """``--source``: where a family's samples come from, built here or a peer's published set."""
+    return option("--source", key="source", type=click.Choice(sources), help=help)
+
+
+def protocol_option(option, protocols: tuple[str, ...], help: str):
+    """``--protocol``: exact lengths (this project's), or the way the family's own harness builds them."""
+    return option("--protocol", key="protocol", type=click.Choice(protocols), help=help)
 
 
 def share_option(option, help: str = SHARE):
@@ -69,7 +93,7 @@ def published_set_options(
     the set's own), the lengths, the sampling options with ``per_length`` saying what is sampled, the
     seed and ``--data`` (hub, smoke or a folder), each with the family's own help."""
     options = (
-        option("--protocol", key="protocol", type=click.Choice(protocols), help=protocol),
+        protocol_option(option, protocols, protocol),
         lengths_option(option, "Lengths in tokens: 1k..128k (see --protocol)."),
         sampling_options(option, per_length),
         seed_option(option, seed),

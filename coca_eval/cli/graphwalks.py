@@ -22,11 +22,10 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @shared.lengths_option(_preset_option)
 @shared.sampling_options(_preset_option)
 @shared.seed_option(_preset_option, "Seed of every graph (same prompts for every method).")
-@_preset_option(
-    "--source",
-    key="source",
-    type=click.Choice(SOURCES),
-    help="generate: random graphs filled to exactly N (offline); openai: OpenAI's published rows, each "
+@shared.source_option(
+    _preset_option,
+    SOURCES,
+    "generate: random graphs filled to exactly N (offline); openai: OpenAI's published rows, each "
     "in the shortest N that holds it (longer rows skipped and counted).",
 )
 @_preset_option(

@@ -24,23 +24,19 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "icl, longqa, summ) or helmet (every task).",
 )
 @shared.lengths_option(_preset_option, "Lengths N in tokens (prompt + answer budget): 8k..64k.")
-@shared.samples_option(
+@shared.sampling_options(
     _preset_option,
     "Samples per task and length, helmet (each task's count in HELMET's configs: 100, ICL 500), or "
     "auto: rounds until each cell's 95 % interval is narrower than --target-width.",
     keywords=("helmet",),
-)
-@shared.max_samples_option(_preset_option, "With --samples auto: the most samples per cell.")
-@shared.target_width_option(
-    _preset_option,
-    "With --samples auto: stop a cell once its 95 % interval is narrower than this many points.",
+    max_samples=shared.MAX_SAMPLES_PER_CELL,
+    target_width=f"{shared.CELL_WIDTH}.",
 )
 @shared.seed_option(_preset_option)
-@_preset_option(
-    "--protocol",
-    key="protocol",
-    type=click.Choice(PROTOCOLS),
-    help="exact: prompt + answer budget = N in the model's tokens, whole units while they fit; helmet: "
+@shared.protocol_option(
+    _preset_option,
+    PROTOCOLS,
+    "exact: prompt + answer budget = N in the model's tokens, whole units while they fit; helmet: "
     "HELMET's units per length and its truncation (numbers comparable with HELMET's tables).  "
     "[default: exact]",
 )

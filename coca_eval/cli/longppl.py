@@ -12,50 +12,45 @@ from coca_eval.ppl.longppl.params import METRICS
 if TYPE_CHECKING:
     from coca_eval.cli.evaluation import MethodOptions
 
-# option name -> LongPplParams field
-_FIELDS = {
-    "evaluator_model": "evaluator_model",
-    "longppl_short": "short",
-    "longppl_step": "step",
-    "longppl_bound": "bound",
-    "longppl_margin": "margin",
-    "key_tokens": "key_tokens",
-}
+# The key-token rule's options in --help order: (option, LongPplParams field, type, help). One table
+# declares each option and names the field its value fills, so the two cannot drift apart.
+_RULE_OPTIONS = (
+    (
+        "--evaluator-model",
+        "evaluator_model",
+        None,
+        "longppl: the model that picks the key tokens (default: each evaluated model itself); its "
+        "tokenizer may differ (tokens are matched through character offsets).",
+    ),
+    ("--longppl-short", "short", int, "longppl: the short context in tokens [4096]."),
+    ("--longppl-step", "step", int, "longppl: tokens sharing one short context [1024]."),
+    ("--longppl-bound", "bound", float, "longppl: key tokens' full-context loss is below [2.0]."),
+    ("--longppl-margin", "margin", float, "longppl: key tokens' loss rises by more than this [2.0]."),
+    (
+        "--key-tokens",
+        "key_tokens",
+        click.Path(exists=True, dir_okay=False),
+        "longppl: score on the key tokens stored in this earlier longppl results file.",
+    ),
+)
+# option's parameter name -> LongPplParams field
+_FIELDS = {option[2:].replace("-", "_"): field for option, field, _, _ in _RULE_OPTIONS}
 
 
 def longppl_options(command):
     """``--metric`` and the key-token rule's options (the paper's defaults apply when not given)."""
     from coca_eval.cli.options import with_options
 
-    options = [
-        click.option(
-            "--metric",
-            type=click.Choice(METRICS),
-            default="ppl",
-            show_default=True,
-            help="longppl: perplexity on the key tokens only (Fang et al., ICLR 2025), each document's "
-            "first L tokens read in one window.",
-        ),
-        click.option(
-            "--evaluator-model",
-            help="longppl: the model that picks the key tokens (default: each evaluated model itself); "
-            "its tokenizer may differ (tokens are matched through character offsets).",
-        ),
-        click.option("--longppl-short", type=int, help="longppl: the short context in tokens [4096]."),
-        click.option("--longppl-step", type=int, help="longppl: tokens sharing one short context [1024]."),
-        click.option(
-            "--longppl-bound", type=float, help="longppl: key tokens' full-context loss is below [2.0]."
-        ),
-        click.option(
-            "--longppl-margin", type=float, help="longppl: key tokens' loss rises by more than this [2.0]."
-        ),
-        click.option(
-            "--key-tokens",
-            type=click.Path(exists=True, dir_okay=False),
-            help="longppl: score on the key tokens stored in this earlier longppl results file.",
-        ),
-    ]
-    return with_options(command, options)
+    metric = click.option(
+        "--metric",
+        type=click.Choice(METRICS),
+        default="ppl",
+        show_default=True,
+        help="longppl: perplexity on the key tokens only (Fang et al., ICLR 2025), each document's "
+        "first L tokens read in one window.",
+    )
+    rule = [click.option(option, type=kind, help=text) for option, _, kind, text in _RULE_OPTIONS]
+    return with_options(command, [metric, *rule])
 
 
 def pop_longppl_options(overrides: dict) -> dict | None:

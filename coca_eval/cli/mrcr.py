@@ -23,11 +23,10 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @shared.lengths_option(_preset_option)
 @shared.sampling_options(_preset_option)
 @shared.seed_option(_preset_option, "Seed of every conversation (same for every method).")
-@_preset_option(
-    "--source",
-    key="source",
-    type=click.Choice(SOURCES),
-    help="generate: conversations built here, exactly N tokens (offline); openai: OpenAI's published "
+@shared.source_option(
+    _preset_option,
+    SOURCES,
+    "generate: conversations built here, exactly N tokens (offline); openai: OpenAI's published "
     "conversations; deepmind: DeepMind's MRCR v2 CSVs (each published row in the shortest N that holds "
     "it, longer ones skipped and counted).",
 )

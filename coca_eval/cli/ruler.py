@@ -32,16 +32,12 @@ REPLAY_OPTION = click.option(
     "niah_multiquery, vt, cwe, fwe, qa_1, qa_2, or the group ruler (all thirteen).",
 )
 @shared.lengths_option(_preset_option, "Prompt lengths in tokens: 4k..128k, 4096,8192 or 1k..8k.")
-@shared.samples_option(
+@shared.sampling_options(
     _preset_option,
     "Samples per task and length (RULER: 500), or auto: rounds until each cell's 95 % interval lies "
     "above or below --threshold (or is narrower than --target-width).",
-)
-@shared.max_samples_option(_preset_option, "With --samples auto: the most samples per cell.")
-@shared.target_width_option(
-    _preset_option,
-    "With --samples auto: stop a cell once its 95 % interval is narrower than this many points "
-    "(0-100), instead of at --threshold.",
+    max_samples=shared.MAX_SAMPLES_PER_CELL,
+    target_width=f"{shared.CELL_WIDTH} (0-100), instead of at --threshold.",
 )
 @shared.seed_option(_preset_option)
 @_preset_option(

@@ -22,7 +22,6 @@ from coca_eval.params import (
     check_chat_template,
     normalise_task_values,
     require_choice,
-    require_positive_int,
 )
 from coca_eval.sequential import StoppingRule
 
@@ -37,11 +36,7 @@ a reasoning model 112k of input and 16k of output at 128k)."""
 def check_sampling(params: Any) -> None:
     """``--samples N``, or ``auto`` with ``--max-samples`` and a rule it can follow, in points (0-100)."""
     if params.samples != "auto":
-        require_positive_int("--samples", params.samples)
-        rule_options = ("max_samples", "target_width")
-        given = [f"--{k.replace('_', '-')}" for k in rule_options if getattr(params, k) is not None]
-        if given:
-            raise CocaEvalError(f"{', '.join(given)} only apply with --samples auto")
+        params.check_fixed_count(("max_samples", "target_width"))
         return
     count = params.max_samples
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -211,8 +206,9 @@ def make_family_params(cls: type[FamilyParams], values: dict[str, Any], family: 
 
 
 class FamilyPresetParams(PresetParams):
-    """What a preset of a family built on :class:`FamilyParams` may set, in YAML's types, with the
-    published rows it reads (``data``); a family adds its own (its ``source`` choices)."""
+    """What a preset of a family built on :class:`FamilyParams` (or, as HELMET's and BABILong's, on
+    :class:`RelativeBarParams`) may set, in YAML's types, with the published rows it reads (``data``);
+    a family adds its own (its ``source`` choices) and narrows or widens a type it reads otherwise."""
 
     tasks: StrictStr | list[StrictStr] = None
     lengths: StrictStr | list[StrictInt] = None

@@ -21,6 +21,12 @@ def imported_note(run: Run) -> str:
     return ""
 
 
+def task_cells(cells: Sequence[Cell], task: str, method: str | None = None) -> list[Cell]:
+    """The cells of one family's ``task`` (a report holds every task's runs), of ``method`` alone where
+    given (a per-method table)."""
+    return [c for c in cells if c.task == task and (method is None or c.method == method)]
+
+
 def summary_and_methods(cells: Sequence[Cell], bar: Callable[[], float], summary_table, task_table) -> list:
     """A family's report tables: ``summary_table(cells, bar)``, then ``task_table(cells, method, bar)``
     for each method in the order the cells name them; none without cells, and ``bar`` (the share or

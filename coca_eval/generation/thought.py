@@ -10,13 +10,17 @@ prefills prompt + thought again (the prompt's shared prefix is still shared).
 The thought is split from the answer by token ids: the first call stops when its output ends with
 the close marker's ids, and whatever the second call produces is the answer. No text is searched.
 A thought that ends at EOS before its close marker leaves no answer (an empty output).
+
+LongBench v2's chain of thought is the same two calls with another first call
+(:mod:`coca_eval.longbench.v2_reasoning`): :func:`generate_in_two_calls` runs either, so the
+failures of either call are handled, and its rows answered, one way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from coca_eval.backends.special_tokens import eos_ids
 from coca_eval.backends.stopping import StopRule
@@ -61,54 +65,95 @@ def split_thought(plan: ThoughtPlan, generated: Sequence[int], eos: set[int]) ->
     return Thought(tuple(generated), len(generated) >= plan.budget, False)
 
 
-OnAnswer = Callable[[int, list[int], Thought], None]
+class FirstCall(Protocol):
+    """The first of a decoding's two calls (a thought; LongBench v2's reasoning): its stop ``rule``,
+    what a row's output becomes (:meth:`read`, whose ``ended`` says no answer follows) and the second
+    prompt built from it. ``keeps_prefix``: the second prompts extend the first ones, so their shared
+    prefix (``prefix_lengths``, ``prefix_groups``) stays shared."""
+
+    rule: StopRule
+    keeps_prefix: bool
+
+    def read(self, tokens: list[int]) -> Any: ...
+
+    def second_prompt(self, i: int, prompt: Sequence[int], first: Any) -> list[int]: ...
 
 
-def generate_with_thought(
+@dataclass(frozen=True)
+class ThoughtCall:
+    """A thought's call: up to the think budget, stopped at the close marker; the answer's prompt is
+    the prompt, the thought and the close marker the budget forced."""
+
+    plan: ThoughtPlan
+    eos: set[int]
+    keeps_prefix = True
+
+    @property
+    def rule(self) -> StopRule:
+        return StopRule(self.plan.budget, stop_sequences=(self.plan.close_ids,))
+
+    def read(self, tokens: list[int]) -> Thought:
+        return split_thought(self.plan, tokens, self.eos)
+
+    def second_prompt(self, i: int, prompt: Sequence[int], first: Thought) -> list[int]:
+        return [*prompt, *first.continuation(self.plan)]
+
+
+def generate_with_thought(backend, plan: ThoughtPlan, *args, **options) -> bool:
+    """``generate_greedy`` with a thought before each answer (:func:`generate_in_two_calls`):
+    ``on_done(i, answer_ids, thought)`` for prompt ``i``."""
+    eos = eos_ids(_generation_config(backend), backend.tokenizer)
+    return generate_in_two_calls(backend, ThoughtCall(plan, eos), *args, **options)
+
+
+def generate_in_two_calls(
     backend,
-    plan: ThoughtPlan,
+    first: FirstCall,
     prompts: Sequence[Sequence[int]],
     prefix_lengths: Sequence[int],
     stop: StopRule,
-    on_done: OnAnswer,
+    on_done: Callable[[int, list[int], Any], None],
     **options: Unpack[GreedyKeywords],
 ) -> bool:
-    """``generate_greedy`` with a thought before each answer: ``on_done(i, answer_ids, thought)`` for
-    prompt ``i``; returns whether either call reused a prefix. Non-finite logits in either call fail
-    only their rows: the others are answered, then the failures are raised together, named by the
-    prompt's position in this call."""
-    eos = eos_ids(_generation_config(backend), backend.tokenizer)
-    thoughts: dict[int, Thought] = {}
-    rule = StopRule(plan.budget, stop_sequences=(plan.close_ids,))
+    """``generate_greedy`` in two calls: ``first``'s for every prompt, then under ``stop`` the answer of
+    each row whose first output did not end it; ``on_done(i, answer_ids, first_output)`` for prompt
+    ``i`` (no answer ids where it ended). Returns whether either call reused a prefix. Non-finite
+    logits in either call fail only their rows: the others are answered, then the failures are raised
+    together, named by the prompt's position in this call."""
+    firsts: dict[int, Any] = {}
     failed: list[NonFiniteOutput] = []
 
-    def thought_done(i: int, tokens: list[int]) -> None:
-        thoughts[i] = split_thought(plan, tokens, eos)
+    def first_done(i: int, tokens: list[int]) -> None:
+        firsts[i] = first.read(tokens)
 
     reused = finite_rows(
-        failed, backend.generate_greedy, prompts, prefix_lengths, rule, thought_done, **options
+        failed,
+        backend.generate_greedy,
+        prompts,
+        prefix_lengths,
+        first.rule,
+        first_done,
+        **options,
     )
-    for i in sorted(i for i, thought in thoughts.items() if thought.ended):
-        on_done(i, [], thoughts.pop(i))
-    going = sorted(thoughts)
-    if going:
-        groups = options.pop("prefix_groups", None)
-        if groups is not None:
-            options["prefix_groups"] = [groups[i] for i in going]
-        answered = finite_rows(
-            failed,
-            backend.generate_greedy,
-            [[*prompts[i], *thoughts[i].continuation(plan)] for i in going],
-            [prefix_lengths[i] for i in going],
-            stop,
-            lambda k, tokens: on_done(going[k], tokens, thoughts[going[k]]),
-            rows=going,
-            **options,
-        )
-        reused = reused or answered
+    for i in sorted(i for i, output in firsts.items() if output.ended):
+        on_done(i, [], firsts.pop(i))
+    going = sorted(firsts)
+    groups = options.pop("prefix_groups", None)
+    if groups is not None and first.keeps_prefix:
+        options["prefix_groups"] = [groups[i] for i in going]
+    answered = going and finite_rows(
+        failed,
+        backend.generate_greedy,
+        [first.second_prompt(i, prompts[i], firsts[i]) for i in going],
+        [prefix_lengths[i] if first.keeps_prefix else 0 for i in going],
+        stop,
+        lambda k, tokens: on_done(going[k], tokens, firsts[going[k]]),
+        rows=going,
+        **options,
+    )
     if failed:
         raise NonFiniteOutput.of_rows(failed)
-    return reused
+    return bool(reused or answered)
 
 
 def finite_rows(

@@ -11,6 +11,7 @@ row whose answers are all empty after normalisation (it would score any output 1
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -119,3 +120,20 @@ def hub_file(task: str, relative: str) -> Path:
         "download and unpack it, and pass --data with the data directory",
         f"{task}: HELMET's archive has no data/{relative}",
     )
+
+
+@dataclass(frozen=True)
+class ChosenRows:
+    """One task's chosen questions, taken by sample index. An index past them (more ``--samples``
+    than the file holds) is a one-line refusal naming the task and the count (``HELD``, in the
+    task's own words), never an IndexError mid-run."""
+
+    task: str
+    rows: tuple
+
+    HELD = "HELMET's file holds {n} questions; ask for fewer --samples"
+
+    def row(self, index: int):
+        if index >= len(self.rows):
+            raise CocaEvalError(f"{self.task}: {self.HELD.format(n=len(self.rows))}")
+        return self.rows[index]

@@ -28,6 +28,7 @@ from pathlib import Path
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
 from coca_eval.generation.segments import TooShort, take
+from coca_eval.helmet.data import ChosenRows
 
 TEMPLATE = (
     'Use the provided mapping from the text to label to assign a label to the text. Only output "label: '
@@ -99,22 +100,18 @@ def label_mapping(labels: int, local_seed: int) -> list[int]:
 
 
 @dataclass(frozen=True)
-class IclSet:
-    """One task's chosen questions and its training split."""
+class IclSet(ChosenRows):
+    """One task's chosen questions (``rows``: :class:`Example`) and its training split."""
 
-    task: str
-    questions: tuple[Example, ...]
     train: tuple[Example, ...]
     labels: int
     seed: int
 
+    HELD = "the test split holds {n} questions; ask for fewer"
+
     def question(self, index: int) -> tuple[Example, list[int], int]:
         """Question ``index``, its label mapping and its seed."""
-        if index >= len(self.questions):
-            raise CocaEvalError(
-                f"{self.task}: the test split holds {len(self.questions)} questions; ask for fewer"
-            )
-        example = self.questions[index]
+        example = self.row(index)
         local = question_seed(example.text, self.seed)
         return example, label_mapping(self.labels, local), local
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from pydantic import StrictFloat, StrictInt, StrictStr
+from pydantic import StrictStr
 
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.params import (
     PROMPT_AND_ANSWER,
+    FamilyPresetParams,
     RelativeBarParams,
     check_sampling,
     expanded_values,
@@ -20,7 +21,6 @@ from coca_eval.params import PROMPT_BOS_CHOICES as BOS_CHOICES
 from coca_eval.params import (
     PositiveCount,
     PresetLengths,
-    PresetParams,
     SampledCells,
     require_choice,
     require_positive_int,
@@ -93,21 +93,14 @@ class HelmetParams(RelativeBarParams, SampledCells):
         return max(self.lengths)
 
 
-class HelmetPresetParams(PresetParams):
-    """What a helmet preset file may set, in YAML's types."""
+class HelmetPresetParams(FamilyPresetParams):
+    """What a helmet preset file may set, in YAML's types: a family's, ``helmet`` among the sample
+    counts, and HELMET's own."""
 
-    tasks: StrictStr | list[StrictStr] = None
     lengths: PresetLengths = None
     samples: PositiveCount | Literal["auto", "helmet"] = None
-    max_samples: PositiveCount = None
-    target_width: StrictFloat | StrictInt = None
-    seed: StrictInt = None
     protocol: Literal[PROTOCOLS] = None
     haystack: StrictStr = None
-    data: StrictStr | None = None
-    chat_template: StrictStr = None
-    bos: Literal[BOS_CHOICES] = None
-    share: StrictFloat | StrictInt = None
     judge: StrictStr | None = None
     judge_max_tokens: PositiveCount = None
 

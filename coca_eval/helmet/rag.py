@@ -29,7 +29,7 @@ from functools import cache
 from coca_eval.errors import CocaEvalError
 from coca_eval.generation.draws import Context, Draw, Kit, SampleKey
 from coca_eval.generation.segments import TooShort, insert, take
-from coca_eval.helmet.data import QaRow, data_file, read_rows
+from coca_eval.helmet.data import ChosenRows, QaRow, data_file, read_rows
 from coca_eval.helmet.scoring import normalize
 
 INSTRUCTION = (
@@ -66,11 +66,10 @@ def row_key(row: QaRow, by_id: bool) -> str | int:
 
 
 @dataclass(frozen=True)
-class QaSet:
-    """One task's chosen questions (HELMET's choice for ``seed`` and ``samples``) and demo rows."""
+class QaSet(ChosenRows):
+    """One task's chosen questions (``rows``: HELMET's choice for ``seed`` and ``samples``) and demo
+    rows."""
 
-    task: str
-    rows: tuple[QaRow, ...]
     demos: tuple[QaRow, ...]
     by_id: bool
     shots: int
@@ -141,11 +140,7 @@ def load_qa_set(task: str, data: str | None, k: int, samples: int, seed: int, sh
 
 def fields(qa: QaSet, index: int) -> tuple[QaRow, dict[str, str]]:
     """Question ``index``'s row and the template's fields other than the context."""
-    if index >= len(qa.rows):
-        raise CocaEvalError(
-            f"{qa.task}: HELMET's file holds {len(qa.rows)} questions; ask for fewer --samples"
-        )
-    row = qa.rows[index]
+    row = qa.row(index)
     return row, {"demos": qa.demos_text(row), "question": row.question}
 
 

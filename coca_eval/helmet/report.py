@@ -22,7 +22,7 @@ from coca_eval.generation.relative import (
     record_relative,
     recorded_share,
 )
-from coca_eval.generation.report import summary_and_methods
+from coca_eval.generation.report import summary_and_methods, task_cells
 from coca_eval.helmet.params import SHORTEST_SHARE
 from coca_eval.helmet.tasks import CATEGORIES, HELMET_TASKS, category_of
 from coca_eval.lengths import format_length
@@ -30,10 +30,6 @@ from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
 from coca_eval.tables import cell_text
 from coca_eval.taskspec import ConsoleTables
-
-
-def helmet_cells(cells: Sequence[Cell]) -> list[Cell]:
-    return [c for c in cells if c.task == "helmet"]
 
 
 def task_order(cells: Sequence[Cell]) -> list[str]:
@@ -62,7 +58,7 @@ def read_category(cells: Sequence[Cell], category: str, share: float = SHORTEST_
 
 def summary_table(cells: Sequence[Cell], share: float = SHORTEST_SHARE) -> ReportTable:
     """Methods x categories: the category average at each length and the effective length."""
-    cells = helmet_cells(cells)
+    cells = task_cells(cells, "helmet")
     lengths = sorted({c.length for c in cells})
     rows = []
     for method in dict.fromkeys(c.method for c in cells):
@@ -90,7 +86,7 @@ def effective_note(share: float) -> str:
 
 def task_table(cells: Sequence[Cell], method: str, share: float = SHORTEST_SHARE) -> ReportTable:
     """One method's tasks x lengths, each category's tasks followed by its average."""
-    mine = [c for c in helmet_cells(cells) if c.method == method]
+    mine = task_cells(cells, "helmet", method)
     lengths = sorted({c.length for c in mine})
     found = {(c.dataset, c.length): c for c in mine}
     rows = []
@@ -108,7 +104,9 @@ def task_table(cells: Sequence[Cell], method: str, share: float = SHORTEST_SHARE
 
 def helmet_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = ()) -> list[ReportTable]:
     """The report's ``tables`` hook: the category summary, then each method's task table."""
-    return summary_and_methods(helmet_cells(cells), lambda: run_share(runs), summary_table, task_table)
+    return summary_and_methods(
+        task_cells(cells, "helmet"), lambda: run_share(runs), summary_table, task_table
+    )
 
 
 def run_share(runs: Sequence[Run]) -> float:

@@ -13,14 +13,8 @@ from typing import Any, Literal
 from pydantic import StrictBool
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.generation.params import (
-    PROMPT_AND_ANSWER,
-    PROMPT_ONLY,
-    FamilyParams,
-    FamilyPresetParams,
-    make_family_params,
-    refuse_vllm_dynamic,
-)
+from coca_eval.generation.params import FamilyPresetParams, make_family_params, refuse_vllm_dynamic
+from coca_eval.generation.published import PublishedSetParams
 from coca_eval.longbench.tasks import E_NAMES, NAMES, task_of
 from coca_eval.longbench.v2_tasks import ANSWER_BUDGET, CONTEXTS, REASONING_BUDGET
 from coca_eval.longbench.v2_tasks import NAMES as V2_NAMES
@@ -34,46 +28,21 @@ SMOKE_DIR = Path(__file__).with_name("smoke")
 
 
 @dataclass(frozen=True)
-class PublishedSetParams(FamilyParams):
+class LongBenchSetParams(PublishedSetParams):
     """What both LongBench versions share. Under ``protocol longbench`` a length is ``pred.py``'s
     ``max_length`` (the prompt's truncation budget, the answer decoded past it); under ``exact`` it is N
-    = prompt + answer budget."""
+    = prompt + answer budget (:class:`~coca_eval.generation.published.PublishedSetParams`)."""
 
-    protocol: str = EXACT
-    data: str = SMOKE
-
-    FILES = ("chat_template",)
+    PUBLISHED = PUBLISHED
     SMOKE_PATH = SMOKE_DIR
-
-    @property
-    def length_counts(self) -> str:  # type: ignore[override]
-        return PROMPT_ONLY if self.protocol == PUBLISHED else PROMPT_AND_ANSWER
-
-    def prompt_length(self, length: int, task: str) -> int:
-        return length if self.protocol == PUBLISHED else length - self.answer_budget(task)
-
-    def longest_sequence(self) -> int:
-        extra = max(self.answer_budget(t) for t in self.tasks) if self.protocol == PUBLISHED else 0
-        return max(self.lengths) + extra
 
     def names_the_hub(self, option: str, value: str) -> bool:
         return option == "data" and value in ("hub", SMOKE)
-
-    def identity(self) -> dict[str, Any]:
-        from coca_eval.data.published_rows import files_fingerprint
-
-        values = super().identity()
-        if self.data not in ("hub", SMOKE):
-            values["data"] = files_fingerprint(self.local_files())
-        return values
 
     @property
     def rows(self) -> str:
         """The ``data`` the reader takes: the smoke set's path for ``smoke``."""
         return str(self.SMOKE_PATH) if self.data == SMOKE else self.data
-
-    def local_files(self) -> list[Path]:
-        raise NotImplementedError
 
     def cell_keys(self) -> dict[str, Any]:
         """What a cell records of this version's own choices."""
@@ -81,7 +50,7 @@ class PublishedSetParams(FamilyParams):
 
 
 @dataclass(frozen=True)
-class LongBenchParams(PublishedSetParams):
+class LongBenchParams(LongBenchSetParams):
     """Everything that changes a LongBench v1 number."""
 
     tasks: tuple[str, ...] = NAMES
@@ -100,7 +69,7 @@ class LongBenchParams(PublishedSetParams):
 
 
 @dataclass(frozen=True)
-class LongBenchV2Params(PublishedSetParams):
+class LongBenchV2Params(LongBenchSetParams):
     """Everything that changes a LongBench v2 number: its domains and whether the document is given
     (``context`` none: the "w/o context" baseline)."""
 
@@ -138,11 +107,9 @@ class LongBenchV2PresetParams(FamilyPresetParams):
     cot: StrictBool = None
 
 
-def _check_shared(params: PublishedSetParams) -> None:
+def _check_shared(params: LongBenchSetParams) -> None:
     require_choice("--protocol", params.protocol, PROTOCOLS)
-    local = params.data not in ("hub", SMOKE)
-    if params.data is None or (local and not Path(params.data).expanduser().exists()):
-        raise CocaEvalError(f"--data {params.data}: no such file or directory (hub, smoke, or a path)")
+    params.check_data()
 
 
 def make_longbench_params(values: dict[str, Any]) -> LongBenchParams:
@@ -169,7 +136,7 @@ def make_longbench_v2_params(values: dict[str, Any]) -> LongBenchV2Params:
     return params
 
 
-def check_methods(params: PublishedSetParams, methods) -> None:
+def check_methods(params: LongBenchSetParams, methods) -> None:
     """Read and check every row of every task before a model loads."""
     if isinstance(params, LongBenchV2Params):
         from coca_eval.longbench.v2_data import domain_questions
@@ -211,7 +178,7 @@ def _require_libraries(tasks) -> None:
         )
 
 
-def shortest_length(params: PublishedSetParams) -> tuple[int, str]:
+def shortest_length(params: LongBenchSetParams) -> tuple[int, str]:
     """The shortest N every task can build: one prompt token, and under ``exact`` the answer budget."""
     from coca_eval.lengths import shortest_answered
 

@@ -47,15 +47,24 @@ class _Rows:
         """The task's prompt for a row, before any cut or frame."""
         return task.prompt(row)
 
-    @staticmethod
-    def detail(row, ids: list[int], cut: int) -> dict:
+    @classmethod
+    def detail(cls, row, ids: list[int], cut: int) -> dict:
+        """A sample's record of its row: where it is and its id, what the version keeps of it
+        (:meth:`row_fields`), the prompt's tokens and how many the middle cut dropped."""
         return {
             "row": row.where,
             "_id": row.id,
-            "longbench_length": row.length,
-            "all_classes": list(row.all_classes) if row.all_classes is not None else None,
+            **cls.row_fields(row),
             "prompt_tokens": len(ids),
             "cut_tokens": cut,
+        }
+
+    @staticmethod
+    def row_fields(row) -> dict:
+        """v1's: the row's own length and, for the classification tasks, its classes."""
+        return {
+            "longbench_length": row.length,
+            "all_classes": list(row.all_classes) if row.all_classes is not None else None,
         }
 
 

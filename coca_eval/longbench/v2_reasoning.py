@@ -11,17 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from coca_eval.backends.stopping import StopRule
-from coca_eval.errors import NonFiniteOutput
-from coca_eval.generation.thought import finite_rows
+from coca_eval.generation.thought import generate_in_two_calls
 from coca_eval.longbench.v2_tasks import REASONING_BUDGET
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from coca_eval.backends.greedy import GreedyKeywords
 
 
 @dataclass(frozen=True)
@@ -31,48 +24,38 @@ class Reasoning:
     text: str  # decoded and stripped, as pred.py quotes it in the second prompt
     tokens: int
 
+    ended = False  # a reasoning always leads to its answer
+
     def record(self, plan, tokenizer) -> dict:
         return {"cot": self.text, "cot_tokens": self.tokens}
 
 
+@dataclass(frozen=True)
+class ReasoningCall:
+    """The reasoning's call: up to 1,024 tokens; the answer's prompt is ``second(i, reasoning)``, which
+    holds no document, so it shares no prefix with the first."""
+
+    second: Callable[[int, str], list[int]]
+    decode: Callable
+    keeps_prefix = False
+
+    @property
+    def rule(self) -> StopRule:
+        return StopRule(REASONING_BUDGET)
+
+    def read(self, tokens: list[int]) -> Reasoning:
+        return Reasoning(self.decode(tokens, skip_special_tokens=True).strip(), len(tokens))
+
+    def second_prompt(self, i: int, prompt: Sequence[int], first: Reasoning) -> list[int]:
+        return self.second(i, first.text)
+
+
 def generate_with_reasoning(
-    backend,
-    second_prompt: Callable[[int, str], list[int]],
-    prompts: Sequence[Sequence[int]],
-    prefix_lengths: Sequence[int],
-    stop: StopRule,
-    on_done: Callable,
-    **options: Unpack[GreedyKeywords],
+    backend, second_prompt: Callable[[int, str], list[int]], *args, **options
 ) -> bool:
-    """``generate_greedy`` in two calls: the reasoning of each prompt, then ``second_prompt(i, text)``
-    answered under ``stop``; ``on_done(i, answer_ids, reasoning)``. Returns whether a prefix was reused.
-    Non-finite logits in either call fail only their rows: the others are answered, then the failures
-    are raised together, named by the prompt's position in this call."""
-    first: dict[int, list[int]] = {}
-    failed: list[NonFiniteOutput] = []
-    reused = finite_rows(
-        failed,
-        backend.generate_greedy,
-        prompts,
-        prefix_lengths,
-        StopRule(REASONING_BUDGET),
-        first.__setitem__,
-        **options,
+    """``generate_greedy`` in two calls (:func:`~coca_eval.generation.thought.generate_in_two_calls`):
+    the reasoning of each prompt, then ``second_prompt(i, text)`` answered under ``stop``;
+    ``on_done(i, answer_ids, reasoning)``."""
+    return generate_in_two_calls(
+        backend, ReasoningCall(second_prompt, backend.tokenizer.decode), *args, **options
     )
-    decode = backend.tokenizer.decode
-    reasoning = {i: Reasoning(decode(t, skip_special_tokens=True).strip(), len(t)) for i, t in first.items()}
-    going = sorted(reasoning)
-    options.pop("prefix_groups", None)  # the second prompts hold no shared prefix
-    answered = going and finite_rows(
-        failed,
-        backend.generate_greedy,
-        [second_prompt(i, reasoning[i].text) for i in going],
-        [0] * len(going),
-        stop,
-        lambda k, tokens: on_done(going[k], tokens, reasoning[going[k]]),
-        rows=going,
-        **options,
-    )
-    if failed:
-        raise NonFiniteOutput.of_rows(failed)
-    return bool(reused or answered)

@@ -47,16 +47,9 @@ class _Questions:
         return next(r for r in self.rows(task) if r.where == sample.detail["row"])
 
     @staticmethod
-    def detail(row, ids: list[int], cut: int) -> dict:
-        return {
-            "row": row.where,
-            "_id": row.id,
-            "sub_domain": row.sub_domain,
-            "difficulty": row.difficulty,
-            "length_class": row.length_class,
-            "prompt_tokens": len(ids),
-            "cut_tokens": cut,
-        }
+    def row_fields(row) -> dict:
+        """v2's: the question's sub-domain, difficulty and length class (its own table's groups)."""
+        return {"sub_domain": row.sub_domain, "difficulty": row.difficulty, "length_class": row.length_class}
 
 
 class PublishedQuestions(_Questions, PublishedPrompts):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from coca_eval.errors import CocaEvalError
-from coca_eval.files import copy_side_file
+from coca_eval.files import copy_side_file, read_utf8
 from coca_eval.models.coca.configuration_coca import COCA_VARIANTS
 
 _WEIGHT_FILE = re.compile(r"\.(safetensors|bin|pt|pth|ckpt|msgpack|h5)$|\.index\.json$")
@@ -36,9 +36,7 @@ def _read_config(src: Path) -> dict[str, Any]:
     if not path.is_file():
         raise CocaEvalError(f"{src} is not a checkpoint directory (no config.json)")
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise CocaEvalError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+        config = json.loads(read_utf8(path, str(path)))
     except json.JSONDecodeError as exc:
         raise CocaEvalError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
     if not isinstance(config, dict):

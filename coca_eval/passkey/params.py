@@ -123,10 +123,7 @@ def make_passkey_params(values: dict[str, Any]) -> PasskeyParams:
     if params.samples == "auto":
         check_rule(params.max_samples, params.target_width, params.threshold)
     else:
-        require_positive_int("--samples", params.samples)
-        given = [f"--{k.replace('_', '-')}" for k in SEQUENTIAL_KEYS if getattr(params, k) is not None]
-        if given:
-            raise CocaEvalError(f"{', '.join(given)} only apply with --samples auto")
+        params.check_fixed_count(SEQUENTIAL_KEYS)
     parse_depths(params.depths)
     TEMPLATES.get(params.template)
     require_choice("--bos", params.bos, BOS_CHOICES)

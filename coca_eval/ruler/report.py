@@ -16,7 +16,7 @@ from coca_eval.generation.effective import (
     effective_text,
     length_scores,
 )
-from coca_eval.generation.report import imported_note, summary_and_methods
+from coca_eval.generation.report import imported_note, summary_and_methods, task_cells
 from coca_eval.lengths import format_length
 from coca_eval.report.layout import Entry, ReportTable, Row
 from coca_eval.results import Cell, Run
@@ -24,10 +24,6 @@ from coca_eval.ruler.params import RULER_THRESHOLD
 from coca_eval.tables import cell_text
 
 DIGITS = 1  # RULER prints scores with one decimal
-
-
-def ruler_cells(cells: Sequence[Cell]) -> list[Cell]:
-    return [c for c in cells if c.task == "ruler"]
 
 
 def task_order(cells: Sequence[Cell]) -> list[str]:
@@ -45,7 +41,7 @@ def _score_text(value: float | None) -> str:
 
 def summary_table(cells: Sequence[Cell], threshold: float = RULER_THRESHOLD) -> ReportTable:
     """Methods x lengths of the average over the run's tasks, and the effective length both ways."""
-    cells = ruler_cells(cells)
+    cells = task_cells(cells, "ruler")
     tasks, lengths = task_order(cells), sorted({c.length for c in cells})
     rows = []
     for method in dict.fromkeys(c.method for c in cells):
@@ -70,7 +66,7 @@ def effective_note(threshold: float, tasks: int) -> str:
 
 def task_table(cells: Sequence[Cell], method: str, threshold: float = RULER_THRESHOLD) -> ReportTable:
     """One method's tasks x lengths, then the average and its 95 % lower bound."""
-    mine = [c for c in ruler_cells(cells) if c.method == method]
+    mine = task_cells(cells, "ruler", method)
     tasks, lengths = task_order(mine), sorted({c.length for c in mine})
     found = {(c.dataset, c.length): c for c in mine}
     rows = []
@@ -98,7 +94,9 @@ def _bold_if(score: LengthScore, threshold: float, bound: bool) -> Entry:
 def ruler_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] = ()) -> list[ReportTable]:
     """The report's ``tables`` hook: the summary, then each method's task table, the effective
     lengths read at the runs' own ``--threshold``."""
-    return summary_and_methods(ruler_cells(cells), lambda: run_threshold(runs), summary_table, task_table)
+    return summary_and_methods(
+        task_cells(cells, "ruler"), lambda: run_threshold(runs), summary_table, task_table
+    )
 
 
 def run_threshold(runs: Sequence[Run]) -> float:

@@ -10,54 +10,51 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coca_eval.errors import CocaEvalError
+from coca_eval.zoo.names import catalog, look_up
 from coca_eval.zoo.recipe import ZooSpec
 
-ZOO: dict[str, ZooSpec] = {
-    spec.name: spec
-    for spec in (
-        ZooSpec(
-            name="zoo-rope",
-            label="RoFormer",
-            description="rotary position embedding on every query/key pair (RoFormer)",
-            position="rope",
-        ),
-        ZooSpec(
-            name="zoo-coca-slack",
-            label="RoFormer + CoCA",
-            description="Collinear Constrained Attention, slack form (the CoCA paper's default)",
-            position="coca",
-            coca_variant="slack",
-        ),
-        ZooSpec(
-            name="zoo-coca-strict",
-            label="RoFormer + CoCA-Strict",
-            description="Collinear Constrained Attention, strict form (query halves tied, eq. 12)",
-            position="coca",
-            coca_variant="strict",
-        ),
-        ZooSpec(
-            name="zoo-alibi",
-            label="ALiBi",
-            description="no rotation; linear attention biases with the ALiBi paper's per-head slopes",
-            position="alibi",
-        ),
-        ZooSpec(
-            name="zoo-nope",
-            label="NoPE",
-            description="no position information at all (p-RoPE with p = 0); causality alone",
-            position="prope",
-            rope_fraction=0.0,
-        ),
-        ZooSpec(
-            name="zoo-prope-0.75",
-            label="p-RoPE (p=0.75)",
-            description="RoPE on the highest 75 % of frequencies; the lowest 25 % left unrotated",
-            position="prope",
-            rope_fraction=0.75,
-        ),
-    )
-}
+ZOO: dict[str, ZooSpec] = catalog(
+    ZooSpec(
+        name="zoo-rope",
+        label="RoFormer",
+        description="rotary position embedding on every query/key pair (RoFormer)",
+        position="rope",
+    ),
+    ZooSpec(
+        name="zoo-coca-slack",
+        label="RoFormer + CoCA",
+        description="Collinear Constrained Attention, slack form (the CoCA paper's default)",
+        position="coca",
+        coca_variant="slack",
+    ),
+    ZooSpec(
+        name="zoo-coca-strict",
+        label="RoFormer + CoCA-Strict",
+        description="Collinear Constrained Attention, strict form (query halves tied, eq. 12)",
+        position="coca",
+        coca_variant="strict",
+    ),
+    ZooSpec(
+        name="zoo-alibi",
+        label="ALiBi",
+        description="no rotation; linear attention biases with the ALiBi paper's per-head slopes",
+        position="alibi",
+    ),
+    ZooSpec(
+        name="zoo-nope",
+        label="NoPE",
+        description="no position information at all (p-RoPE with p = 0); causality alone",
+        position="prope",
+        rope_fraction=0.0,
+    ),
+    ZooSpec(
+        name="zoo-prope-0.75",
+        label="p-RoPE (p=0.75)",
+        description="RoPE on the highest 75 % of frequencies; the lowest 25 % left unrotated",
+        position="prope",
+        rope_fraction=0.75,
+    ),
+)
 
 TRAIN_ORDER = tuple(ZOO)
 # The trained checkpoints ship inside the package, so a wheel install has them too.
@@ -65,9 +62,7 @@ CHECKPOINTS = Path(__file__).parent / "checkpoints"
 
 
 def zoo_spec(name: str) -> ZooSpec:
-    if name not in ZOO:
-        raise CocaEvalError(f"unknown zoo model {name!r} (known: {', '.join(ZOO)})")
-    return ZOO[name]
+    return look_up(ZOO, name, "zoo model")
 
 
 def shipped_dir(name: str) -> Path | None:

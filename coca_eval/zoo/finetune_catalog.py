@@ -8,8 +8,8 @@ learned (``reports/zoo/README.md``, the passkey claims).
 
 from __future__ import annotations
 
-from coca_eval.errors import CocaEvalError
 from coca_eval.zoo.finetune import FineTuneSpec, Stage
+from coca_eval.zoo.names import catalog, look_up
 from coca_eval.zoo.recipe import Recipe
 
 SHORT = Recipe(context=512, batch_size=8, steps=1, peak_lr=5e-4, warmup_fraction=0.05)
@@ -37,30 +37,25 @@ def root_entry(name: str) -> str:
     return name
 
 
-FINETUNES: dict[str, FineTuneSpec] = {
-    spec.name: spec
-    for spec in (
-        FineTuneSpec(
-            name="zoo-rope-ft-coca",
-            label="RoFormer → CoCA (fine-tuned)",
-            description="zoo-rope converted to CoCA (t_proj from k_proj), fine-tuned in the paper's three "
-            "stages: t_proj, then q/t/v, then all",
-            base="zoo-rope",
-            to_coca="slack",
-            stages=(
-                Stage(trainable=("t_proj",), steps=300),
-                Stage(trainable=("q_proj", "t_proj", "v_proj"), steps=300),
-                Stage(steps=300),
-            ),
-            recipe=SHORT,
+FINETUNES: dict[str, FineTuneSpec] = catalog(
+    FineTuneSpec(
+        name="zoo-rope-ft-coca",
+        label="RoFormer → CoCA (fine-tuned)",
+        description="zoo-rope converted to CoCA (t_proj from k_proj), fine-tuned in the paper's three "
+        "stages: t_proj, then q/t/v, then all",
+        base="zoo-rope",
+        to_coca="slack",
+        stages=(
+            Stage(trainable=("t_proj",), steps=300),
+            Stage(trainable=("q_proj", "t_proj", "v_proj"), steps=300),
+            Stage(steps=300),
         ),
-        _pi_finetune("zoo-rope-ft-pi", "RoFormer + PI", "zoo-rope"),
-        _pi_finetune("zoo-rope-ft-coca-pi", "RoFormer + CoCA & PI", "zoo-rope-ft-coca"),
-    )
-}
+        recipe=SHORT,
+    ),
+    _pi_finetune("zoo-rope-ft-pi", "RoFormer + PI", "zoo-rope"),
+    _pi_finetune("zoo-rope-ft-coca-pi", "RoFormer + CoCA & PI", "zoo-rope-ft-coca"),
+)
 
 
 def finetune_spec(name: str) -> FineTuneSpec:
-    if name not in FINETUNES:
-        raise CocaEvalError(f"unknown zoo fine-tune {name!r} (known: {', '.join(FINETUNES)})")
-    return FINETUNES[name]
+    return look_up(FINETUNES, name, "zoo fine-tune")

@@ -4,12 +4,16 @@ A name read from a user's YAML file could otherwise be ``/abs/dir`` or ``../../x
 anywhere, so a name is a plain folder name (letters, digits, ``.``, ``_``, ``-``, not starting with a
 dot) and the folder it names must resolve inside the parent it was given (a link there pointing out is
 refused too).
+
+The catalogs (the entries, the fine-tunes) are keyed by these names: :func:`catalog` builds one and
+:func:`look_up` reads it, so an unknown name reads the same in both.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from coca_eval.errors import CocaEvalError
 
@@ -32,3 +36,15 @@ def run_dir_under(parent: Path, name: str) -> Path:
     if not run_dir.resolve().is_relative_to(Path(parent).resolve()):
         raise CocaEvalError(f"{run_dir} resolves to {run_dir.resolve()}, outside {parent}")
     return run_dir
+
+
+def catalog(*specs: Any) -> dict[str, Any]:
+    """Specs keyed by their ``name``, in the order given (the order commands list and train them)."""
+    return {spec.name: spec for spec in specs}
+
+
+def look_up(entries: dict[str, Any], name: str, kind: str) -> Any:
+    """``entries[name]``, or a one-line error naming ``kind`` and every name the catalog knows."""
+    if name not in entries:
+        raise CocaEvalError(f"unknown {kind} {name!r} (known: {', '.join(entries)})")
+    return entries[name]

@@ -24,6 +24,7 @@ import yaml
 from pydantic import ValidationError
 
 from coca_eval.errors import CocaEvalError
+from coca_eval.files import read_utf8
 from coca_eval.zoo.finetune import FineTuneSpec
 from coca_eval.zoo.recipe import ZooSpec
 
@@ -31,11 +32,9 @@ from coca_eval.zoo.recipe import ZooSpec
 def load_spec_file(path: Path) -> ZooSpec | FineTuneSpec:
     """The spec a YAML file describes: a fine-tune when it names a ``base``, else a zoo variant."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(read_utf8(path, f"zoo spec {path}"))
     except OSError as exc:
         raise CocaEvalError(f"cannot read zoo spec {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise CocaEvalError(f"zoo spec {path} is not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise CocaEvalError(f"zoo spec {path} is not valid YAML: {str(exc).splitlines()[0]}") from None
     if not isinstance(raw, dict):

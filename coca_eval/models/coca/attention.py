@@ -139,3 +139,40 @@ def coca_attention(
     kernel = ALL_ATTENTION_FUNCTIONS.get_interface(module.config._attn_implementation, sdpa_attention_forward)
     fast_query = query if query_rot is None else query * query_rot  # (b, h, n, d)
     return kernel(module, fast_query, key_rot, value, attention_mask, **kwargs)
+
+
+def coca_layer_attention(
+    module: torch.nn.Module,
+    q: torch.Tensor,
+    t: torch.Tensor,
+    v: torch.Tensor,
+    position_embeddings: tuple[torch.Tensor, torch.Tensor],
+    rope: Callable,
+    attention_mask: torch.Tensor | None,
+    cache: Any,
+    kwargs: dict,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """One decoder layer's CoCA from its projections q (b, h, n, d), t and v (b, kv, n, d; kv = h for
+    GPT-NeoX), whichever decoder they come from: the operands, the cache, then :func:`coca_attention`.
+
+    The cache holds rope(t) where the stock decoder keeps rope(k); ``rope`` is the decoder's own
+    ``apply_rotary_pos_emb`` (GPT-NeoX's rotates only the first ``rotary_ndims`` dims).
+    """
+    cos, sin = position_embeddings  # (b, n, rot) each; rot = d but for GPT-NeoX's partial rotary
+    q, q_rot, t_rot = coca_operands(module, q, t, cos, sin, rope, kwargs)
+    # q (b, h, n, d), q_rot (b, h, n, d) or None when fused into q, t_rot (b, kv, n, d); dims >= rot unrotated
+
+    if cache is not None:
+        t_rot, v = cache.update(t_rot, v, module.layer_idx)  # (b, kv, n_past + n, d) each
+
+    return coca_attention(
+        module,
+        q,
+        q_rot,
+        t_rot,
+        v,
+        attention_mask,
+        dropout=0.0 if not module.training else module.attention_dropout,
+        scaling=module.scaling,
+        **kwargs,
+    )  # (b, n, h, d), (b, h, n, n_past + n) or None

@@ -19,12 +19,10 @@ from transformers.models.gpt_neox.modeling_gpt_neox import (
     apply_rotary_pos_emb,
 )
 
-from coca_eval.models.coca.attention import (
-    coca_attention,
-    coca_operands,
-)
+from coca_eval.models.coca.attention import coca_layer_attention
 from coca_eval.models.coca.configuration_coca import CocaNeoXConfig
 from coca_eval.models.frequencies import HighestFrequenciesMixin
+from coca_eval.models.swapped import SwappedAttentionModel
 
 
 class CocaNeoXAttention(GPTNeoXAttention):
@@ -52,23 +50,8 @@ class CocaNeoXAttention(GPTNeoXAttention):
         qtv = self.query_key_value(hidden_states).view(hidden_shape).transpose(1, 2)  # (b, h, n, 3d)
         q, t, v = qtv.chunk(3, dim=-1)  # (b, h, n, d) each; t is the middle third
 
-        cos, sin = position_embeddings  # (b, n, rot) each, rot = rotary_ndims
-        q, q_rot, t_rot = coca_operands(self, q, t, cos, sin, apply_rotary_pos_emb, kwargs)
-        # q (b, h, n, d), q_rot (b, h, n, d) or None (fused into q), t_rot (b, h, n, d); dims >= rot unrotated
-
-        if layer_past is not None:  # the cache holds rope(t) where GPT-NeoX keeps rope(k)
-            t_rot, v = layer_past.update(t_rot, v, self.layer_idx)  # (b, h, n_past + n, d) each
-
-        out, weights = coca_attention(
-            self,
-            q,
-            q_rot,
-            t_rot,
-            v,
-            attention_mask,
-            scaling=self.scaling,
-            dropout=0.0 if not self.training else self.attention_dropout,
-            **kwargs,
+        out, weights = coca_layer_attention(
+            self, q, t, v, position_embeddings, apply_rotary_pos_emb, attention_mask, layer_past, kwargs
         )  # (b, n, h, d), (b, h, n, n_past + n) or None
         out = self.dense(out.reshape(*input_shape, -1).contiguous())  # (b, n, hidden)
         return out, weights
@@ -78,14 +61,12 @@ class CocaNeoXRotaryEmbedding(HighestFrequenciesMixin, GPTNeoXRotaryEmbedding):
     """GPT-NeoX's rotary table (any rope type) with p-RoPE's frequency cut applied once per forward."""
 
 
-class CocaNeoXForCausalLM(GPTNeoXForCausalLM):
+class CocaNeoXForCausalLM(SwappedAttentionModel, GPTNeoXForCausalLM):
     """``GPTNeoXForCausalLM`` with CoCA attention in every layer; loads with ``AutoModelForCausalLM``."""
 
     config_class = CocaNeoXConfig
+    attention_class = CocaNeoXAttention
+    backbone_name, attention_name = "gpt_neox", "attention"
 
-    def __init__(self, config: CocaNeoXConfig) -> None:
-        super().__init__(config)
-        for layer in self.gpt_neox.layers:
-            layer.attention = CocaNeoXAttention(config, layer.attention.layer_idx)
-        self.gpt_neox.rotary_emb = CocaNeoXRotaryEmbedding(config)
-        self.post_init()  # initialises only the modules just swapped in
+    def rotary_table(self, config: Any) -> torch.nn.Module:
+        return CocaNeoXRotaryEmbedding(config)
