@@ -44,10 +44,12 @@ def attention_modules(model: torch.nn.Module) -> list[torch.nn.Module]:
 
 
 def rope_modules(model: torch.nn.Module) -> list[Any]:
-    """The Python modules whose ``apply_rotary_pos_emb`` the attention layers call."""
+    """The Python modules whose ``apply_rotary_pos_emb`` the attention layers call: where the scores
+    are computed (a swapped attention's ``attend``, :mod:`coca_eval.models.swapped`; else ``forward``)."""
     modules = {}
     for attention in attention_modules(model):
-        defining = sys.modules[type(attention).forward.__module__]
+        scoring = getattr(type(attention), "attend", None) or type(attention).forward
+        defining = sys.modules[scoring.__module__]
         if callable(getattr(defining, "apply_rotary_pos_emb", None)):
             modules[defining.__name__] = defining
     return list(modules.values())
