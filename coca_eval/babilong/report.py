@@ -85,14 +85,15 @@ def babilong_tables(cells: Sequence[Cell], definition=None, runs: Sequence[Run] 
     )
 
 
+SOURCE_CAPTIONS = {  # how the report names each --source; a run without one read BABILong's samples
+    "generate": "generate (bAbI facts spread through book text, prompt + answer budget = N)",
+    "babilong": "babilong (BABILong's prepared samples, tokenised whole)",
+}
+
+
 def protocol_line(run: Run) -> str:
     params = run.config.get("params") or {}
-    source = params.get("source")
-    how = (
-        "generate (bAbI facts spread through book text, prompt + answer budget = N)"
-        if source == "generate"
-        else "babilong (BABILong's prepared samples, tokenised whole)"
-    )
+    how = SOURCE_CAPTIONS.get(params.get("source"), SOURCE_CAPTIONS["babilong"])
     parts = ", ".join(params.get("prompt_parts") or []) or "none"
     return (
         f"BABILong: {len(params.get('tasks') or [])} tasks, source {how}, prompt parts {parts}, "

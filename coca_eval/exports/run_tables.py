@@ -19,15 +19,12 @@ ID_COLUMNS = ["method", "dataset", "metric"]  # one table row; the lengths are i
 
 @dataclass(frozen=True)
 class RunExport:
-    """A complete run read from ``path`` (a run with missing or partial cells is refused on read)."""
+    """A complete run read from ``path`` (a run with missing or partial cells is refused on read), and
+    its ``name`` where it lands: the file's name without ``.json`` (or ``.json.gz``)."""
 
     path: Path
     run: Run
-
-    @property
-    def name(self) -> str:
-        """The run's name where it lands: its file's name without ``.json`` (or ``.json.gz``)."""
-        return self.path.name.split(".json")[0]
+    name: str
 
     def tasks(self) -> list[str]:
         return list(dict.fromkeys(c.task for c in self.run.cells))
@@ -85,7 +82,8 @@ def read_export(path: Path) -> RunExport:
     """The run at ``path``, its per-sample records checked by its task (as ``report`` reads it)."""
     from coca_eval.taskspec import load_checked_run
 
-    return RunExport(Path(path), require_complete(load_checked_run(Path(path)), Path(path)))
+    path = Path(path)
+    return RunExport(path, require_complete(load_checked_run(path), path), path.name.split(".json")[0])
 
 
 def unit_records(cell: Cell) -> list[dict]:

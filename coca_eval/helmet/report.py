@@ -114,16 +114,17 @@ def run_share(runs: Sequence[Run]) -> float:
     return recorded_share(runs, SHORTEST_SHARE, "HELMET")
 
 
+PROTOCOL_CAPTIONS = {  # how the report names each --protocol; any other reads as HELMET's own
+    "exact": "exact (prompt + answer budget = N in the model's tokens, whole units while they fit)",
+    "helmet": "helmet (HELMET's units per length, its truncation)",
+}
+
+
 def protocol_line(run: Run) -> str:
     from coca_eval.generation.report import imported_note
 
     params = run.config.get("params") or {}
-    protocol = params.get("protocol")
-    what = (
-        "exact (prompt + answer budget = N in the model's tokens, whole units while they fit)"
-        if protocol == "exact"
-        else "helmet (HELMET's units per length, its truncation)"
-    )
+    what = PROTOCOL_CAPTIONS.get(params.get("protocol"), PROTOCOL_CAPTIONS["helmet"])
     tasks = len(params.get("tasks") or [])
     return (
         f"HELMET: {tasks} tasks, protocol {what}, {samples_text(params.get('samples'))}, "
