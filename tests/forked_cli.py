@@ -148,7 +148,8 @@ class Zygote:
         pid = int(self._line(60))
         code = self._line(timeout if kill_after is None else kill_after)
         if code is None:
-            os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # it ended as the time ran out: its line comes
+                os.kill(pid, signal.SIGKILL)
             code = self._line(60)
             if kill_after is None:
                 raise subprocess.TimeoutExpired(["coca-eval", *argv], timeout)
