@@ -1,11 +1,15 @@
 """`coca-eval passkey`: the contract, sample dumps, bad input, resume, and the real-model check."""
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from test_cli import run_cli
 
 from coca_eval.results import load_run
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_passkey_contract_and_dump(tiny_llama_bos_dir, tmp_path):
@@ -122,11 +126,14 @@ def test_absolute_positions_past_their_limit_are_an_error_cell(tmp_path):
     [("none", 0.9), ("preset", 0.5)],
 )
 def test_smollm2_retrieves_passkeys(tmp_path, chat_template, floor):
+    """With the preset's chat template this is docs/passkey.md's SmolLM2 example, read off the page."""
     out = tmp_path / "pk.json"
-    result = run_cli(
-        "passkey", "--model", "smollm2-135m", "--lengths", "512,1024", "--samples", "10",
-        "--chat-template", chat_template, "--output", out,
-    )  # fmt: skip
+    example = re.search(
+        r"\ncoca-eval (passkey --model smollm2-135m [^\n]*)", (ROOT / "docs/passkey.md").read_text()
+    )
+    args = example.group(1).split()
+    assert args == ["passkey", "--model", "smollm2-135m", "--lengths", "512,1k", "--samples", "10"], args
+    result = run_cli(*args, "--chat-template", chat_template, "--output", out)
     assert result.returncode == 0, result.stderr
     cells = load_run(out).cells
     assert [c.length for c in cells] == [512, 1024]
