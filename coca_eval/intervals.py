@@ -18,11 +18,23 @@ import numpy as np
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion. Unlike the normal approximation it stays
-    inside [0, 1] and does not shrink to a point at 0 or n successes, where passkey accuracies often sit."""
-    from scipy.stats import binomtest
+    inside [0, 1] and does not shrink to a point at 0 or n successes, where passkey accuracies often sit.
 
-    ci = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
+    Newcombe's (1998) form, with the ends at 0 and n successes exactly 0 and 1: the same bits as
+    scipy.stats' ``binomtest(...).proportion_ci(method="wilson")`` (tests/test_intervals.py) without
+    importing scipy.stats (a second of every run's start) for it."""
+    from scipy.special import ndtri
+
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ValueError(f"{successes} successes of {trials} trials")
+    share = successes / trials
+    z = ndtri(0.5 + 0.5 * confidence)
+    denominator = 2 * (trials + z**2)
+    centre = (2 * trials * share + z**2) / denominator
+    half_width = z / denominator * np.sqrt(4 * trials * share * (1 - share) + z**2)
+    low = 0.0 if successes == 0 else centre - half_width
+    high = 1.0 if successes == trials else centre + half_width
+    return float(low), float(high)
 
 
 def wilson_mean_bounds(mean: float, trials: float, z: float) -> tuple[float, float]:

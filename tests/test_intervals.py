@@ -24,6 +24,31 @@ def test_wilson_interval_keeps_a_width_at_the_edges_and_widens_with_confidence()
     assert wide[0] < narrow[0] < 0.30 < narrow[1] < wide[1]
 
 
+@pytest.mark.parametrize("confidence", [0.8, 0.9, 0.95, 0.99])
+def test_wilson_interval_is_scipys_to_the_bit(confidence):
+    """The same floats as scipy.stats' binomtest Wilson interval, which the module no longer imports."""
+    from scipy.stats import binomtest
+
+    for trials in (1, 2, 3, 7, 10, 20, 25, 64, 100, 500, 1000):
+        for successes in sorted({0, 1, trials // 3, trials // 2, trials - 1, trials}):
+            ci = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
+            assert wilson_interval(successes, trials, confidence) == (ci.low, ci.high), (successes, trials)
+
+
+def test_wilson_interval_refuses_counts_that_are_no_proportion():
+    for successes, trials in ((1, 0), (-1, 5), (6, 5)):
+        with pytest.raises(ValueError):
+            wilson_interval(successes, trials)
+
+
+def test_the_effective_lengths_normal_quantile_is_scipy_stats_norm():
+    from scipy.special import ndtri
+    from scipy.stats import norm
+
+    for p in (0.8, 0.9, 0.95, 0.975, 0.99, 0.995):
+        assert ndtri(p) == norm.ppf(p), p
+
+
 def test_passkey_reports_and_the_gate_share_one_interval():
     from coca_eval.gate import stats
     from coca_eval.passkey import answer, report

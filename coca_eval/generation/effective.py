@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.stats import norm
+from scipy.special import ndtri  # the normal quantile, as scipy.stats' norm gives it, without scipy.stats
 
 from coca_eval.intervals import clustered_trials, wilson_mean_bounds
 from coca_eval.results import Cell
@@ -58,13 +58,13 @@ class LengthScore:
 
 def wilson_lower(mean: float, trials: float, confidence: float = CONFIDENCE) -> float:
     """One-sided Wilson score lower bound for a mean ``mean`` in [0, 1] over ``trials``."""
-    return wilson_mean_bounds(mean, trials, float(norm.ppf(confidence)))[0]
+    return wilson_mean_bounds(mean, trials, float(ndtri(confidence)))[0]
 
 
 def score_interval(score: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Two-sided interval (0-100) for one task cell's score from ``n`` samples, or an effective count
     (see the module doc)."""
-    low, high = wilson_mean_bounds(score / 100, n, float(norm.ppf(0.5 + confidence / 2)))
+    low, high = wilson_mean_bounds(score / 100, n, float(ndtri(0.5 + confidence / 2)))
     return 100 * low, 100 * high
 
 
