@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,11 +38,11 @@ def checkout_env() -> dict[str, str]:
 
 
 def run_cli(args: list[str], work: Path, output: str, timeout: int = 1800) -> BareRun:
-    """``coca-eval ARGS --output OUTPUT`` in ``work``; a failure shows the end of its stderr."""
-    done = subprocess.run(
-        [sys.executable, "-m", "coca_eval", *args, "--output", output],
-        cwd=work, env=checkout_env(), capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
+    """``coca-eval ARGS --output OUTPUT`` in ``work`` (a process forked from one that imported torch
+    and transformers, tests/forked_cli.py); a failure shows the end of its stderr."""
+    from forked_cli import run_cli as forked_run
+
+    done = forked_run(*args, "--output", output, cwd=work, env=checkout_env(), timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return BareRun(done.stdout, json.loads((work / output).read_text()))
 

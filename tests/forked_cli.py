@@ -67,17 +67,22 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def _child(request: dict) -> None:
-    """In the fork: the run's folder, environment and files, then the CLI; never returns."""
+def _child(request: dict, fds: list[int] | None = None, reply=None) -> None:
+    """In the fork: the run's folder, environment and files (or the caller's own stdin, stdout and
+    stderr, ``fds``), then the CLI; its exit code goes to ``reply`` (a socket) if given; never returns."""
     code = 1
     try:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
         sys.path[:0] = [p for p in request["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
-        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-        for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
-            os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
+        if fds:
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+        else:
+            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+            for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
+                os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
         sys.argv = ["coca-eval", *request["argv"]]
         from coca_eval.cli import main
 
@@ -92,6 +97,9 @@ def _child(request: dict) -> None:
             atexit._run_exitfuncs()
             sys.stdout.flush()
             sys.stderr.flush()
+        if reply is not None:
+            with contextlib.suppress(OSError):
+                reply.sendall(f"{code}\n".encode())
         os._exit(code)
 
 
@@ -107,6 +115,35 @@ def _serve(modules: list[str]) -> None:
             _child(request)
         print(pid, flush=True)
         print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+
+
+def _serve_socket(path: str, modules: list[str]) -> None:
+    """The zygote of shell commands (tests/zygote_client.py): a run per connection, forked with the
+    caller's stdin, stdout and stderr, its exit code sent back when it ends; runs may overlap."""
+    import socket
+
+    for name in modules:
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # ended runs are reaped by the kernel
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(16)
+    print("ready", flush=True)
+    while True:
+        conn, _ = server.accept()
+        message, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+        while chunk := conn.recv(1 << 16):  # the rest of the request, up to the caller's end of it
+            message += chunk
+        with open(f"{path}.served", "a") as served:  # what a test reads to know the run was forked
+            print(json.dumps(json.loads(message)["argv"]), file=served)
+        if os.fork() == 0:
+            server.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            _child(json.loads(message), fds, conn)
+        for fd in fds:
+            os.close(fd)
+        conn.close()
 
 
 # --- the test's side -----------------------------------------------------------------------------------
@@ -211,6 +248,31 @@ def run_listing_modules(argv: list, listing: Path) -> subprocess.CompletedProces
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
+class SocketZygote:
+    """A zygote for shell commands: ``tests/zygote_client.py SOCKET ARGS`` runs ``coca-eval ARGS`` forked
+    from it where the command's environment is ``env`` but for what is read at run time."""
+
+    def __init__(self, folder: Path, env: dict, modules: list[str] = HEAVY_MODULES) -> None:
+        self.socket = folder / "zygote.sock"
+        (folder / "zygote.env.json").write_text(json.dumps(env))
+        command = [sys.executable, __file__, "--socket", str(self.socket), *modules]
+        self.proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+        ready, _, _ = select.select([self.proc.stdout], [], [], 300)
+        assert ready and self.proc.stdout.readline().strip() == b"ready", "the zygote did not start"
+
+    def served(self) -> list[list[str]]:
+        """The arguments of every run forked so far."""
+        log = Path(f"{self.socket}.served")
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
 if __name__ == "__main__":
     sys.path[0] = str(ROOT)  # as for ``python cli.py``: the checkout, not this folder of test helpers
-    _serve(sys.argv[1:])
+    if sys.argv[1:2] == ["--socket"]:
+        _serve_socket(sys.argv[2], sys.argv[3:])
+    else:
+        _serve(sys.argv[1:])

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
+import sys
 
 import pytest
 from faults.fault_cli import CLI, cells_of, tiny_ppl_args
@@ -61,3 +63,51 @@ def test_a_killed_run_says_so_and_a_timeout_raises(zygote, tiny_llama_dir, corpu
     with pytest.raises(subprocess.TimeoutExpired):
         zygote.run(args, cwd=tmp_path, timeout=0.05)
     assert zygote.run(["tasks"], cwd=tmp_path).returncode == 0  # still serving after both kills
+
+
+@pytest.fixture(scope="module")
+def shell_zygote(tmp_path_factory):
+    """A socket zygote and a ``coca-eval`` on PATH that asks it (as the documentation's examples run)."""
+    from forked_cli import ROOT, SocketZygote
+
+    folder = tmp_path_factory.mktemp("shell-zygote")
+    shim = folder / "coca-eval"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "tests" / "zygote_client.py"}" '
+                    f'"{folder / "zygote.sock"}" "$@"\n')  # fmt: skip
+    shim.chmod(0o755)
+    env = {**os.environ, "PATH": os.pathsep.join([str(folder), os.environ["PATH"]])}
+    started = SocketZygote(folder, env)
+    yield env, started
+    started.close()
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["coca-eval tasks | head -3", "coca-eval ppl --lengths abc", "echo | coca-eval tasks --help"],
+    ids=["piped", "bad-lengths", "stdin"],
+)
+def test_a_shell_command_forked_prints_and_exits_as_a_fresh_process(shell_zygote, command, tmp_path):
+    """Through the client, a command's stdout, stderr (a pipe, as the shell gives them) and exit code
+    are a fresh process's."""
+    shell_zygote, zygote = shell_zygote
+    before = len(zygote.served())
+    forked = subprocess.run(
+        ["bash", "-c", command], env=shell_zygote, cwd=tmp_path, capture_output=True, text=True
+    )
+    plain_env = {**shell_zygote, "PATH": os.environ["PATH"]}
+    shimmed = command.replace("coca-eval", f"{sys.executable} -m coca_eval")
+    plain = subprocess.run(
+        ["bash", "-c", shimmed], env=plain_env, cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (forked.returncode, forked.stdout, forked.stderr) == (plain.returncode, plain.stdout, plain.stderr)
+    assert forked.stdout or forked.stderr
+    assert len(zygote.served()) == before + 1  # the zygote forked it
+
+
+def test_a_shell_command_with_an_import_time_variable_runs_plain():
+    from zygote_client import served
+
+    zygote_env = {"PATH": "/bin", "HF_HUB_OFFLINE": "1"}
+    assert served(zygote_env, {**zygote_env, "COCA_EVAL_SEED": "1", "SHLVL": "2", "_": "/bin/coca-eval"})
+    assert not served(zygote_env, {**zygote_env, "OMP_NUM_THREADS": "1"})
+    assert not served(zygote_env, {"PATH": "/bin"})

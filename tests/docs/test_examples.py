@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from doc_blocks import NEEDS, ROOT, Block, blocks, examples, files_of, pages
+from forked_cli import SocketZygote
 
 SETUP = "bash scripts/install.sh && .venv/bin/coca-eval ppl --stride 512"
 TESTS = 'bash scripts/install.sh dev && .venv/bin/python -m pytest -m "not slow" -n 2'
@@ -37,11 +38,11 @@ MARKED = [pytest.param(b, id=b.name) for b in examples() if b.mark and b.mark[0]
 WRITTEN = [pytest.param(b, id=b.name) for b in examples() if b.mark and b.mark[0] == "file"]
 
 
-def shims(directory: Path) -> dict[str, str]:
-    """An environment whose ``coca-eval``, ``python`` and ``torchrun`` are this checkout's."""
-    directory.mkdir()
+def shims(directory: Path, coca_eval: str = "-m coca_eval") -> dict[str, str]:
+    """An environment whose ``coca-eval`` (``python COCA_EVAL``), ``python`` and ``torchrun`` are this
+    checkout's."""
     for name, module in (
-        ("coca-eval", "-m coca_eval"),
+        ("coca-eval", coca_eval),
         ("python", ""),
         ("torchrun", "-m torch.distributed.run"),
     ):
@@ -52,8 +53,24 @@ def shims(directory: Path) -> dict[str, str]:
     return {**os.environ, "PATH": path, "PYTHONPATH": _python_path(), "HF_HUB_OFFLINE": "1"}
 
 
+@pytest.fixture(scope="module")
+def example_env(tmp_path_factory):
+    """The examples' environment, one per test process: its ``coca-eval`` is forked from a zygote that
+    has imported torch and transformers (tests/forked_cli.py), as ``coca-eval`` of ``.venv/bin`` is
+    this checkout's CLI in a fresh process; ``COCA_EVAL_TEST_PLAIN_PROCESSES=1`` makes each a plain one."""
+    directory = tmp_path_factory.mktemp("bin")
+    if os.environ.get("COCA_EVAL_TEST_PLAIN_PROCESSES") == "1":
+        yield shims(directory)
+        return
+    client = ROOT / "tests" / "zygote_client.py"
+    env = shims(directory, f'"{client}" "{directory / "zygote.sock"}"')
+    zygote = SocketZygote(directory, env)
+    yield env
+    zygote.close()
+
+
 @pytest.mark.parametrize("block", RUNNABLE)
-def test_the_example_runs(block: Block, tmp_path: Path):
+def test_the_example_runs(block: Block, tmp_path: Path, example_env: dict[str, str]):
     work = tmp_path / "work"
     work.mkdir()
     for relative, content in files_of(block.page, before_line=block.line).items():
@@ -69,7 +86,7 @@ def test_the_example_runs(block: Block, tmp_path: Path):
     result = subprocess.run(
         command,
         cwd=work,
-        env=shims(tmp_path / "bin"),
+        env=example_env,
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S[bool(block.mark)],
