@@ -40,7 +40,7 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @_preset_option(
     "--haystack", key="haystack", help="Filler prose past the other documents (exact): books or a file."
 )
-@_preset_option("--chat-template", key="chat_template", help="auto (the tokenizer's), none, or a Jinja file.")
+@shared.chat_template_option(_preset_option)
 @shared.bos_option(_preset_option, "BOS: auto, always, never.")
 @shared.share_option(_preset_option)
 @decoding_options(TASK, FROM_SCRATCH_SHORT)

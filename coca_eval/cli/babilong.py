@@ -52,10 +52,9 @@ _preset_option = preset_option_factory(PRESET, TASK)
     key="prompt_parts",
     help="Which of BABILong's prompt parts to keep: instruction,examples,post_prompt (default all) or none.",
 )
-@_preset_option(
-    "--chat-template",
-    key="chat_template",
-    help="none (default: BABILong's prompts work without one), auto (the tokenizer's) or a Jinja file.",
+@shared.chat_template_option(
+    _preset_option,
+    "none (default: BABILong's prompts work without one), auto (the tokenizer's) or a Jinja file.",
 )
 @shared.bos_option(_preset_option)
 @shared.share_option(

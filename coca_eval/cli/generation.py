@@ -211,7 +211,7 @@ def family_command(task: str, summary: str):
         shared.sampling_options(plain),
         shared.seed_option(plain),
         click.option("--haystack", help="The text the context is filled from: books or a file."),
-        click.option("--chat-template", help="auto (the tokenizer's), none, or a Jinja file."),
+        shared.chat_template_option(plain),
         shared.bos_option(plain),
         shared.share_option(plain),
         decoding_options(

@@ -16,6 +16,7 @@ EXACT_LENGTHS = "Lengths N in tokens (prompt + answer budget): 1k..128k."
 SAMPLES = "Samples per task and length, or auto."
 SEED = "Seed of every sample (same prompts for every method)."
 BOS = "BOS: auto, always, never."
+CHAT_TEMPLATE = "auto (the tokenizer's), none, or a Jinja file."
 BOS_IN_FRONT = "BOS in front of each prompt: auto (as the tokenizer does), always, never."
 SHARE = "Effective length: % of the shortest length's average."
 MAX_SAMPLES = "With --samples auto: the most per cell."
@@ -65,6 +66,11 @@ def sampling_options(
 
 def seed_option(option, help: str = SEED):
     return option("--seed", key="seed", type=int, help=help)
+
+
+def chat_template_option(option, help: str = CHAT_TEMPLATE):
+    """``--chat-template``: how a prompt is framed; the help says the family's default and what counts."""
+    return option("--chat-template", key="chat_template", help=help)
 
 
 def bos_option(option, help: str = BOS):

@@ -31,7 +31,7 @@ _preset_option = preset_option_factory(PRESET, TASK)
 @_preset_option(
     "--data", key="data", help="OpenAI's rows (--source openai): hub, or a folder of *.parquet/*.jsonl."
 )
-@_preset_option("--chat-template", key="chat_template", help="auto (the tokenizer's), none, or a Jinja file.")
+@shared.chat_template_option(_preset_option)
 @shared.bos_option(_preset_option)
 @shared.share_option(_preset_option)
 @decoding_options(TASK, FROM_SCRATCH_SHORT)

@@ -8,21 +8,21 @@ from coca_eval.cli import generation_options as shared
 from coca_eval.cli.generation import decoding_options
 from coca_eval.cli.preset_options import preset_choice_option, preset_option_factory
 from coca_eval.helmet.params import PROTOCOLS
+from coca_eval.helmet.tasks import CATEGORIES
 
 PRESET = "helmet-quick"
 TASK = "helmet"
 
 _preset_option = preset_option_factory(PRESET, TASK)
+TASKS_HELP = (  # the categories as the task groups name them, so the help follows HELMET's table
+    "HELMET tasks, comma-separated (`coca-eval tasks` lists them), a category "
+    f"({', '.join(c.lower() for c in CATEGORIES)}) or helmet (every task)."
+)
 
 
 @click.command()
 @preset_choice_option(PRESET, eager=False)
-@_preset_option(
-    "--tasks",
-    key="tasks",
-    help="HELMET tasks, comma-separated (`coca-eval tasks` lists them), a category (recall, rag, re-rank, "
-    "icl, longqa, summ) or helmet (every task).",
-)
+@_preset_option("--tasks", key="tasks", help=TASKS_HELP)
 @shared.lengths_option(_preset_option, "Lengths N in tokens (prompt + answer budget): 8k..64k.")
 @shared.sampling_options(
     _preset_option,
@@ -51,10 +51,9 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="HELMET's unpacked data directory, or hub (its archive fetched once from the hub and the files a "
     "run needs unpacked into the cache).",
 )
-@_preset_option(
-    "--chat-template",
-    key="chat_template",
-    help="none (HELMET's default: base-style prompts, use_chat_template false), auto (the tokenizer's "
+@shared.chat_template_option(
+    _preset_option,
+    "none (HELMET's default: base-style prompts, use_chat_template false), auto (the tokenizer's "
     "template) or a Jinja file; the template's tokens count inside N.  [default: none]",
 )
 @shared.bos_option(_preset_option, shared.BOS_IN_FRONT)

@@ -48,10 +48,9 @@ _preset_option = preset_option_factory(PRESET, TASK)
     "--cot/--no-cot", key="cot", default=None,
     help="v2: chain of thought as v2's pred.py asks it (1,024 tokens of reasoning, then the answer).",
 )  # fmt: skip
-@_preset_option(
-    "--chat-template",
-    key="chat_template",
-    help="auto (the tokenizer's), none, or a Jinja file; never on the tasks pred.py runs without one.",
+@shared.chat_template_option(
+    _preset_option,
+    "auto (the tokenizer's), none, or a Jinja file; never on the tasks pred.py runs without one.",
 )
 @shared.bos_option(_preset_option, "BOS (exact): auto, always, never.")
 @shared.share_option(_preset_option)

@@ -36,10 +36,9 @@ _preset_option = preset_option_factory(PRESET, TASK)
     help="Published rows: hub or a folder holding 2needle/ ... (openai); a folder of mrcr_v2p1_*.csv "
     "(deepmind).",
 )
-@_preset_option(
-    "--chat-template",
-    key="chat_template",
-    help="auto (the tokenizer's), none (a plain User:/Assistant: transcript), or a Jinja file.",
+@shared.chat_template_option(
+    _preset_option,
+    "auto (the tokenizer's), none (a plain User:/Assistant: transcript), or a Jinja file.",
 )
 @shared.bos_option(_preset_option)
 @shared.share_option(_preset_option)

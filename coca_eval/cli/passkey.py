@@ -55,10 +55,9 @@ _preset_option = preset_option_factory(PRESET, "passkey")
     type=click.Choice(DYNAMIC_ROPE_CHOICES),
     help="Dynamic rope scaling in the answer: rescale per token (transformers) or hold the prompt's (vLLM).",
 )
-@_preset_option(
-    "--chat-template",
-    key="chat_template",
-    help="preset (the model preset's choice: smollm2-135m reads through its template, other models "
+@shared.chat_template_option(
+    _preset_option,
+    "preset (the model preset's choice: smollm2-135m reads through its template, other models "
     "do not), auto (the tokenizer's template when it has one), none, or a Jinja template file. With a "
     "template, 'The pass key is' opens the assistant's turn; its tokens count inside the length.  "
     "[default: preset]",

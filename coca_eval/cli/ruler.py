@@ -49,10 +49,9 @@ REPLAY_OPTION = click.option(
 @_preset_option(
     "--qa-data", key="qa_data", help="Local SQuAD / HotpotQA file for qa_1 / qa_2 (default: the hub)."
 )
-@_preset_option(
-    "--chat-template",
-    key="chat_template",
-    help="auto (the tokenizer's chat template when it has one), none, or a Jinja template file; the "
+@shared.chat_template_option(
+    _preset_option,
+    "auto (the tokenizer's chat template when it has one), none, or a Jinja template file; the "
     "template's tokens count inside the length.",
 )
 @shared.bos_option(_preset_option, shared.BOS_IN_FRONT)
