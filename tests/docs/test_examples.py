@@ -130,3 +130,17 @@ def test_the_readme_setup_commands_are_the_ones_ci_runs():
     assert SETUP in readme and TESTS in readme
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert TESTS in ci, ".ci/run must run the README's test command verbatim"
+
+
+@pytest.mark.parametrize(("elapsed", "runs"), [(10, True), (50, False)])
+def test_ci_starts_a_heavier_suite_only_where_its_slow_hour_time_fits(elapsed, runs):
+    """.ci/run's ``fits``: with 100 s of budget and 60 s needed, it runs at 10 s and names it at 50 s."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    fits = re.search(r"^fits\(\) \{\n.*?^\}\n", ci, re.S | re.M)
+    assert fits, ".ci/run no longer defines fits()"
+    script = f"{fits.group(0)}budget=100\nSECONDS={elapsed}\nfits 'some suite' 60 'run it' && echo RUNS\n"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert ("RUNS" in done.stdout) == runs
+    assert ("ci: NOT RUN, some suite: up to 60 s" in done.stdout) == (not runs), done.stdout
+    for suite in ("slow suite", "vLLM suite", "OpenCompass suite"):
+        assert f'if fits "{suite}"' in ci, suite
