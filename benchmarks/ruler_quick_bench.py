@@ -74,10 +74,7 @@ def cpu_class() -> str:
 
 
 def run_once(batch: str, work: Path, extra: list[str]) -> dict:
-    out = work / f"ruler-b{batch}.json"
-    out.unlink(missing_ok=True)
-    for journal in work.glob(f"ruler-b{batch}.json.journal*"):
-        journal.unlink()
+    out = Path(tempfile.mkdtemp(dir=work)) / f"ruler-b{batch}.json"  # a fresh folder: no journal to resume
     load = os.getloadavg()[0]
     start = time.perf_counter()
     done = subprocess.run(
