@@ -103,10 +103,21 @@ def _child(request: dict, fds: list[int] | None = None, reply=None) -> None:
         os._exit(code)
 
 
-def _serve(modules: list[str]) -> None:
+def served(zygote_env: dict, env: dict, also: frozenset[str] = frozenset()) -> bool:
+    """Whether a run with ``env`` behaves in a fork of a zygote started with ``zygote_env`` as in a
+    fresh process: they differ only in what is read at run time (or in the names ``also`` lists)."""
+    changed = {k for k in set(env) | set(zygote_env) if env.get(k) != zygote_env.get(k)}
+    return all(k.startswith(READ_AT_RUN_TIME) or k in also for k in changed)
+
+
+def _import_all(modules: list[str]) -> None:
     for name in modules:
         with contextlib.suppress(Exception):  # a module importable only in context: the run imports it
             importlib.import_module(name)
+
+
+def _serve(modules: list[str]) -> None:
+    _import_all(modules)
     print("ready", flush=True)
     for line in sys.stdin:
         request = json.loads(line)
@@ -122,9 +133,7 @@ def _serve_socket(path: str, modules: list[str]) -> None:
     caller's stdin, stdout and stderr, its exit code sent back when it ends; runs may overlap."""
     import socket
 
-    for name in modules:
-        with contextlib.suppress(Exception):
-            importlib.import_module(name)
+    _import_all(modules)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # ended runs are reaped by the kernel
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
@@ -162,9 +171,7 @@ class Zygote:
 
     def serves(self, env: dict) -> bool:
         """Whether a run with ``env`` behaves in a fork as in a fresh process (see the module's note)."""
-        keys = set(env) | set(self.env)
-        changed = {k for k in keys if env.get(k) != self.env.get(k)}
-        return all(k.startswith(READ_AT_RUN_TIME) for k in changed)
+        return served(self.env, env)
 
     def _line(self, timeout: float) -> str | None:
         """The zygote's next line, or None if none comes within ``timeout`` seconds."""

@@ -105,9 +105,10 @@ def test_a_shell_command_forked_prints_and_exits_as_a_fresh_process(shell_zygote
 
 
 def test_a_shell_command_with_an_import_time_variable_runs_plain():
-    from zygote_client import served
+    from zygote_client import SET_BY_THE_SHELL, served
 
     zygote_env = {"PATH": "/bin", "HF_HUB_OFFLINE": "1"}
-    assert served(zygote_env, {**zygote_env, "COCA_EVAL_SEED": "1", "SHLVL": "2", "_": "/bin/coca-eval"})
-    assert not served(zygote_env, {**zygote_env, "OMP_NUM_THREADS": "1"})
-    assert not served(zygote_env, {"PATH": "/bin"})
+    shell = {**zygote_env, "COCA_EVAL_SEED": "1", "SHLVL": "2", "_": "/bin/coca-eval"}
+    assert served(zygote_env, shell, SET_BY_THE_SHELL)
+    assert not served(zygote_env, {**zygote_env, "OMP_NUM_THREADS": "1"}, SET_BY_THE_SHELL)
+    assert not served(zygote_env, {"PATH": "/bin"}, SET_BY_THE_SHELL)

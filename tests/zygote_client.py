@@ -16,16 +16,9 @@ import socket
 import sys
 from pathlib import Path
 
-from forked_cli import READ_AT_RUN_TIME  # stdlib only: the client starts in milliseconds
+from forked_cli import served  # stdlib only: the client starts in milliseconds
 
-SET_BY_THE_SHELL = {"_", "SHLVL", "PWD", "OLDPWD"}  # what a shell sets in its commands' environment
-
-
-def served(zygote_env: dict, env: dict) -> bool:
-    """Whether a run with ``env`` behaves in a fork of a process started with ``zygote_env`` as in a
-    fresh process."""
-    changed = {k for k in set(env) | set(zygote_env) if env.get(k) != zygote_env.get(k)}
-    return all(k.startswith(READ_AT_RUN_TIME) or k in SET_BY_THE_SHELL for k in changed)
+SET_BY_THE_SHELL = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})  # what a shell sets in its commands' env
 
 
 def plain(args: list[str]) -> None:
@@ -34,7 +27,9 @@ def plain(args: list[str]) -> None:
 
 def main(sock_path: str, args: list[str]) -> int:
     described = Path(sock_path).with_name("zygote.env.json")
-    if not described.exists() or not served(json.loads(described.read_text()), dict(os.environ)):
+    if not described.exists():
+        plain(args)
+    if not served(json.loads(described.read_text()), dict(os.environ), SET_BY_THE_SHELL):
         plain(args)
     request = {"argv": args, "cwd": os.getcwd(), "env": dict(os.environ)}
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
