@@ -4,9 +4,9 @@ The command lives in :mod:`coca_eval.cli` (the installed console script points t
 not installed.
 """
 
-from coca_eval.cli import cli, main
+from coca_eval.cli import cli, main, run
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "run"]
 
 if __name__ == "__main__":
-    main()
+    run()

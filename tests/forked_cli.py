@@ -57,16 +57,6 @@ READ_AT_RUN_TIME = ("COCA_EVAL_", "PYTEST_CURRENT_TEST", "COLUMNS", "LINES", "PY
 # --- the zygote's side ---------------------------------------------------------------------------------
 
 
-def _exit_code(exc: SystemExit) -> int:
-    """What the interpreter would exit with for ``exc``."""
-    if exc.code is None:
-        return 0
-    if isinstance(exc.code, int):
-        return exc.code
-    print(exc.code, file=sys.stderr)
-    return 1
-
-
 def _child(request: dict, fds: list[int] | None = None, reply=None) -> None:
     """In the fork: the run's folder, environment and files (or the caller's own stdin, stdout and
     stderr, ``fds``), then the CLI; its exit code goes to ``reply`` (a socket) if given; never returns."""
@@ -89,14 +79,16 @@ def _child(request: dict, fds: list[int] | None = None, reply=None) -> None:
         main(request["argv"])
         code = 0
     except SystemExit as exc:
-        code = _exit_code(exc)
+        from coca_eval.cli import exit_status
+
+        code = exit_status(exc)
     except BaseException:  # what the CLI let through: shown as a plain process would show it
         traceback.print_exc()
     finally:
         with contextlib.suppress(BaseException):
-            atexit._run_exitfuncs()
-            sys.stdout.flush()
-            sys.stderr.flush()
+            from coca_eval.cli import run_exit_handlers
+
+            run_exit_handlers()
         if reply is not None:
             with contextlib.suppress(OSError):
                 reply.sendall(f"{code}\n".encode())
