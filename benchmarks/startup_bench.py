@@ -47,7 +47,7 @@ print(f"PPL {{guide_ppl:.4f}} over {{scored}} tokens")
 """
 
 
-TARGET = 1.10  # guide / ours, whole processes
+TARGET = 1.25  # guide / ours, whole processes (the speed issue's goal on both CPU classes)
 
 
 def run(
