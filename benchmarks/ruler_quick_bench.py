@@ -165,8 +165,31 @@ def report(runs: list[dict], shapes: dict, rate: float, args) -> str:
         "",
         f"Every run gave the same {len(runs[0]['outputs'])} answers: {'yes' if same else 'NO'}.",
         "",
+        *speedup_lines(runs, len(args.batches.split(","))),
     ]
     return "\n".join(lines)
+
+
+def speedup_lines(runs: list[dict], per_round: int) -> list[str]:
+    """Per round, each batch against batch 1, and the speed-up it would reach if each of its decoding
+    steps cost what a one-row step costs (the floor of a memory-bound step: reading the weights once)."""
+    lines = []
+    for start in range(0, len(runs), per_round):
+        round_runs = runs[start : start + per_round]
+        single = next((r for r in round_runs if r["batch"] == "1"), None)
+        if single is None or "decode" not in single["forwards"]:
+            continue
+        step = single["forwards"]["decode"]["seconds"] / single["forwards"]["decode"]["forwards"]
+        for run in (r for r in round_runs if r is not single and "decode" in r["forwards"]):
+            decode = run["forwards"]["decode"]
+            floor = run["wall_s"] - decode["seconds"] + decode["forwards"] * step
+            speedup = single["wall_s"] / run["wall_s"]
+            lines.append(
+                f"- round {start // per_round + 1}, batch {run['batch']}: {speedup:.2f}x batch 1; with every "
+                f"step at a one-row step's {1e3 * step:.0f} ms it would take {floor:.0f} s: "
+                f"{single['wall_s'] / floor:.2f}x."
+            )
+    return lines
 
 
 def main() -> None:

@@ -143,6 +143,15 @@ def ppl_command(cli: list[str], text: Path, output: Path) -> list[str]:
             "--output", str(output)]  # fmt: skip
 
 
+def machine() -> str:
+    """The CPU and its vector class (torch's capability: AVX2, AVX512), which the ratio depends on."""
+    import torch
+
+    from coca_eval.zoo.hardware import machine_description
+
+    return machine_description(torch.device("cpu"))
+
+
 def guide_ppl(stdout: str) -> float:
     (line,) = [line for line in stdout.splitlines() if line.startswith("PPL ")]
     return float(line.split()[1])
@@ -157,8 +166,8 @@ def report_lines(help_times, times, ppls, profile, loads) -> list[str]:
     return [
         "# startup_bench: `coca-eval --help` and a whole `coca-eval ppl` process vs the HF guide script",
         "",
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average (1 / 5 / 15 min) before -> "
-        f"after: {load}.",
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs ({machine()}), load average "
+        f"(1 / 5 / 15 min) before -> after: {load}.",
         "",
         f"- `coca-eval --help`: best {min(help_times):.3f} s, median {statistics.median(help_times):.3f} s "
         f"over {len(help_times)} processes.",
