@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_console_script_points_into_the_package_and_the_wheel_holds_only_coca_eval():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["project"]["scripts"]["coca-eval"] == "coca_eval.cli:main"
+    assert project["project"]["scripts"]["coca-eval"] == "coca_eval.cli:run"  # main, then a quick exit
     wheel = project["tool"]["hatch"]["build"]["targets"]["wheel"]
     assert wheel["packages"] == ["coca_eval"] and wheel["only-include"] == ["coca_eval"]
     installed_top_level = {Path(p).parts[0] for p in wheel["force-include"].values()}
@@ -22,9 +22,9 @@ def test_console_script_points_into_the_package_and_the_wheel_holds_only_coca_ev
 
 def test_the_checkout_entry_is_the_package_command():
     import cli
-    from coca_eval.cli import main
+    from coca_eval.cli import main, run
 
-    assert cli.main is main
+    assert cli.main is main and cli.run is run
 
 
 def test_the_sdist_builds_the_wheel_without_the_repositorys_results(tmp_path):

@@ -55,9 +55,3 @@ def test_a_thread_left_running_is_waited_for() -> None:
     assert "thread finished" in done.stdout
     assert "atexit handler ran" in done.stdout
 
-
-def test_the_console_entry_points_use_it() -> None:
-    from importlib.metadata import entry_points
-
-    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "coca-eval"]
-    assert script.value == "coca_eval.cli:run"
