@@ -54,4 +54,3 @@ def test_a_thread_left_running_is_waited_for() -> None:
     assert done.returncode == 0
     assert "thread finished" in done.stdout
     assert "atexit handler ran" in done.stdout
-
