@@ -101,7 +101,8 @@ def measure(length: int, rate: float, exps_per_second: float) -> dict:
     flops = linear_flops + attention_flops
     best_case = linear_flops / (rate * 1e9) + parts["attention"]
     exps = SMOLLM2["num_hidden_layers"] * SMOLLM2["num_attention_heads"] * length * (length + 1) / 2
-    floor = flops / (rate * 1e9) + exps / exps_per_second
+    exp_seconds = exps / exps_per_second
+    floor = flops / (rate * 1e9) + exp_seconds
     return {
         "length": length,
         "tflop": (linear_flops / 1e12, attention_flops / 1e12),
@@ -113,7 +114,16 @@ def measure(length: int, rate: float, exps_per_second: float) -> dict:
         "ceiling": flops / best_case / 1e9 / rate,
         "floor": flops / floor / 1e9 / rate,
         "attention_needed": attention_flops / (flops / (TARGET * rate) - linear_flops / rate),  # GFLOP/s
+        "products_needed": products_needed(flops, attention_flops, parts["linear"] + exp_seconds, rate),
     }
+
+
+def products_needed(flops: float, attention_flops: float, spent: float, rate: float) -> float:
+    """GFLOP/s the attention's matrix products would need for the forward to reach :data:`TARGET` of
+    ``rate`` once ``spent`` seconds (the linear layers as measured, the exponentials) are paid;
+    infinite where nothing is left."""
+    left = flops / (TARGET * rate * 1e9) - spent
+    return attention_flops / left / 1e9 if left > 0 else float("inf")
 
 
 def report(rows: list[dict], rate: float, exps: float, machine: str, loads) -> list[str]:
@@ -141,7 +151,7 @@ def report(rows: list[dict], rate: float, exps: float, machine: str, loads) -> l
             f"| {r['share'] * rate:.0f} | {r['share']:.0%} | {r['linear_rate']:.0f} "
             f"| {r['attention_rate']:.0f} "
             f"| {parts['linear']:.2f} / {parts['attention']:.2f} / {parts['rest']:.2f} | {r['ceiling']:.0%} "
-            f"| {r['attention_needed']:.0f} GFLOP/s | {r['floor']:.0%} |"
+            f"| {r['attention_needed']:.0f} GFLOP/s | {r['floor']:.0%} | {r['products_needed']:.0f} GFLOP/s |"
         )
     lines += [
         "",
@@ -151,7 +161,10 @@ def report(rows: list[dict], rate: float, exps: float, machine: str, loads) -> l
         f"FLOPs) would need for the whole forward to reach {TARGET:.0%} of the matmul rate. *bound*: the "
         "rate with every FLOP (attention's included) at the matmul rate and nothing else but the softmax's "
         "exponentials (one per query-key pair of the lower triangle, per head and layer) at the measured "
-        "`exp` rate: no exact float32 kernel on this machine can pass it.",
+        "`exp` rate: no exact float32 kernel on this machine can pass it. *products needed*: with the linear "
+        "layers as fast as measured here and the exponentials at the `exp` rate, the rate attention's two "
+        f"matrix products alone would need for {TARGET:.0%}; above the matmul rate, no attention kernel "
+        "can give the forward that share while the linear layers run at the speed measured.",
     ]
     return lines
 
