@@ -74,8 +74,9 @@ def _child(request: dict, fds: list[int] | None = None, reply=None) -> None:
             for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
                 os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
         sys.argv = ["coca-eval", *request["argv"]]
-        from coca_eval.cli import main
+        from coca_eval.cli import keep_freed_memory, main
 
+        keep_freed_memory()  # as the console script does
         main(request["argv"])
         code = 0
     except SystemExit as exc:

@@ -19,7 +19,16 @@ from coca_eval.cli.group import COMMANDS, CommandEntry, RegistryGroup
 from coca_eval.cli.output import error_line, stderr, stdout
 from coca_eval.errors import CocaEvalError
 
-__all__ = ["COMMANDS", "CommandEntry", "cli", "exit_status", "main", "run", "run_exit_handlers"]
+__all__ = [
+    "COMMANDS",
+    "CommandEntry",
+    "cli",
+    "exit_status",
+    "keep_freed_memory",
+    "main",
+    "run",
+    "run_exit_handlers",
+]
 
 
 @click.group(
@@ -64,7 +73,9 @@ def run() -> None:
     modules takes about 0.8 s on a 2-core CPU, a cost every run paid after its results were written.
     What a normal exit does for the user still happens: the ``atexit`` handlers run (temporary folders,
     logging, leaving a process group) and the standard streams are flushed. A run that leaves a
-    non-daemon thread behind exits the normal way, which waits for it."""
+    non-daemon thread behind exits the normal way, which waits for it. The process keeps the memory
+    it frees (:func:`keep_freed_memory`)."""
+    keep_freed_memory()
     try:
         main()
         code = 0
@@ -91,3 +102,24 @@ def run_exit_handlers() -> None:
     atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
+
+
+M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters (malloc.h)
+
+
+def keep_freed_memory() -> bool:
+    """Have glibc keep the memory a run frees for its next tensors instead of handing it back to the
+    kernel. By default every block above a few MB is its own mapping, returned on free, so each forward
+    pass of a model faults its activations in afresh, page by page: on a 2-core VM that was 8 % of a
+    2k or 8k forward of SmolLM2-135M (2.68 against 2.46 s; 0.6-1.1 million page faults against 0.25),
+    with the same peak memory. Off with ``COCA_EVAL_KEEP_FREED_MEMORY=0`` and on any other C library.
+    Returns whether it took effect."""
+    if os.environ.get("COCA_EVAL_KEEP_FREED_MEMORY", "1") == "0" or not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):  # musl and other C libraries: their own rules
+        return False
+    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, 2**31 - 1))

@@ -1,7 +1,9 @@
-"""The ``coca-eval`` process ends without the interpreter's teardown, yet does what an exit must."""
+"""The ``coca-eval`` process: it keeps the memory it frees, and ends without the interpreter's teardown
+yet does what an exit must."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -54,3 +56,33 @@ def test_a_thread_left_running_is_waited_for() -> None:
     assert done.returncode == 0
     assert "thread finished" in done.stdout
     assert "atexit handler ran" in done.stdout
+
+
+FAULTS = """
+import resource, sys
+from coca_eval.cli import keep_freed_memory
+
+took = keep_freed_memory()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(5):
+    block = b"x" * (64 << 20)  # 64 MB written, then freed
+    del block
+print(took, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_freed_memory_is_kept_for_the_next_tensors_unless_turned_off() -> None:
+    def faults(env: dict) -> tuple[str, int]:
+        done = subprocess.run(
+            [sys.executable, "-c", FAULTS], capture_output=True, text=True, env=env, timeout=120
+        )
+        took, count = done.stdout.split()
+        return took, int(count)
+
+    kept = faults({**os.environ, "COCA_EVAL_KEEP_FREED_MEMORY": "1"})
+    returned = faults({**os.environ, "COCA_EVAL_KEEP_FREED_MEMORY": "0"})
+    pages = 5 * (64 << 20) // os.sysconf("SC_PAGE_SIZE")
+    assert kept[0] == "True" and returned[0] == "False"
+    assert returned[1] > pages // 2  # every block faulted in afresh
+    assert kept[1] < pages // 4  # the first block's pages, reused
