@@ -25,6 +25,7 @@ from transformers.cache_utils import DynamicCache
 
 from coca_eval.backends.kv_cache import buffered_cache
 from coca_eval.backends.prefix_route import PrefillCost
+from coca_eval.cli import keep_freed_memory
 from coca_eval.models.layer_cache import cache_keyword
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +127,7 @@ def products_needed(flops: float, attention_flops: float, spent: float, rate: fl
     return attention_flops / left / 1e9 if left > 0 else float("inf")
 
 
-def report(rows: list[dict], rate: float, exps: float, machine: str, loads) -> list[str]:
+def report(rows: list[dict], rate: float, exps: float, kept: bool, machine: str, loads) -> list[str]:
     lengths = [str(r["length"]) for r in rows]
     lines = [
         "# Prefill FLOP rate against the machine's fp32 matmul rate, per length",
@@ -138,7 +139,8 @@ def report(rows: list[dict], rate: float, exps: float, machine: str, loads) -> l
         f"Command: `python benchmarks/prefill_rate_bench.py --lengths {','.join(lengths)}`."
         " SmolLM2-135M's shape (30 layers, 576 wide, 9 query / 3 key-value heads), random weights, float32, "
         "SDPA, the decoder's prefill call (buffered cache, last position's logits); FLOPs by `PrefillCost` "
-        "(linear layers + the causal lower triangle). Forward: best of 2 (one from 16k).",
+        "(linear layers + the causal lower triangle). Forward: best of 2 (one from 16k). Freed memory kept "
+        f"for the next tensors as a `coca-eval` process keeps it: {'yes' if kept else 'no'}.",
         "",
         "| tokens | TFLOP linear + attention | forward s | GFLOP/s | of matmul | linear GFLOP/s "
         "| attention GFLOP/s | s linear / attention / rest | ceiling | attention needed for 85 % | bound |",
@@ -174,6 +176,7 @@ def main() -> None:
     parser.add_argument("--lengths", default="2048,8192,16384")
     parser.add_argument("--report", type=Path)
     args = parser.parse_args()
+    kept = keep_freed_memory()  # as a coca-eval process does
     speed = machine_speed()
     load_before = os.getloadavg()[0]
     rate, exps = speed.matmul_gflops(), exp_rate()
@@ -181,7 +184,7 @@ def main() -> None:
     for length in (int(n) for n in args.lengths.split(",")):
         rows.append(measure(length, rate, exps))
         print(f"{length}: {rows[-1]['seconds']:.2f} s, {rows[-1]['share']:.0%} of matmul", flush=True)
-    lines = report(rows, rate, exps, speed.cpu_name(), (load_before, os.getloadavg()[0]))
+    lines = report(rows, rate, exps, kept, speed.cpu_name(), (load_before, os.getloadavg()[0]))
     print("\n".join(lines))
     if args.report:
         args.report.write_text("\n".join(lines) + "\n", encoding="utf-8")
