@@ -143,8 +143,9 @@ def report(rows: list[dict], rate: float, exps: float, kept: bool, machine: str,
         f"for the next tensors as a `coca-eval` process keeps it: {'yes' if kept else 'no'}.",
         "",
         "| tokens | TFLOP linear + attention | forward s | GFLOP/s | of matmul | linear GFLOP/s "
-        "| attention GFLOP/s | s linear / attention / rest | ceiling | attention needed for 85 % | bound |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| attention GFLOP/s | s linear / attention / rest | ceiling | attention needed for 85 % | bound "
+        "| products needed |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         parts = r["parts"]
