@@ -74,21 +74,17 @@ def _child(request: dict, fds: list[int] | None = None, reply=None) -> None:
             for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
                 os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
         sys.argv = ["coca-eval", *request["argv"]]
-        from coca_eval.cli import keep_freed_memory, main
+        from coca_eval.cli import exit_status, keep_freed_memory, main, run_exit_handlers
 
         keep_freed_memory()  # as the console script does
         main(request["argv"])
         code = 0
-    except SystemExit as exc:
-        from coca_eval.cli import exit_status
-
+    except SystemExit as exc:  # raised by main, after the import
         code = exit_status(exc)
     except BaseException:  # what the CLI let through: shown as a plain process would show it
         traceback.print_exc()
     finally:
-        with contextlib.suppress(BaseException):
-            from coca_eval.cli import run_exit_handlers
-
+        with contextlib.suppress(BaseException):  # NameError too, where the import itself failed
             run_exit_handlers()
         if reply is not None:
             with contextlib.suppress(OSError):
