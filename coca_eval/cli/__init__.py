@@ -70,11 +70,11 @@ def main(argv: list[str] | None = None) -> None:
 def run() -> None:
     """The ``coca-eval`` process (console script, ``python -m coca_eval``): :func:`main`, then an exit
     that skips the interpreter's teardown. Once torch and transformers are imported, finalising their
-    modules takes about 0.8 s on a 2-core CPU, a cost every run paid after its results were written.
-    What a normal exit does for the user still happens: the ``atexit`` handlers run (temporary folders,
-    logging, leaving a process group) and the standard streams are flushed. A run that leaves a
-    non-daemon thread behind exits the normal way, which waits for it. The process keeps the memory
-    it frees (:func:`keep_freed_memory`)."""
+    modules takes about 0.8 s on a 2-core AVX-512 CPU (load 1-2), a cost every run paid after its
+    results were written. What a normal exit does for the user still happens: the ``atexit`` handlers
+    run (temporary folders, logging, leaving a process group) and the standard streams are flushed. A
+    run that leaves a non-daemon thread behind exits the normal way, which waits for it. The process
+    keeps the memory it frees (:func:`keep_freed_memory`)."""
     keep_freed_memory()
     try:
         main()
@@ -109,10 +109,11 @@ M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters (malloc.h)
 
 def keep_freed_memory() -> bool:
     """Have glibc keep the memory a run frees for its next tensors instead of handing it back to the
-    kernel. By default every block above a few MB is its own mapping, returned on free, so each forward
-    pass of a model faults its activations in afresh, page by page: on a 2-core VM that was 8 % of a
-    2k or 8k forward of SmolLM2-135M (2.68 against 2.46 s; 0.6-1.1 million page faults against 0.25),
-    with the same peak memory. Off with ``COCA_EVAL_KEEP_FREED_MEMORY=0`` and on any other C library.
+    kernel. By default every block above a few MB is its own mapping, returned on free, so each
+    forward pass of a model faults its activations in afresh, page by page: on a 2-core AVX-512 VM
+    (load about 1.5) that was 8 % of a 2k or 8k forward of SmolLM2-135M (2.68 against 2.46 s; 0.6-1.1
+    million page faults against 0.25), with the same peak memory. Off with
+    ``COCA_EVAL_KEEP_FREED_MEMORY=0`` and on any other C library.
     Returns whether it took effect."""
     if os.environ.get("COCA_EVAL_KEEP_FREED_MEMORY", "1") == "0" or not sys.platform.startswith("linux"):
         return False
